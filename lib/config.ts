@@ -1,0 +1,88 @@
+import { assertIsJwks, type Jwks } from 'aws-jwt-verify/jwk';
+import * as v from 'valibot';
+
+const blankToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalText = v.pipe(v.unknown(), v.transform(blankToUndefined), v.optional(v.string()));
+
+function parseJwks(text: string): Jwks {
+  const jwks: Parameters<typeof assertIsJwks>[0] = JSON.parse(text);
+  assertIsJwks(jwks);
+  return jwks;
+}
+
+const EnvSchema = v.object({
+  AWS_REGION: v.pipe(v.string('is required'), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region')),
+  TABLE_NAME: v.pipe(v.string('is required'), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a table name')),
+  COGNITO_USER_POOL_ID: v.pipe(
+    v.string('is required'),
+    v.regex(/^[a-z]{2}(-[a-z]+)+-\d_[A-Za-z0-9]+$/, 'must be a user pool id'),
+  ),
+  COGNITO_CLIENT_ID: v.pipe(
+    v.string('is required'),
+    v.regex(/^[A-Za-z0-9]{1,128}$/, 'must be an app client id'),
+  ),
+  CURSOR_KEY: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
+  DYNAMODB_ENDPOINT: v.pipe(optionalText, v.optional(v.pipe(v.string(), v.url('must be a URL')))),
+  LOCAL_JWKS: v.pipe(
+    optionalText,
+    v.optional(
+      v.pipe(
+        v.string(),
+        v.rawTransform(({ dataset, addIssue, NEVER }) => {
+          try {
+            return parseJwks(dataset.value);
+          } catch {
+            addIssue({ message: 'must be a JWKS document' });
+            return NEVER;
+          }
+        }),
+      ),
+    ),
+  ),
+});
+
+export type Config = Readonly<{
+  region: string;
+  tableName: string;
+  dynamodbEndpoint: string | undefined;
+  cursorKey: string;
+  auth: Readonly<{ userPoolId: string; clientId: string; jwks: Jwks | undefined }>;
+}>;
+
+/** Thrown at cold start when the environment is not a valid configuration; names every bad variable. */
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment into a frozen configuration, or throws naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = v.safeParse(EnvSchema, env);
+  if (!result.success) {
+    throw new ConfigError(
+      result.issues.map((issue) => `${v.getDotPath(issue) ?? 'environment'} ${issue.message}`),
+    );
+  }
+  const e = result.output;
+  return Object.freeze({
+    region: e.AWS_REGION,
+    tableName: e.TABLE_NAME,
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    cursorKey: e.CURSOR_KEY,
+    auth: Object.freeze({
+      userPoolId: e.COGNITO_USER_POOL_ID,
+      clientId: e.COGNITO_CLIENT_ID,
+      jwks: e.LOCAL_JWKS,
+    }),
+  });
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration, parsed from `process.env` once (at cold start) and frozen. */
+export function getConfig(): Config {
+  cached ??= loadConfig(process.env);
+  return cached;
+}

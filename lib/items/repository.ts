@@ -1,0 +1,206 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ItemNotFoundError, VersionConflictError } from './errors.ts';
+import { COUNTER_KEY, ITEM_PK, itemKey, itemSk } from './keys.ts';
+import { sameFields, writableFields } from './merge-patch.ts';
+import { type Item, ItemIdSchema, ItemSchema, type ItemWrite } from './schema.ts';
+
+/** Options of a conditional write: `ifMatch` is the version the caller expects (`If-Match`). */
+export interface WriteOptions {
+  ifMatch?: number | undefined;
+}
+
+export interface ItemPage {
+  items: Item[];
+  /** Set when more items follow the last one of this page. */
+  hasMore: boolean;
+}
+
+export interface ItemRepository {
+  list(options: { limit: number; afterId?: number | undefined }): Promise<ItemPage>;
+  get(id: number): Promise<Item>;
+  create(fields: ItemWrite): Promise<Item>;
+  /** Replaces the writable fields with the result of `change`; retried on a lost race unless `ifMatch` is set. */
+  update(id: number, change: (current: Item) => ItemWrite, options?: WriteOptions): Promise<Item>;
+  delete(id: number, options?: WriteOptions): Promise<void>;
+}
+
+export interface ItemRepositoryOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  now?: () => Date;
+  /** How often a write without `If-Match` retries after losing a race before giving up. */
+  maxAttempts?: number;
+}
+
+/** Raised when a write without `If-Match` kept losing races; the caller may retry. */
+export class WriteContentionError extends Error {
+  constructor(id: number) {
+    super(`Item ${id} is being changed too often to apply this write`);
+    this.name = 'WriteContentionError';
+  }
+}
+
+/** The table holds `attributes` as JSON text: DynamoDB numbers cannot hold every finite double (1e308, 5e-324). */
+const toRecord = (item: Item) => ({
+  ...itemKey(item.id),
+  id: item.id,
+  name: item.name,
+  description: item.description,
+  tags: item.tags,
+  attributes: JSON.stringify(item.attributes),
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+  version: item.version,
+});
+
+const RecordSchema = v.object({ attributes: v.string() });
+
+/** Parses a table record back into an item; a record that breaks the schema is an error, never a response. */
+function fromRecord(record: Record<string, unknown>): Item {
+  const { attributes } = v.parse(RecordSchema, record);
+  return v.parse(ItemSchema, {
+    id: record.id,
+    name: record.name,
+    description: record.description,
+    tags: record.tags,
+    attributes: JSON.parse(attributes),
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    version: record.version,
+  });
+}
+
+const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The items repository over one DynamoDB table (see keys.ts for the key design). */
+export function createItemRepository({
+  client,
+  tableName,
+  now = () => new Date(),
+  maxAttempts = 25,
+}: ItemRepositoryOptions): ItemRepository {
+  async function get(id: number): Promise<Item> {
+    const { Item: record } = await client.send(
+      new GetCommand({ TableName: tableName, Key: itemKey(id), ConsistentRead: true }),
+    );
+    if (!record) throw new ItemNotFoundError(id);
+    return fromRecord(record);
+  }
+
+  async function nextId(): Promise<number> {
+    const { Attributes } = await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: COUNTER_KEY,
+        UpdateExpression: 'ADD #value :one',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return v.parse(ItemIdSchema, Attributes?.value);
+  }
+
+  /** Writes `item` only if the stored version is still `expectedVersion`; explains a refusal. */
+  async function putIfVersion(item: Item, expectedVersion: number): Promise<'written' | 'raced'> {
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: toRecord(item),
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'written';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (!error.Item) throw new ItemNotFoundError(item.id);
+      return 'raced';
+    }
+  }
+
+  return {
+    async list({ limit, afterId }) {
+      // One extra item tells whether another page follows without returning an empty last page.
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: afterId === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
+          ExpressionAttributeValues:
+            afterId === undefined ? { ':pk': ITEM_PK } : { ':pk': ITEM_PK, ':after': itemSk(afterId) },
+          Limit: limit + 1,
+          ConsistentRead: true,
+        }),
+      );
+      return { items: Items.slice(0, limit).map(fromRecord), hasMore: Items.length > limit };
+    },
+
+    get,
+
+    async create(fields) {
+      const id = await nextId();
+      const timestamp = now().toISOString();
+      const item: Item = { id, ...fields, createdAt: timestamp, updatedAt: timestamp, version: 1 };
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: toRecord(item),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return item;
+    },
+
+    async update(id, change, { ifMatch } = {}) {
+      for (let attempt = 1; ; attempt++) {
+        const current = await get(id);
+        if (ifMatch !== undefined && current.version !== ifMatch) throw new VersionConflictError(id, ifMatch);
+        const fields = change(current);
+        if (sameFields(writableFields(current), fields)) return current;
+        const next: Item = {
+          ...current,
+          ...fields,
+          updatedAt: now().toISOString(),
+          version: current.version + 1,
+        };
+        if ((await putIfVersion(next, current.version)) === 'written') return next;
+        if (ifMatch !== undefined) throw new VersionConflictError(id, ifMatch);
+        if (attempt >= maxAttempts) throw new WriteContentionError(id);
+        await pause(Math.random() * Math.min(100, 5 * 2 ** attempt));
+      }
+    },
+
+    async delete(id, { ifMatch } = {}) {
+      try {
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: itemKey(id),
+            ConditionExpression: ifMatch === undefined ? 'attribute_exists(pk)' : 'version = :expected',
+            ...(ifMatch === undefined ? {} : { ExpressionAttributeValues: { ':expected': ifMatch } }),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        if (!error.Item || ifMatch === undefined) throw new ItemNotFoundError(id);
+        throw new VersionConflictError(id, ifMatch);
+      }
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import * as v from 'valibot';
+
+/** Counts Unicode code points, which is what the contract (and JSON Schema) mean by "characters". */
+export const charCount = (value: string): number => {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+};
+
+const minChars = (min: number, message: string) => v.check((s: string) => charCount(s) >= min, message);
+const maxChars = (max: number, message: string) => v.check((s: string) => charCount(s) <= max, message);
+
+const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const NameSchema = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  minChars(1, 'must not be empty'),
+  maxChars(200, 'must be at most 200 characters'),
+);
+export const DescriptionSchema = v.pipe(
+  v.string('must be a string'),
+  maxChars(5000, 'must be at most 5000 characters'),
+);
+export const TagSchema = v.pipe(
+  v.string('must be a string'),
+  v.toLowerCase(),
+  v.regex(/^[a-z0-9-]{1,50}$/, 'must be 1-50 characters of a-z, 0-9 and -'),
+);
+export const TagsSchema = v.pipe(
+  v.array(TagSchema, 'must be an array of strings'),
+  v.maxLength(20, 'must have at most 20 tags'),
+  v.check((tags) => new Set(tags).size === tags.length, 'must not repeat a tag'),
+);
+export const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+export const AttributeValueSchema = v.union(
+  [
+    v.pipe(v.string(), maxChars(500, 'must be at most 500 characters')),
+    v.pipe(v.number(), v.finite()),
+    v.boolean(),
+  ],
+  'must be a string of at most 500 characters, a finite number or a boolean',
+);
+
+/** An object check that also refuses the keys valibot's record would silently drop. */
+const attributeMap = <T extends v.GenericSchema>(value: T) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
+    v.check((o) => !RESERVED_KEYS.some((k) => Object.hasOwn(o, k)), 'must not use a reserved key'),
+    v.record(
+      v.pipe(v.string(), v.regex(ATTRIBUTE_KEY, 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$')),
+      value,
+    ),
+  );
+
+export const AttributesSchema = v.pipe(
+  attributeMap(AttributeValueSchema),
+  v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
+);
+
+/** The writable fields, as sent to create and replace; omitted fields take their defaults. */
+export const ItemWriteSchema = v.strictObject(
+  {
+    name: NameSchema,
+    description: v.optional(DescriptionSchema, ''),
+    tags: v.optional(TagsSchema, []),
+    attributes: v.optional(AttributesSchema, {}),
+  },
+  'must be an object',
+);
+export type ItemWrite = v.InferOutput<typeof ItemWriteSchema>;
+export type AttributeValue = v.InferOutput<typeof AttributeValueSchema>;
+
+/** A JSON Merge Patch (RFC 7396) of the writable fields; `null` resets a field, `"name": null` is refused. */
+export const ItemPatchSchema = v.strictObject(
+  {
+    name: v.optional(NameSchema),
+    description: v.optional(v.nullable(DescriptionSchema)),
+    tags: v.optional(v.nullable(TagsSchema)),
+    attributes: v.optional(v.nullable(attributeMap(v.nullable(AttributeValueSchema)))),
+  },
+  'must be an object',
+);
+export type ItemPatch = v.InferOutput<typeof ItemPatchSchema>;
+
+export const ItemIdSchema = v.pipe(
+  v.number(),
+  v.safeInteger('must be an integer'),
+  v.minValue(1, 'must be at least 1'),
+);
+
+const TimestampSchema = v.pipe(v.string(), v.isoTimestamp());
+
+/** A whole item, as every response carries it and as it is read back from the table. */
+export const ItemSchema = v.strictObject({
+  id: ItemIdSchema,
+  name: NameSchema,
+  description: DescriptionSchema,
+  tags: TagsSchema,
+  attributes: AttributesSchema,
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+  version: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+});
+export type Item = v.InferOutput<typeof ItemSchema>;
+
+export const ItemListSchema = v.array(ItemSchema);
+
+/** `item_id` path parameter: a positive decimal integer within the safe range, nothing else. */
+export const ItemPathSchema = v.object({
+  item_id: v.pipe(
+    v.string('is required'),
+    v.regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer'),
+    v.transform(Number),
+    v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a positive integer'),
+  ),
+});
+
+export const DEFAULT_PAGE_SIZE = 100;
+
+/** `GET /items` query: `limit` 1-100 (default 100) and an opaque `cursor`. */
+export const ListQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[1-9][0-9]{0,2}$/, 'must be an integer from 1 to 100'),
+      v.transform(Number),
+      v.maxValue(100, 'must be an integer from 1 to 100'),
+    ),
+    String(DEFAULT_PAGE_SIZE),
+  ),
+  cursor: v.optional(
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(512, 'is too long')),
+  ),
+});

@@ -1,0 +1,31 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { ApiEvent, HttpResult } from '../http/types.ts';
+import { BadRequestError } from '../http-errors.ts';
+
+const QUOTED_VERSION = /^"([1-9][0-9]{0,15})"$/;
+
+/** Lower-cases header names and refuses malformed headers: two `Authorization` values, a bad `If-Match`. */
+export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
+  return {
+    name: 'requestHeaders',
+    before: ({ event }) => {
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(event.headers ?? {})) {
+        const key = name.toLowerCase();
+        // Repeated headers arrive joined with commas (API Gateway); keep that shape for any other source too.
+        headers[key] = headers[key] === undefined ? value : `${headers[key]},${value}`;
+      }
+      event.headers = headers;
+      // A bearer token never contains a comma, so a comma means two Authorization values.
+      if (headers.authorization?.includes(',')) throw new BadRequestError('Malformed Authorization header');
+      const ifMatch = headers['if-match'];
+      if (ifMatch !== undefined) {
+        const version = QUOTED_VERSION.exec(ifMatch.trim())?.[1];
+        if (!version || !Number.isSafeInteger(Number(version))) {
+          throw new BadRequestError('If-Match must be a quoted version, like "3"');
+        }
+        event.ifMatch = Number(version);
+      }
+    },
+  };
+}

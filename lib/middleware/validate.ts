@@ -1,0 +1,55 @@
+import type { MiddlewareObj } from '@middy/core';
+import * as v from 'valibot';
+import type { ApiEvent, HttpResult } from '../http/types.ts';
+import { type ErrorDetail, InternalServerError, ValidationError } from '../http-errors.ts';
+import { toDetails } from '../validation.ts';
+
+interface InputSchemas {
+  path?: v.GenericSchema;
+  query?: v.GenericSchema;
+  body?: v.GenericSchema;
+}
+
+type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+/** The validated input a handler receives for the given schemas. */
+export type InputOf<S extends InputSchemas> = {
+  path: Out<S['path']>;
+  query: Out<S['query']>;
+  body: Out<S['body']>;
+};
+
+/** Validates path, query and body together; any problem is a 422 listing every one. */
+export function validateInput(schemas: InputSchemas): MiddlewareObj<ApiEvent, HttpResult> {
+  return {
+    name: 'validateInput',
+    before: ({ event }) => {
+      const details: ErrorDetail[] = [];
+      const check = (schema: v.GenericSchema | undefined, value: unknown, prefix: string, root: string) => {
+        if (!schema) return undefined;
+        const result = v.safeParse(schema, value);
+        if (result.success) return result.output;
+        details.push(...toDetails(result.issues, prefix, root));
+        return undefined;
+      };
+      const input = {
+        path: check(schemas.path, event.pathParameters ?? {}, 'path.', 'path'),
+        query: check(schemas.query, event.queryStringParameters ?? {}, 'query.', 'query'),
+        body: check(schemas.body, event.jsonBody, '', 'body'),
+      };
+      if (details.length > 0) throw new ValidationError(details);
+      event.input = input;
+    },
+  };
+}
+
+/** Validates the response body before it leaves: a body that breaks the schema is a 500, never a response. */
+export function validateOutput(schema: v.GenericSchema): MiddlewareObj<ApiEvent, HttpResult> {
+  return {
+    name: 'validateOutput',
+    after: ({ response }) => {
+      if (!response || response.body === undefined) return;
+      const result = v.safeParse(schema, response.body);
+      if (!result.success) throw new InternalServerError(new v.ValiError(result.issues));
+    },
+  };
+}

