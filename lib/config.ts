@@ -1,45 +1,43 @@
 import { assertIsJwks, type Jwks } from 'aws-jwt-verify/jwk';
 import * as v from 'valibot';
 
-const blankToUndefined = (value: unknown) => (value === '' ? undefined : value);
-const optionalText = v.pipe(v.unknown(), v.transform(blankToUndefined), v.optional(v.string()));
-
 function parseJwks(text: string): Jwks {
   const jwks: Parameters<typeof assertIsJwks>[0] = JSON.parse(text);
   assertIsJwks(jwks);
   return jwks;
 }
 
-const EnvSchema = v.object({
-  AWS_REGION: v.pipe(v.string('is required'), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region')),
-  TABLE_NAME: v.pipe(v.string('is required'), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a table name')),
-  COGNITO_USER_POOL_ID: v.pipe(
-    v.string('is required'),
-    v.regex(/^[a-z]{2}(-[a-z]+)+-\d_[A-Za-z0-9]+$/, 'must be a user pool id'),
-  ),
-  COGNITO_CLIENT_ID: v.pipe(
-    v.string('is required'),
-    v.regex(/^[A-Za-z0-9]{1,128}$/, 'must be an app client id'),
-  ),
-  CURSOR_KEY: v.pipe(v.string('is required'), v.minLength(32, 'must be at least 32 characters')),
-  DYNAMODB_ENDPOINT: v.pipe(optionalText, v.optional(v.pipe(v.string(), v.url('must be a URL')))),
-  LOCAL_JWKS: v.pipe(
-    optionalText,
-    v.optional(
-      v.pipe(
-        v.string(),
-        v.rawTransform(({ dataset, addIssue, NEVER }) => {
-          try {
-            return parseJwks(dataset.value);
-          } catch {
-            addIssue({ message: 'must be a JWKS document' });
-            return NEVER;
-          }
-        }),
-      ),
+/** An optional variable: unset and empty mean the same (serverless.yml passes '' for "not on this stage"). */
+const optionalVar = <T extends v.GenericSchema<string, unknown>>(schema: T) =>
+  v.optional(v.union([v.literal(''), schema], (issue) => issue.issues?.at(-1)?.message ?? 'is invalid'));
+
+const JwksText = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    try {
+      return parseJwks(dataset.value);
+    } catch {
+      addIssue({ message: 'must be a JWKS document' });
+      return NEVER;
+    }
+  }),
+);
+
+const EnvSchema = v.object(
+  {
+    AWS_REGION: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region')),
+    TABLE_NAME: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a table name')),
+    COGNITO_USER_POOL_ID: v.pipe(
+      v.string(),
+      v.regex(/^[a-z]{2}(-[a-z]+)+-\d_[A-Za-z0-9]+$/, 'must be a user pool id'),
     ),
-  ),
-});
+    COGNITO_CLIENT_ID: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{1,128}$/, 'must be an app client id')),
+    CURSOR_KEY: v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters')),
+    DYNAMODB_ENDPOINT: optionalVar(v.pipe(v.string(), v.url('must be a URL'))),
+    LOCAL_JWKS: optionalVar(JwksText),
+  },
+  (issue) => (issue.received === 'undefined' ? 'is required' : 'must be an object'),
+);
 
 export type Config = Readonly<{
   region: string;
@@ -69,12 +67,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return Object.freeze({
     region: e.AWS_REGION,
     tableName: e.TABLE_NAME,
-    dynamodbEndpoint: e.DYNAMODB_ENDPOINT,
+    dynamodbEndpoint: e.DYNAMODB_ENDPOINT || undefined,
     cursorKey: e.CURSOR_KEY,
     auth: Object.freeze({
       userPoolId: e.COGNITO_USER_POOL_ID,
       clientId: e.COGNITO_CLIENT_ID,
-      jwks: e.LOCAL_JWKS,
+      jwks: e.LOCAL_JWKS === '' ? undefined : e.LOCAL_JWKS,
     }),
   });
 }

@@ -10,9 +10,6 @@ export function toDetails(
   return issues.map((issue) => {
     const path = v.getDotPath(issue);
     const field = path ? `${prefix}${path}` : root;
-    if (issue.kind === 'schema' && issue.expected === 'never' && issue.type.startsWith('strict_')) {
-      return { path: field, message: 'is not an accepted field' };
-    }
     return { path: field, message: issue.message };
   });
 }

@@ -10,6 +10,20 @@ export const charCount = (value: string): number => {
 const minChars = (min: number, message: string) => v.check((s: string) => charCount(s) >= min, message);
 const maxChars = (max: number, message: string) => v.check((s: string) => charCount(s) <= max, message);
 
+/** Messages for object schemas: a missing key is required, an extra key is refused, anything else is not an object. */
+const objectMessage = (issue: v.BaseIssue<unknown>): string => {
+  if (issue.expected === 'never') return 'is not an accepted field';
+  if (issue.kind === 'schema' && issue.received === 'undefined' && issue.path?.length) return 'is required';
+  return 'must be an object';
+};
+
+/** A strict object that also refuses arrays (valibot's object schemas accept them). */
+const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((value) => isPlainObject(value), 'must be an object'),
+    v.strictObject(entries, objectMessage),
+  );
+
 const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -61,28 +75,22 @@ export const AttributesSchema = v.pipe(
 );
 
 /** The writable fields, as sent to create and replace; omitted fields take their defaults. */
-export const ItemWriteSchema = v.strictObject(
-  {
-    name: NameSchema,
-    description: v.optional(DescriptionSchema, ''),
-    tags: v.optional(TagsSchema, []),
-    attributes: v.optional(AttributesSchema, {}),
-  },
-  'must be an object',
-);
+export const ItemWriteSchema = jsonObject({
+  name: NameSchema,
+  description: v.optional(DescriptionSchema, ''),
+  tags: v.optional(TagsSchema, []),
+  attributes: v.optional(AttributesSchema, {}),
+});
 export type ItemWrite = v.InferOutput<typeof ItemWriteSchema>;
 export type AttributeValue = v.InferOutput<typeof AttributeValueSchema>;
 
 /** A JSON Merge Patch (RFC 7396) of the writable fields; `null` resets a field, `"name": null` is refused. */
-export const ItemPatchSchema = v.strictObject(
-  {
-    name: v.optional(NameSchema),
-    description: v.optional(v.nullable(DescriptionSchema)),
-    tags: v.optional(v.nullable(TagsSchema)),
-    attributes: v.optional(v.nullable(attributeMap(v.nullable(AttributeValueSchema)))),
-  },
-  'must be an object',
-);
+export const ItemPatchSchema = jsonObject({
+  name: v.optional(NameSchema),
+  description: v.optional(v.nullable(DescriptionSchema)),
+  tags: v.optional(v.nullable(TagsSchema)),
+  attributes: v.optional(v.nullable(attributeMap(v.nullable(AttributeValueSchema)))),
+});
 export type ItemPatch = v.InferOutput<typeof ItemPatchSchema>;
 
 export const ItemIdSchema = v.pipe(

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 /** The local stand-in for a Cognito user pool: its signing key, JWKS and ids (contract §7). */
 export interface Issuer {
   privateJwk: JsonWebKey & { kid: string; alg: 'RS256' };
-  jwks: { keys: (JsonWebKey & { kid: string; alg: 'RS256'; use: 'sig' })[] };
+  jwks: { keys: { kty: 'RSA'; n: string; e: string; kid: string; alg: 'RS256'; use: 'sig' }[] };
   meta: { region: string; userPoolId: string; clientId: string; issuer: string };
 }
 
@@ -27,6 +27,7 @@ export function createIssuer(): Issuer {
   const kid = randomUUID();
   const userPoolId = `${REGION}_${randomId(9, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789')}`;
   const { n, e } = publicKey.export({ format: 'jwk' });
+  if (!n || !e) throw new Error('RSA public key export lacks n or e');
   return {
     privateJwk: { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256' },
     jwks: { keys: [{ kty: 'RSA', n, e, kid, alg: 'RS256', use: 'sig' }] },

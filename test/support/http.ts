@@ -1,0 +1,34 @@
+import { stack } from './stack.ts';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** One HTTP request to the API under serverless-offline; the body is parsed when it is JSON. */
+export async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization ??= `Bearer ${options.token}`;
+  let body: string | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  const isJson = response.headers.get('content-type')?.startsWith('application/json');
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: isJson && text ? JSON.parse(text) : text,
+  };
+}

@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import type { Role } from '../../lib/auth/policy.ts';
+import { ensureTable, localClient } from '../../scripts/local/dynamodb.ts';
+import { mintToken, type TokenOptions } from '../../scripts/local/issuer.ts';
+
+export const stack = inject('stack');
+
+/** A real RS256 access token from this run's issuer. */
+export const token = (options: TokenOptions = {}) => mintToken(stack.issuer, options);
+export const tokenFor = (...groups: Role[]) => token({ groups });
+
+/** A fresh table in DynamoDB Local, created from infra/table.json, with a document client on it. */
+export async function freshTable() {
+  const client = localClient(stack.dynamodbEndpoint);
+  const tableName = `test-${randomUUID()}`;
+  await ensureTable(client, tableName);
+  return { client: DynamoDBDocumentClient.from(client), tableName };
+}

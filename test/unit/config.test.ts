@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../lib/config.ts';
+import { createIssuer } from '../../scripts/local/issuer.ts';
+
+const env = {
+  AWS_REGION: 'eu-west-1',
+  TABLE_NAME: 'items-dev',
+  COGNITO_USER_POOL_ID: 'eu-west-1_AbC123',
+  COGNITO_CLIENT_ID: 'abcdefghijklmnopqrstuvwxyz',
+  CURSOR_KEY: 'x'.repeat(32),
+};
+
+describe('loadConfig', () => {
+  it('parses a deployed configuration and freezes it', () => {
+    const config = loadConfig({ ...env, DYNAMODB_ENDPOINT: '', LOCAL_JWKS: '' });
+    expect(config).toStrictEqual({
+      region: 'eu-west-1',
+      tableName: 'items-dev',
+      dynamodbEndpoint: undefined,
+      cursorKey: 'x'.repeat(32),
+      auth: { userPoolId: 'eu-west-1_AbC123', clientId: 'abcdefghijklmnopqrstuvwxyz', jwks: undefined },
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('parses the local JWKS and endpoint', () => {
+    const { jwks } = createIssuer();
+    const config = loadConfig({
+      ...env,
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      LOCAL_JWKS: JSON.stringify(jwks),
+    });
+    expect(config.auth.jwks).toStrictEqual(jwks);
+    expect(config.dynamodbEndpoint).toBe('http://127.0.0.1:8000');
+  });
+
+  it('names every bad variable', () => {
+    const { TABLE_NAME: _, ...missingTable } = env;
+    expect(() => loadConfig({ ...missingTable, CURSOR_KEY: 'short', LOCAL_JWKS: '{"keys":5}' })).toThrow(
+      new ConfigError([
+        'TABLE_NAME is required',
+        'CURSOR_KEY must be at least 32 characters',
+        'LOCAL_JWKS must be a JWKS document',
+      ]),
+    );
+  });
+});
