@@ -11,6 +11,9 @@ export const stack = inject('stack');
 export const token = (options: TokenOptions = {}) => mintToken(stack.issuer, options);
 export const tokenFor = (...groups: Role[]) => token({ groups });
 
+/** A document client on DynamoDB Local (the caller destroys it). */
+export const documentClient = () => DynamoDBDocumentClient.from(localClient(stack.dynamodbEndpoint));
+
 /** A fresh table in DynamoDB Local, created from infra/table.json, with a document client on it. */
 export async function freshTable() {
   const client = localClient(stack.dynamodbEndpoint);
