@@ -1,28 +1,61 @@
-// Least-privilege IAM: one role per function, each allowed only the DynamoDB actions it makes,
-// on this table, on the partition keys it touches (dynamodb:LeadingKeys), plus writing its own logs.
+// Least-privilege IAM: one role per function, each allowed only the DynamoDB actions it makes, on this table,
+// on the partition keys it touches (dynamodb:LeadingKeys), plus writing its own log group.
+const table = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
+const READ_INDEX = ['ITEM', 'STATS', 'T#*', 'D#*'];
+
 const PERMISSIONS = {
-  listItems: { actions: ['dynamodb:Query'], leadingKeys: ['ITEM'] },
-  getItem: { actions: ['dynamodb:GetItem'], leadingKeys: ['ITEM'] },
-  createItem: { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], leadingKeys: ['ITEM', 'COUNTER'] },
-  replaceItem: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], leadingKeys: ['ITEM'] },
-  patchItem: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], leadingKeys: ['ITEM'] },
-  deleteItem: { actions: ['dynamodb:DeleteItem'], leadingKeys: ['ITEM'] },
+  listItems: [{ actions: ['dynamodb:Query'], keys: ['ITEM'] }],
+  getItem: [{ actions: ['dynamodb:GetItem'], keys: ['ITEM'] }],
+  createItem: [{ actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], keys: ['ITEM', 'COUNTER'] }],
+  replaceItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ['ITEM'] }],
+  patchItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ['ITEM'] }],
+  deleteItem: [{ actions: ['dynamodb:DeleteItem'], keys: ['ITEM'] }],
+  retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], keys: READ_INDEX }],
+  generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], keys: READ_INDEX }],
+  indexItems: [
+    { actions: ['dynamodb:GetItem'], keys: ['ITEM', 'D#*'] },
+    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*'] },
+    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'STATS'] },
+  ],
 };
+
+/** Statements beyond the table: reading the stream, calling the one configured model. */
+function extraStatements(fn, { modelArn }) {
+  if (fn === 'indexItems') {
+    return [
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        Resource: [{ 'Fn::GetAtt': ['ItemsTable', 'StreamArn'] }],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:ListStreams'],
+        Resource: [{ 'Fn::Sub': '${ItemsTable.Arn}/stream/*' }],
+      },
+    ];
+  }
+  if (fn === 'generate' && modelArn) {
+    return [{ Effect: 'Allow', Action: ['bedrock:InvokeModel'], Resource: [{ 'Fn::Sub': modelArn }] }];
+  }
+  return [];
+}
 
 const roleName = (fn) => `${fn.charAt(0).toUpperCase()}${fn.slice(1)}Role`;
 
-function role(service, stage, fn, { actions, leadingKeys }) {
+function role(service, stage, fn, statements, options) {
   const logGroup = {
     'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${service}-${stage}-${fn}:*`,
   };
-  const statements = [
+  const policy = [
     { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [logGroup] },
-    {
+    ...statements.map(({ actions, keys }) => ({
       Effect: 'Allow',
       Action: actions,
-      Resource: [{ 'Fn::GetAtt': ['ItemsTable', 'Arn'] }],
-      Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': leadingKeys } },
-    },
+      Resource: [table],
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } },
+    })),
+    ...extraStatements(fn, options),
   ];
   return {
     Type: 'AWS::IAM::Role',
@@ -36,7 +69,7 @@ function role(service, stage, fn, { actions, leadingKeys }) {
       Policies: [
         {
           PolicyName: `${service}-${stage}-${fn}`,
-          PolicyDocument: { Version: '2012-10-17', Statement: statements },
+          PolicyDocument: { Version: '2012-10-17', Statement: policy },
         },
       ],
     },
@@ -46,10 +79,16 @@ function role(service, stage, fn, { actions, leadingKeys }) {
 module.exports = async ({ resolveVariable }) => {
   const service = await resolveVariable('self:service');
   const stage = await resolveVariable('sls:stage');
+  const generator = await resolveVariable('param:generator');
+  const modelId = await resolveVariable('param:bedrockModelId');
+  const modelArn =
+    generator === 'bedrock' && modelId
+      ? `arn:\${AWS::Partition}:bedrock:\${AWS::Region}::foundation-model/${modelId}`
+      : '';
   return Object.fromEntries(
-    Object.entries(PERMISSIONS).map(([fn, permission]) => [
+    Object.entries(PERMISSIONS).map(([fn, statements]) => [
       roleName(fn),
-      role(service, stage, fn, permission),
+      role(service, stage, fn, statements, { modelArn }),
     ]),
   );
 };

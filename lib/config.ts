@@ -35,12 +35,26 @@ const EnvSchema = v.object(
     CURSOR_KEY: v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters')),
     DYNAMODB_ENDPOINT: optionalVar(v.pipe(v.string(), v.url('must be a URL'))),
     LOCAL_JWKS: optionalVar(JwksText),
+    GENERATOR: optionalVar(v.picklist(['extractive', 'bedrock'], 'must be extractive or bedrock')),
+    BEDROCK_MODEL_ID: optionalVar(
+      v.pipe(v.string(), v.regex(/^[A-Za-z0-9.:/_-]{1,256}$/, 'must be a model id')),
+    ),
+    BEDROCK_ENDPOINT: optionalVar(v.pipe(v.string(), v.url('must be a URL'))),
+    GENERATOR_TIMEOUT_MS: optionalVar(
+      v.pipe(v.string(), v.regex(/^[1-9][0-9]{2,4}$/, 'must be 100-99999 milliseconds'), v.transform(Number)),
+    ),
   },
   (issue) => (issue.received === 'undefined' ? 'is required' : 'must be an object'),
 );
 
+export type GeneratorConfig = Readonly<
+  | { kind: 'extractive' }
+  | { kind: 'bedrock'; region: string; modelId: string; endpoint: string | undefined; timeoutMs: number }
+>;
+
 export type Config = Readonly<{
   region: string;
+  generator: GeneratorConfig;
   tableName: string;
   dynamodbEndpoint: string | undefined;
   cursorKey: string;
@@ -64,8 +78,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   const e = result.output;
+  const undefinedIfBlank = <T>(value: T | '' | undefined): T | undefined =>
+    value === '' ? undefined : value;
+  let generator: GeneratorConfig = { kind: 'extractive' };
+  if (e.GENERATOR === 'bedrock') {
+    const modelId = undefinedIfBlank(e.BEDROCK_MODEL_ID);
+    if (!modelId) throw new ConfigError(['BEDROCK_MODEL_ID is required when GENERATOR is bedrock']);
+    generator = {
+      kind: 'bedrock',
+      region: e.AWS_REGION,
+      modelId,
+      endpoint: undefinedIfBlank(e.BEDROCK_ENDPOINT),
+      timeoutMs: undefinedIfBlank(e.GENERATOR_TIMEOUT_MS) ?? 20_000,
+    };
+  }
   return Object.freeze({
     region: e.AWS_REGION,
+    generator: Object.freeze(generator),
     tableName: e.TABLE_NAME,
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT || undefined,
     cursorKey: e.CURSOR_KEY,

@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTokenVerifier, type TokenVerifier } from './auth/verifier.ts';
 import { type Config, getConfig } from './config.ts';
 import { createDocumentClient } from './dynamodb/client.ts';
@@ -7,6 +8,7 @@ import { installShutdownHook, onShutdown } from './lifecycle.ts';
 
 export interface Runtime {
   config: Config;
+  client: DynamoDBDocumentClient;
   items: ItemRepository;
   verifier: TokenVerifier;
   cursors: CursorCodec;
@@ -23,6 +25,7 @@ export function getRuntime(): Runtime {
   installShutdownHook();
   runtime = {
     config,
+    client,
     items: createItemRepository({ client, tableName: config.tableName }),
     verifier: createTokenVerifier(config.auth),
     cursors: createCursorCodec(config.cursorKey),

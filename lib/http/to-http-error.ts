@@ -1,6 +1,8 @@
 import { TokenClaimError } from '../auth/verifier.ts';
 import { ConfigError } from '../config.ts';
+import { GeneratorError, GeneratorTimeoutError, GeneratorUnavailableError } from '../generate/errors.ts';
 import {
+  BadGatewayError,
   GatewayTimeoutError,
   HttpError,
   InternalServerError,
@@ -38,6 +40,10 @@ export function toHttpError(error: unknown): HttpError {
     return new ValidationError([{ path: 'query.cursor', message: 'is not a cursor this service issued' }]);
   }
   if (error instanceof WriteContentionError) return new ServiceUnavailableError(1, error);
+  if (error instanceof GeneratorTimeoutError) return new GatewayTimeoutError(error);
+  if (error instanceof GeneratorUnavailableError)
+    return new ServiceUnavailableError(error.retryAfterSeconds, error);
+  if (error instanceof GeneratorError) return new BadGatewayError(error);
   if (error instanceof TokenClaimError || error instanceof ConfigError) return new InternalServerError(error);
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;

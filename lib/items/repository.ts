@@ -8,6 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { batchGet } from '../dynamodb/batch-get.ts';
 import { ItemNotFoundError, VersionConflictError } from './errors.ts';
 import { COUNTER_KEY, ITEM_PK, itemKey, itemSk } from './keys.ts';
 import { sameFields, writableFields } from './merge-patch.ts';
@@ -27,6 +28,8 @@ export interface ItemPage {
 export interface ItemRepository {
   list(options: { limit: number; afterId?: number | undefined }): Promise<ItemPage>;
   get(id: number): Promise<Item>;
+  /** The items among `ids` that exist (strongly consistent), keyed by id. */
+  getMany(ids: readonly number[]): Promise<Map<number, Item>>;
   create(fields: ItemWrite): Promise<Item>;
   /** Replaces the writable fields with the result of `change`; retried on a lost race unless `ifMatch` is set. */
   update(id: number, change: (current: Item) => ItemWrite, options?: WriteOptions): Promise<Item>;
@@ -151,6 +154,11 @@ export function createItemRepository({
     },
 
     get,
+
+    async getMany(ids) {
+      const records = await batchGet(client, tableName, ids.map(itemKey), { consistent: true });
+      return new Map(records.map(fromRecord).map((item) => [item.id, item]));
+    },
 
     async create(fields) {
       const id = await nextId();

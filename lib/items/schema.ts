@@ -7,8 +7,10 @@ export const charCount = (value: string): number => {
   return count;
 };
 
-const minChars = (min: number, message: string) => v.check((s: string) => charCount(s) >= min, message);
-const maxChars = (max: number, message: string) => v.check((s: string) => charCount(s) <= max, message);
+export const minChars = (min: number, message: string) =>
+  v.check((s: string) => charCount(s) >= min, message);
+export const maxChars = (max: number, message: string) =>
+  v.check((s: string) => charCount(s) <= max, message);
 
 /** Messages for object schemas: a missing key is required, an extra key is refused, anything else is not an object. */
 const objectMessage = (issue: v.BaseIssue<unknown>): string => {
@@ -18,7 +20,7 @@ const objectMessage = (issue: v.BaseIssue<unknown>): string => {
 };
 
 /** A strict object that also refuses arrays (valibot's object schemas accept them). */
-const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
+export const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
   v.pipe(
     v.custom<Record<string, unknown>>((value) => isPlainObject(value), 'must be an object'),
     v.strictObject(entries, objectMessage),

@@ -38,6 +38,11 @@ export async function startOffline({
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Fail fast when serverless-offline exits during start-up (a configuration error, say).
+  const exitedEarly = exited.then(() => {
+    throw new Error(`serverless-offline exited during start-up:\n${output}`);
+  });
+  exitedEarly.catch(() => {});
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     // serverless-offline runs handlers in worker threads of its own process group: stop them all.
@@ -49,15 +54,17 @@ export async function startOffline({
     await exited;
   };
   try {
-    await waitFor(
-      'serverless-offline',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`serverless-offline exited:\n${output}`);
-        const response = await fetch(`${baseUrl}/items?limit=1`);
-        return response.status < 500 || (await response.text()).length > 0;
-      },
-      120_000,
-    );
+    await Promise.race([
+      exitedEarly,
+      waitFor(
+        'serverless-offline',
+        async () => {
+          const response = await fetch(`${baseUrl}/items?limit=1`);
+          return response.status < 500 || (await response.text()).length > 0;
+        },
+        120_000,
+      ),
+    ]);
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\n${output.slice(-4000)}`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
 import type { Issuer } from './issuer.ts';
 import { startOffline } from './offline.ts';
+import { startStreamConsumer } from './stream-runner.ts';
 
 export const LOCAL_TABLE = 'items-local';
 
@@ -22,6 +23,7 @@ export function localEnv(
     LOCAL_JWKS: JSON.stringify(issuer.jwks),
     CURSOR_KEY: cursorKey,
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
+    TABLE_NAME: LOCAL_TABLE,
   };
 }
 
@@ -55,19 +57,24 @@ export async function startStack(options: StackOptions) {
     await ensureTable(client, LOCAL_TABLE);
     client.destroy();
     const env = localEnv(options.issuer, dynamodb.endpoint, options.cursorKey);
+    const consumer = startStreamConsumer(env);
     const offline = await startOffline({
       port: options.port,
       lambdaPort: options.lambdaPort,
       env,
       log: options.log ?? false,
+    }).catch(async (error) => {
+      await consumer.stop();
+      throw error;
     });
     return {
       baseUrl: offline.baseUrl,
       dynamodb,
       offline,
+      consumer,
       env,
       async stop() {
-        await offline.stop();
+        await Promise.all([offline.stop(), consumer.stop()]);
         await dynamodb.stop();
       },
     };

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ ...env, DYNAMODB_ENDPOINT: '', LOCAL_JWKS: '' });
     expect(config).toStrictEqual({
       region: 'eu-west-1',
+      generator: { kind: 'extractive' },
       tableName: 'items-dev',
       dynamodbEndpoint: undefined,
       cursorKey: 'x'.repeat(32),

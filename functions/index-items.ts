@@ -1,0 +1,11 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { getRuntime } from '../lib/runtime.ts';
+import { createIndexer } from '../lib/search/indexer.ts';
+import { indexChanges } from '../lib/search/stream.ts';
+
+// The table's stream consumer: keeps the BM25 index in step with the items (not an HTTP route).
+const { client, config, items } = getRuntime();
+const indexer = createIndexer({ client, tableName: config.tableName, items });
+
+export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+  indexChanges(indexer, event.Records);

@@ -1,0 +1,50 @@
+import type { Retriever } from '../search/retrieve.ts';
+import { groundAnswer, NO_MATCH_ANSWER } from './citations.ts';
+import type { GenerateRequest, GenerateResponse } from './schema.ts';
+import type { ContextItem, Generator } from './types.ts';
+
+/**
+ * The generate pipeline: retrieve → build the context → generate → keep only citations of given items.
+ * The answer is built only from the items retrieval returned for this query.
+ */
+export function createAnswerer({ retrieve, generator }: { retrieve: Retriever; generator: Generator }) {
+  return async ({
+    query,
+    topK,
+    filter,
+    maxTokens,
+    temperature,
+  }: GenerateRequest): Promise<GenerateResponse> => {
+    const { results } = await retrieve({ query, topK, minScore: 0, ...(filter ? { filter } : {}) });
+    if (results.length === 0) {
+      return {
+        query,
+        answer: NO_MATCH_ANSWER,
+        grounded: false,
+        citations: [],
+        model: generator.model,
+        stopReason: 'end_turn',
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      };
+    }
+    const items: ContextItem[] = results.map(({ rank, score, item }) => ({
+      ref: rank,
+      itemId: item.id,
+      name: item.name,
+      description: item.description,
+      tags: item.tags,
+      score,
+    }));
+    const output = await generator.generate({ query, items, maxTokens, temperature });
+    const { answer, citations } = groundAnswer(output.answer, items);
+    return {
+      query,
+      answer,
+      grounded: citations.length > 0,
+      citations,
+      model: output.model,
+      stopReason: output.stopReason,
+      usage: output.usage,
+    };
+  };
+}

@@ -1,0 +1,60 @@
+import * as v from 'valibot';
+import { jsonObject, maxChars, minChars } from '../items/schema.ts';
+import { FilterSchema } from '../search/schema.ts';
+
+const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+/** `POST /generate` body (contract §6). */
+export const GenerateRequestSchema = jsonObject({
+  query: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    minChars(1, 'must not be empty'),
+    maxChars(2000, 'must be at most 2000 characters'),
+  ),
+  topK: v.optional(integer(1, 20), 5),
+  filter: v.optional(FilterSchema),
+  maxTokens: v.optional(integer(1, 2048), 512),
+  temperature: v.optional(
+    v.pipe(
+      v.number('must be a number'),
+      v.minValue(0, 'must be at least 0'),
+      v.maxValue(1, 'must be at most 1'),
+    ),
+    0,
+  ),
+});
+export type GenerateRequest = v.InferOutput<typeof GenerateRequestSchema>;
+
+const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+
+/** `POST /generate` response. */
+export const GenerateResponseSchema = v.strictObject({
+  query: v.string(),
+  answer: v.string(),
+  grounded: v.boolean(),
+  citations: v.array(
+    v.strictObject({
+      ref: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      itemId: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+      name: v.string(),
+      score: v.pipe(v.number(), v.finite()),
+    }),
+  ),
+  model: v.pipe(v.string(), v.minLength(1)),
+  stopReason: v.picklist([
+    'end_turn',
+    'max_tokens',
+    'stop_sequence',
+    'guardrail_intervened',
+    'content_filtered',
+  ]),
+  usage: v.strictObject({ inputTokens: count, outputTokens: count, totalTokens: count }),
+});
+export type GenerateResponse = v.InferOutput<typeof GenerateResponseSchema>;

@@ -1,0 +1,230 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { ItemNotFoundError } from '../items/errors.ts';
+import type { ItemRepository } from '../items/repository.ts';
+import type { Item } from '../items/schema.ts';
+import { saturation, termFrequencies } from './bm25.ts';
+import { dfKey, docKey, impactOf, postingSk, REFERENCE_LENGTH, STATS_KEY, termPk } from './keys.ts';
+import { itemText, tokenize } from './tokenizer.ts';
+
+const Indexed = v.object({ version: v.number(), dl: v.number(), terms: v.record(v.string(), v.number()) });
+// `pending` lists the targets of rebuilds that started and did not commit: their postings may exist.
+const DocSchema = v.object({ ...Indexed.entries, rev: v.number(), pending: v.optional(v.array(Indexed)) });
+type Indexed = v.InferOutput<typeof Indexed>;
+type Doc = v.InferOutput<typeof DocSchema>;
+interface Posting {
+  term: string;
+  sk: string;
+  tf: number;
+  dl: number;
+}
+
+const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
+/** Terms per transaction: each term is a posting write plus its df update, and a transaction holds 100 actions. */
+const TERMS_PER_TRANSACTION = 50;
+
+/** What an item contributes to the index: its version, length and term frequencies. */
+export function analyze(item: Item): Indexed {
+  const tokens = tokenize(itemText(item));
+  return { version: item.version, dl: tokens.length, terms: Object.fromEntries(termFrequencies(tokens)) };
+}
+
+/** The postings of an indexed state, keyed by posting sort key (deterministic: retries write the same keys). */
+function postingsOf(id: number, indexed: Indexed): Map<string, Posting> {
+  const postings = new Map<string, Posting>();
+  for (const [term, tf] of Object.entries(indexed.terms)) {
+    const sk = postingSk(impactOf(saturation({ tf, dl: indexed.dl, avgdl: REFERENCE_LENGTH })), id);
+    postings.set(`${term}\u0000${sk}`, { term, sk, tf, dl: indexed.dl });
+  }
+  return postings;
+}
+
+const isCancelled = (error: unknown) =>
+  error instanceof TransactionCanceledException ||
+  (error instanceof Error && error.name === 'TransactionCanceledException');
+const onlyConditionFailures = (error: unknown) =>
+  isCancelled(error) &&
+  ((error as TransactionCanceledException).CancellationReasons ?? []).every(
+    (reason) => reason.Code === 'None' || reason.Code === 'ConditionalCheckFailed',
+  );
+
+/** Splits postings into transactions of at most 50 terms, never touching one term's df twice in a transaction. */
+function chunks(postings: Posting[]): Posting[][] {
+  const result: Posting[][] = [];
+  let current: Posting[] = [];
+  let terms = new Set<string>();
+  for (const posting of postings) {
+    if (current.length === TERMS_PER_TRANSACTION || terms.has(posting.term)) {
+      result.push(current);
+      current = [];
+      terms = new Set();
+    }
+    current.push(posting);
+    terms.add(posting.term);
+  }
+  if (current.length > 0) result.push(current);
+  return result;
+}
+
+export interface Indexer {
+  /** Makes the index agree with the item's current state (idempotent; safe to retry or run concurrently). */
+  reindexItem(id: number): Promise<'unchanged' | 'indexed' | 'removed'>;
+}
+
+/**
+ * Maintains the BM25 index. Invariants: a term's df equals its number of postings (both change in one
+ * transaction), and STATS equals the sum over committed doc records (changed with the commit). A rebuild first
+ * records its target as `pending` (write-ahead), so a rebuild that crashes half-way is finished or undone by
+ * the next one; it commits with a compare-and-swap on the doc record's `rev`.
+ */
+export function createIndexer({
+  client,
+  tableName,
+  items,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  items: ItemRepository;
+}): Indexer {
+  const postingPut = (id: number, p: Posting) => ({
+    Put: {
+      TableName: tableName,
+      Item: { pk: termPk(p.term), sk: p.sk, i: id, tf: p.tf, dl: p.dl },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+  const postingDelete = (p: Posting) => ({
+    Delete: {
+      TableName: tableName,
+      Key: { pk: termPk(p.term), sk: p.sk },
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  });
+  const dfAdd = (term: string, delta: number) => ({
+    Update: {
+      TableName: tableName,
+      Key: dfKey(term),
+      UpdateExpression: 'ADD df :d',
+      ExpressionAttributeValues: { ':d': delta },
+    },
+  });
+
+  /** Adds (or removes) postings with their df updates; ones already in (or out of) place are skipped. */
+  async function apply(id: number, postings: Posting[], add: boolean): Promise<void> {
+    const actionsOf = (p: Posting) => [
+      add ? postingPut(id, p) : postingDelete(p),
+      dfAdd(p.term, add ? 1 : -1),
+    ];
+    for (const chunk of chunks(postings)) {
+      try {
+        await client.send(new TransactWriteCommand({ TransactItems: chunk.flatMap(actionsOf) }));
+      } catch (error) {
+        if (!onlyConditionFailures(error)) throw error;
+        // Some postings were already in place (a retried rebuild): apply the rest one by one.
+        for (const posting of chunk) {
+          await client.send(new TransactWriteCommand({ TransactItems: actionsOf(posting) })).catch((e) => {
+            if (!onlyConditionFailures(e)) throw e;
+          });
+        }
+      }
+    }
+  }
+
+  async function readDoc(id: number): Promise<Doc | undefined> {
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: docKey(id), ConsistentRead: true }),
+    );
+    return Item ? v.parse(DocSchema, Item) : undefined;
+  }
+
+  async function readItem(id: number): Promise<Item | undefined> {
+    return items.get(id).catch((error) => {
+      if (error instanceof ItemNotFoundError) return undefined;
+      throw error;
+    });
+  }
+
+  /** Writes the doc record if its rev is still `rev` (or it is still absent when `rev` is 0). */
+  async function transact(actions: object[]): Promise<boolean> {
+    try {
+      await client.send(new TransactWriteCommand({ TransactItems: actions as never[] }));
+      return true;
+    } catch (error) {
+      if (onlyConditionFailures(error)) return false;
+      throw error;
+    }
+  }
+  const revCondition = (rev: number) =>
+    rev === 0
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': rev } };
+
+  return {
+    async reindexItem(id) {
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        const [item, doc] = await Promise.all([readItem(id), readDoc(id)]);
+        if (!item && !doc) return 'unchanged';
+        const unfinished = doc?.pending ?? [];
+        if (item && doc && unfinished.length === 0 && doc.version === item.version) return 'unchanged';
+        const committed: Indexed = doc ?? EMPTY;
+        const target: Indexed = item ? analyze(item) : EMPTY;
+        const rev = doc?.rev ?? 0;
+
+        // 1. Write-ahead: record the target before touching postings.
+        const pendingDoc = {
+          ...docKey(id),
+          version: committed.version,
+          dl: committed.dl,
+          terms: committed.terms,
+          rev: rev + 1,
+          pending: [...unfinished, target],
+        };
+        if (!(await transact([{ Put: { TableName: tableName, Item: pendingDoc, ...revCondition(rev) } }])))
+          continue;
+
+        // 2. Postings: remove what may exist and is not wanted, add what is wanted.
+        const wanted = postingsOf(id, target);
+        const committedKeys = postingsOf(id, committed);
+        const present = new Map([
+          ...committedKeys,
+          ...unfinished.flatMap((state) => [...postingsOf(id, state)]),
+        ]);
+        await apply(
+          id,
+          [...present].filter(([key]) => !wanted.has(key)).map(([, p]) => p),
+          false,
+        );
+        // Without an unfinished earlier rebuild, the committed postings are known to exist.
+        const toAdd = [...wanted].filter(([key]) => unfinished.length > 0 || !committedKeys.has(key));
+        await apply(
+          id,
+          toAdd.map(([, p]) => p),
+          true,
+        );
+
+        // 3. Commit the doc record and the corpus statistics together.
+        const docs = (item ? 1 : 0) - (committed.version > 0 ? 1 : 0);
+        const commitDoc = item
+          ? {
+              Put: {
+                TableName: tableName,
+                Item: { ...docKey(id), ...target, rev: rev + 2 },
+                ...revCondition(rev + 1),
+              },
+            }
+          : { Delete: { TableName: tableName, Key: docKey(id), ...revCondition(rev + 1) } };
+        const stats = {
+          Update: {
+            TableName: tableName,
+            Key: STATS_KEY,
+            UpdateExpression: 'ADD docs :docs, len :len',
+            ExpressionAttributeValues: { ':docs': docs, ':len': target.dl - committed.dl },
+          },
+        };
+        if (await transact([commitDoc, stats])) return item ? 'indexed' : 'removed';
+      }
+      throw new Error(`Item ${id} kept changing while it was being indexed`);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import * as v from 'valibot';
+import {
+  ATTRIBUTE_KEY,
+  AttributeValueSchema,
+  ItemSchema,
+  jsonObject,
+  maxChars,
+  minChars,
+  TagSchema,
+} from '../items/schema.ts';
+
+const QueryText = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    minChars(1, 'must not be empty'),
+    maxChars(max, `must be at most ${max} characters`),
+  );
+const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+export const FilterSchema = jsonObject({
+  tags: v.optional(
+    v.pipe(v.array(TagSchema, 'must be an array of strings'), v.maxLength(20, 'must have at most 20 tags')),
+  ),
+  attributes: v.optional(
+    v.pipe(
+      v.record(
+        v.pipe(v.string(), v.regex(ATTRIBUTE_KEY, 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$')),
+        AttributeValueSchema,
+      ),
+      v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
+    ),
+  ),
+});
+export type Filter = v.InferOutput<typeof FilterSchema>;
+
+/** `POST /retrieve` body (contract §5). */
+export const RetrieveRequestSchema = jsonObject({
+  query: QueryText(500),
+  topK: v.optional(integer(1, 50), 5),
+  filter: v.optional(FilterSchema),
+  minScore: v.optional(
+    v.pipe(v.number('must be a number'), v.finite(), v.minValue(0, 'must be at least 0')),
+    0,
+  ),
+});
+export type RetrieveRequest = v.InferOutput<typeof RetrieveRequestSchema>;
+
+export const ResultSchema = v.strictObject({
+  rank: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  score: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  item: ItemSchema,
+  matchedTerms: v.array(v.string()),
+});
+
+/** `POST /retrieve` response. */
+export const RetrieveResponseSchema = v.strictObject({ query: v.string(), results: v.array(ResultSchema) });
+export type RetrieveResponse = v.InferOutput<typeof RetrieveResponseSchema>;

@@ -1,0 +1,184 @@
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
+import type { Item } from '../../lib/items/schema.ts';
+import { analyze, createIndexer } from '../../lib/search/indexer.ts';
+import { rebuildIndex } from '../../lib/search/rebuild.ts';
+import { freshTable } from '../support/stack.ts';
+
+type Table = Awaited<ReturnType<typeof freshTable>>;
+
+/** Everything the index holds, as comparable plain data. */
+async function snapshot({ client, tableName }: Table) {
+  const rows: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }),
+    );
+    rows.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  const postings = rows
+    .filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('P#'))
+    .map((r) => `${String(r.pk).slice(2)}:${r.i}:${r.tf}:${r.dl}`)
+    .sort();
+  const df = Object.fromEntries(
+    rows.filter((r) => r.sk === 'DF' && r.df !== 0).map((r) => [String(r.pk).slice(2), r.df]),
+  );
+  const stats = rows.find((r) => r.pk === 'STATS');
+  const docs = rows
+    .filter((r) => String(r.pk).startsWith('D#'))
+    .map((r) => ({ id: r.pk, pending: r.pending ?? [] }));
+  return { postings, df, stats: { docs: stats?.docs ?? 0, len: stats?.len ?? 0 }, docs };
+}
+
+/** The index a from-scratch build of `items` must give, computed independently of the table. */
+function expected(items: Item[]) {
+  const postings: string[] = [];
+  const df: Record<string, number> = {};
+  let len = 0;
+  for (const item of items) {
+    const { dl, terms } = analyze(item);
+    len += dl;
+    for (const [term, tf] of Object.entries(terms)) {
+      postings.push(`${term}:${item.id}:${tf}:${dl}`);
+      df[term] = (df[term] ?? 0) + 1;
+    }
+  }
+  return { postings: postings.sort(), df, stats: { docs: items.length, len } };
+}
+
+/** A real client whose `failAt`-th call throws, as a crashed Lambda would stop. */
+function crashingClient(table: Table, failAt: number): DynamoDBDocumentClient {
+  let calls = 0;
+  const send = table.client.send.bind(table.client);
+  return new Proxy(table.client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return (...args: Parameters<typeof send>) => {
+        calls++;
+        if (calls === failAt) return Promise.reject(new Error('simulated crash'));
+        return send(...args);
+      };
+    },
+  });
+}
+
+let table: Table;
+let items: ItemRepository;
+const text = {
+  name: 'Trail Boot',
+  description: 'A waterproof leather hiking boot. Waterproof and warm for winter hiking trails.',
+  tags: ['outdoor', 'hiking'],
+  attributes: {},
+};
+
+beforeEach(async () => {
+  table = await freshTable();
+  items = createItemRepository(table);
+});
+
+describe('index maintenance on DynamoDB Local', () => {
+  it('indexes, re-indexes and un-indexes an item exactly', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const boot = await items.create(text);
+    const jacket = await items.create({
+      ...text,
+      name: 'Rain Jacket',
+      description: 'Light rain shell for hikes.',
+    });
+    expect(await indexer.reindexItem(boot.id)).toBe('indexed');
+    expect(await indexer.reindexItem(jacket.id)).toBe('indexed');
+    expect(await indexer.reindexItem(boot.id)).toBe('unchanged');
+    expect(await snapshot(table)).toMatchObject(expected([boot, jacket]));
+
+    const changed = await items.update(boot.id, () => ({
+      ...text,
+      description: 'Insulated snow boot for winter.',
+    }));
+    await indexer.reindexItem(boot.id);
+    expect(await snapshot(table)).toMatchObject(expected([changed, jacket]));
+
+    await items.delete(jacket.id);
+    expect(await indexer.reindexItem(jacket.id)).toBe('removed');
+    expect(await snapshot(table)).toStrictEqual({
+      ...expected([changed]),
+      docs: [{ id: `D#${boot.id}`, pending: [] }],
+    });
+  });
+
+  it('converges after a crash at any step of a rebuild', async () => {
+    // Crash at the 1st, 2nd, … call of a rebuild (until one completes), each time on a fresh table,
+    // then let a clean rebuild run: the index must be exactly what a from-scratch build gives.
+    let crashes = 0;
+    for (let failAt = 1; failAt < 80; failAt++) {
+      const t = await freshTable();
+      const repo = createItemRepository(t);
+      const boot = await repo.create(text);
+      await createIndexer({ ...t, items: repo }).reindexItem(boot.id);
+      const changed = await repo.update(boot.id, () => ({
+        ...text,
+        description: 'Insulated snow boot. Snow, ice and cold.',
+      }));
+      const crashed = await createIndexer({
+        client: crashingClient(t, failAt),
+        tableName: t.tableName,
+        items: repo,
+      })
+        .reindexItem(boot.id)
+        .then(
+          () => false,
+          () => true,
+        );
+      await createIndexer({ ...t, items: repo }).reindexItem(boot.id);
+      expect(await snapshot(t), `crash at call ${failAt}`).toStrictEqual({
+        ...expected([changed]),
+        docs: [{ id: `D#${boot.id}`, pending: [] }],
+      });
+      if (!crashed) break;
+      crashes++;
+    }
+    expect(crashes).toBeGreaterThan(3);
+  });
+
+  it('converges when two crashed rebuilds leave their targets pending', async () => {
+    const boot = await items.create(text);
+    const v2 = await items.update(boot.id, () => ({ ...text, description: 'Version two words alpha beta.' }));
+    await createIndexer({ client: crashingClient(table, 4), tableName: table.tableName, items })
+      .reindexItem(boot.id)
+      .catch(() => {});
+    await items.update(boot.id, () => ({ ...text, description: 'Version three words gamma delta.' }));
+    await createIndexer({ client: crashingClient(table, 4), tableName: table.tableName, items })
+      .reindexItem(boot.id)
+      .catch(() => {});
+    expect(v2.version).toBe(2);
+    await items.delete(boot.id);
+    await createIndexer({ ...table, items }).reindexItem(boot.id);
+    expect(await snapshot(table)).toStrictEqual({
+      postings: [],
+      df: {},
+      stats: { docs: 0, len: 0 },
+      docs: [],
+    });
+  });
+
+  it('gives the same index when rebuilds of one item run concurrently', async () => {
+    const boot = await items.create(text);
+    await Promise.all(
+      Array.from({ length: 4 }, () => createIndexer({ ...table, items }).reindexItem(boot.id)),
+    );
+    expect(await snapshot(table)).toMatchObject(expected([boot]));
+  });
+
+  it('npm run reindex rebuilds from the items and removes deleted ones', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const kept = await items.create(text);
+    const gone = await items.create({ ...text, name: 'Gone Boot' });
+    await indexer.reindexItem(gone.id);
+    await items.delete(gone.id);
+    const report = await rebuildIndex({ ...table, items, indexer });
+    expect(report).toMatchObject({ items: 1, removed: 1, strayPostings: 0 });
+    expect(await snapshot(table)).toMatchObject(expected([kept]));
+  });
+});
