@@ -1,0 +1,133 @@
+import {
+  type ConversionConfig,
+  type JsonSchema,
+  type OverrideActionContext,
+  type OverrideSchemaContext,
+  toJsonSchema,
+  toJsonSchemaDefs,
+} from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { lowercaseInputPattern } from './lowercase-pattern.ts';
+import {
+  arrayKeywords,
+  type Keywords,
+  objectKeywords,
+  type Predicate,
+  stringLengthKeywords,
+  typeGuardKeywords,
+} from './probes.ts';
+
+/** Where component schemas live in the document. */
+export const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * The converter hands one JSON Schema object along a pipeline, action after action, and the overrides add their
+ * keywords to it in place. These remember the steps seen so far on it: a later `regex` or length check has to
+ * know whether the input was lowercased or trimmed first.
+ */
+const lowercased = new WeakSet<JsonSchema>();
+const trimmed = new WeakSet<JsonSchema>();
+const probed = new WeakMap<object, Keywords | undefined>();
+
+class SchemaConversionError extends Error {
+  constructor(what: string, reasons: readonly string[]) {
+    super(`${what} cannot be described in the OpenAPI document: ${reasons.join('; ')}`);
+    this.name = 'SchemaConversionError';
+  }
+}
+
+/** The predicate stored on a `check` action (`requirement`) or a `custom` schema (`check`). */
+function predicateOf(source: object, key: 'requirement' | 'check'): Predicate | undefined {
+  const fn: unknown = Reflect.get(source, key);
+  if (typeof fn !== 'function') return undefined;
+  return (input) => fn(input) === true;
+}
+
+/** Runs a probe once per predicate function: the same check objects recur across the schemas. */
+function probeOnce(fn: Predicate, source: object, probe: (fn: Predicate) => Keywords | undefined) {
+  if (!probed.has(source)) probed.set(source, probe(fn));
+  return probed.get(source);
+}
+
+/** Keywords for a `v.check` on a value of the JSON type converted so far. */
+function checkKeywords(action: object, schema: JsonSchema): Keywords | undefined {
+  const fn = predicateOf(action, 'requirement');
+  if (!fn) return undefined;
+  if (schema.type === 'string') {
+    const bounds = probeOnce(fn, action, stringLengthKeywords);
+    // "Not empty after trimming" is "has a non-space character"; JSON Schema's \s is JavaScript's trim set.
+    const nonBlank = trimmed.has(schema) && bounds?.minLength === 1 && schema.pattern === undefined;
+    return bounds && nonBlank ? { ...bounds, pattern: '\\S' } : bounds;
+  }
+  if (schema.type === 'array') return probeOnce(fn, action, arrayKeywords);
+  if (schema.type === 'object') return probeOnce(fn, action, objectKeywords);
+  return undefined;
+}
+
+/** Adds keywords for the actions the converter does not know; any other unconvertible action is an error. */
+function overrideAction({ valibotAction: action, jsonSchema, errors }: OverrideActionContext): undefined {
+  switch (action.type) {
+    case 'check': {
+      const keywords = checkKeywords(action, jsonSchema);
+      const message: unknown = Reflect.get(action, 'message');
+      if (!keywords) throw new SchemaConversionError(`The check "${String(message)}"`, ['no known bound']);
+      Object.assign(jsonSchema, keywords);
+      return;
+    }
+    case 'to_lower_case':
+      lowercased.add(jsonSchema);
+      return;
+    case 'trim':
+      trimmed.add(jsonSchema);
+      return;
+    case 'regex':
+      if (lowercased.has(jsonSchema) && jsonSchema.pattern !== undefined) {
+        jsonSchema.pattern = lowercaseInputPattern(jsonSchema.pattern);
+      }
+      return;
+    // JSON has no NaN or Infinity: every JSON number is finite.
+    case 'finite':
+      return;
+    default:
+      if (errors) throw new SchemaConversionError(`The "${action.type}" action`, errors);
+  }
+}
+
+function overrideSchema({ valibotSchema: schema, errors }: OverrideSchemaContext) {
+  if (schema.type === 'custom') {
+    const fn = predicateOf(schema, 'check');
+    const keywords = fn && probeOnce(fn, schema, typeGuardKeywords);
+    if (!keywords) throw new SchemaConversionError(`The custom schema "${schema.expects}"`, ['not a type guard']);
+    return keywords;
+  }
+  if (errors) throw new SchemaConversionError(`The "${schema.type}" schema`, errors);
+  return undefined;
+}
+
+/**
+ * Conversion settings. `errorMode: 'ignore'` only lets the converter go on past the constructs the overrides
+ * handle (custom checks, `trim`, `toLowerCase`, a `custom` guard piped into an object schema); every other
+ * conversion error is raised again by the overrides, so nothing is dropped from the document unnoticed.
+ */
+const config = (typeMode: 'ignore' | 'input'): ConversionConfig => ({
+  target: 'draft-2020-12',
+  typeMode,
+  errorMode: 'ignore',
+  overrideAction,
+  overrideSchema,
+  overrideRef: ({ referenceId }) => `${SCHEMA_REF}${referenceId}`,
+});
+
+/** Named component schemas for bodies, with `$ref`s between them (an item inside a list is a reference). */
+export function componentSchemas<T extends Record<string, v.GenericSchema>>(schemas: T) {
+  return toJsonSchemaDefs(schemas, config('ignore'));
+}
+
+/**
+ * One schema for path, query or header values: the input side of the pipeline only (strings as they arrive,
+ * before `v.transform(Number)`).
+ */
+export function parameterSchema(schema: v.GenericSchema): JsonSchema {
+  const { $schema: _, ...rest } = toJsonSchema(schema, config('input'));
+  return rest;
+}
