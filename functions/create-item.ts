@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { ApiEvent, HttpResult } from '../lib/http/types.ts';
-import { etag } from '../lib/items/http.ts';
+import { createIdempotency } from '../lib/idempotency/store.ts';
+import { createItemOperation } from '../lib/items/create.ts';
 import { ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { authenticate } from '../lib/middleware/authenticate.ts';
 import { httpResponse } from '../lib/middleware/http-response.ts';
@@ -10,7 +11,11 @@ import { type InputOf, validateInput, validateOutput } from '../lib/middleware/v
 import { getRuntime } from '../lib/runtime.ts';
 
 const inputs = { body: ItemWriteSchema };
-const { items, verifier } = getRuntime();
+const { client, config, items, verifier } = getRuntime();
+const create = createItemOperation({
+  items,
+  once: createIdempotency({ client, tableName: config.tableName }),
+});
 
 export const handler = middy<ApiEvent<InputOf<typeof inputs>>, HttpResult>()
   .use(httpResponse())
@@ -19,7 +24,6 @@ export const handler = middy<ApiEvent<InputOf<typeof inputs>>, HttpResult>()
   .use(jsonBody())
   .use(validateInput(inputs))
   .use(validateOutput(ItemSchema))
-  .handler(async ({ input: { body } }) => {
-    const item = await items.create(body);
-    return { statusCode: 201, body: item, headers: { Location: `/items/${item.id}`, ETag: etag(item) } };
-  });
+  .handler(({ input: { body }, caller, idempotencyKey, jsonBody }) =>
+    create(body, { caller, idempotencyKey, payload: jsonBody }),
+  );

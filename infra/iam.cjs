@@ -6,7 +6,10 @@ const READ_INDEX = ['ITEM', 'STATS', 'T#*', 'D#*'];
 const PERMISSIONS = {
   listItems: [{ actions: ['dynamodb:Query'], keys: ['ITEM'] }],
   getItem: [{ actions: ['dynamodb:GetItem'], keys: ['ITEM'] }],
-  createItem: [{ actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], keys: ['ITEM', 'COUNTER'] }],
+  createItem: [
+    { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], keys: ['ITEM', 'COUNTER'] },
+    { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], keys: ['IDEM#*'] },
+  ],
   replaceItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ['ITEM'] }],
   patchItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ['ITEM'] }],
   deleteItem: [{ actions: ['dynamodb:DeleteItem'], keys: ['ITEM'] }],
@@ -17,6 +20,7 @@ const PERMISSIONS = {
     { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*'] },
     { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'STATS'] },
   ],
+  openapi: [],
 };
 
 /** Statements beyond the table: reading the stream, calling the one configured model. */

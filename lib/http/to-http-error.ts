@@ -3,6 +3,7 @@ import { ConfigError } from '../config.ts';
 import { GeneratorError, GeneratorTimeoutError, GeneratorUnavailableError } from '../generate/errors.ts';
 import {
   BadGatewayError,
+  ConflictError,
   GatewayTimeoutError,
   HttpError,
   InternalServerError,
@@ -11,6 +12,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../http-errors.ts';
+import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../idempotency/errors.ts';
 import { InvalidCursorError, ItemNotFoundError, VersionConflictError } from '../items/errors.ts';
 import { WriteContentionError } from '../items/repository.ts';
 
@@ -38,6 +40,12 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof VersionConflictError) return new PreconditionFailedError();
   if (error instanceof InvalidCursorError) {
     return new ValidationError([{ path: 'query.cursor', message: 'is not a cursor this service issued' }]);
+  }
+  if (error instanceof IdempotencyInProgressError) return new ConflictError(error.message);
+  if (error instanceof IdempotencyKeyReusedError) {
+    return new ValidationError([
+      { path: 'header.Idempotency-Key', message: 'was used with a different request body' },
+    ]);
   }
   if (error instanceof WriteContentionError) return new ServiceUnavailableError(1, error);
   if (error instanceof GeneratorTimeoutError) return new GatewayTimeoutError(error);

@@ -16,6 +16,8 @@ export interface ApiEvent<Input = unknown> extends APIGatewayProxyEventV2 {
   caller?: Caller | undefined;
   /** The `If-Match` version, when the header was sent. */
   ifMatch?: number | undefined;
+  /** The `Idempotency-Key`, when the header was sent. */
+  idempotencyKey?: string | undefined;
   /** The parsed JSON body. */
   jsonBody?: unknown;
   /** Path, query and body after validation. */

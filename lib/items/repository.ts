@@ -5,6 +5,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
@@ -30,7 +31,8 @@ export interface ItemRepository {
   get(id: number): Promise<Item>;
   /** The items among `ids` that exist (strongly consistent), keyed by id. */
   getMany(ids: readonly number[]): Promise<Map<number, Item>>;
-  create(fields: ItemWrite): Promise<Item>;
+  /** Creates an item; `alsoWrite` adds a write committed in the same transaction (an idempotency record). */
+  create(fields: ItemWrite, options?: { alsoWrite?: (item: Item) => Record<string, unknown> }): Promise<Item>;
   /** Replaces the writable fields with the result of `change`; retried on a lost race unless `ifMatch` is set. */
   update(id: number, change: (current: Item) => ItemWrite, options?: WriteOptions): Promise<Item>;
   delete(id: number, options?: WriteOptions): Promise<void>;
@@ -160,17 +162,20 @@ export function createItemRepository({
       return new Map(records.map(fromRecord).map((item) => [item.id, item]));
     },
 
-    async create(fields) {
+    async create(fields, { alsoWrite } = {}) {
       const id = await nextId();
       const timestamp = now().toISOString();
       const item: Item = { id, ...fields, createdAt: timestamp, updatedAt: timestamp, version: 1 };
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: toRecord(item),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      const put = {
+        TableName: tableName,
+        Item: toRecord(item),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      };
+      if (alsoWrite) {
+        await client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, alsoWrite(item)] }));
+      } else {
+        await client.send(new PutCommand(put));
+      }
       return item;
     },
 

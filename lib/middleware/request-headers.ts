@@ -3,8 +3,9 @@ import type { ApiEvent, HttpResult } from '../http/types.ts';
 import { BadRequestError } from '../http-errors.ts';
 
 const QUOTED_VERSION = /^"([1-9][0-9]{0,15})"$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
-/** Lower-cases header names and refuses malformed headers: two `Authorization` values, a bad `If-Match`. */
+/** Lower-cases header names and refuses malformed headers: two `Authorization` values, a bad `If-Match` or `Idempotency-Key`. */
 export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
   return {
     name: 'requestHeaders',
@@ -25,6 +26,13 @@ export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
           throw new BadRequestError('If-Match must be a quoted version, like "3"');
         }
         event.ifMatch = Number(version);
+      }
+      const idempotencyKey = headers['idempotency-key'];
+      if (idempotencyKey !== undefined) {
+        if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+          throw new BadRequestError('Idempotency-Key must be 1-255 visible ASCII characters');
+        }
+        event.idempotencyKey = idempotencyKey;
       }
     },
   };

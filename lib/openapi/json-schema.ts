@@ -17,6 +17,8 @@ import {
   typeGuardKeywords,
 } from './probes.ts';
 
+type JsonSchemaDefinition = NonNullable<JsonSchema['propertyNames']>;
+
 /** Where component schemas live in the document. */
 export const SCHEMA_REF = '#/components/schemas/';
 
@@ -27,6 +29,8 @@ export const SCHEMA_REF = '#/components/schemas/';
  */
 const lowercased = new WeakSet<JsonSchema>();
 const trimmed = new WeakSet<JsonSchema>();
+/** Property-name rules from a check, kept until a later `record` in the pipe has set its own key schema. */
+const nameRules = new WeakMap<JsonSchema, JsonSchemaDefinition>();
 const probed = new WeakMap<object, Keywords | undefined>();
 
 class SchemaConversionError extends Error {
@@ -64,6 +68,27 @@ function checkKeywords(action: object, schema: JsonSchema): Keywords | undefined
   return undefined;
 }
 
+/** Both schemas must hold for a property name: their keywords side by side, or `allOf` when they overlap. */
+function bothNames(
+  first: JsonSchemaDefinition | undefined,
+  second: JsonSchemaDefinition,
+): JsonSchemaDefinition {
+  if (first === undefined) return second;
+  if (typeof first === 'object' && typeof second === 'object') {
+    const overlap = Object.keys(first).some((key) => Object.hasOwn(second, key));
+    if (!overlap) return { ...first, ...second };
+  }
+  return { allOf: [first, second] };
+}
+
+/** Adds keywords to the schema being built; a `propertyNames` rule is also kept for a `record` that follows. */
+function addKeywords(schema: JsonSchema, { propertyNames, ...keywords }: Keywords): void {
+  Object.assign(schema, keywords);
+  if (propertyNames === undefined) return;
+  schema.propertyNames = bothNames(schema.propertyNames, propertyNames);
+  nameRules.set(schema, propertyNames);
+}
+
 /** Adds keywords for the actions the converter does not know; any other unconvertible action is an error. */
 function overrideAction({ valibotAction: action, jsonSchema, errors }: OverrideActionContext): undefined {
   switch (action.type) {
@@ -71,7 +96,7 @@ function overrideAction({ valibotAction: action, jsonSchema, errors }: OverrideA
       const keywords = checkKeywords(action, jsonSchema);
       const message: unknown = Reflect.get(action, 'message');
       if (!keywords) throw new SchemaConversionError(`The check "${String(message)}"`, ['no known bound']);
-      Object.assign(jsonSchema, keywords);
+      addKeywords(jsonSchema, keywords);
       return;
     }
     case 'to_lower_case':
@@ -93,11 +118,17 @@ function overrideAction({ valibotAction: action, jsonSchema, errors }: OverrideA
   }
 }
 
-function overrideSchema({ valibotSchema: schema, errors }: OverrideSchemaContext) {
+function overrideSchema({ valibotSchema: schema, jsonSchema, errors }: OverrideSchemaContext) {
+  // A record replaces `propertyNames` with its key schema; a rule an earlier check added still holds.
+  const names = nameRules.get(jsonSchema);
+  if (schema.type === 'record' && names !== undefined) {
+    jsonSchema.propertyNames = bothNames(jsonSchema.propertyNames, names);
+  }
   if (schema.type === 'custom') {
     const fn = predicateOf(schema, 'check');
     const keywords = fn && probeOnce(fn, schema, typeGuardKeywords);
-    if (!keywords) throw new SchemaConversionError(`The custom schema "${schema.expects}"`, ['not a type guard']);
+    if (!keywords)
+      throw new SchemaConversionError(`The custom schema "${schema.expects}"`, ['not a type guard']);
     return keywords;
   }
   if (errors) throw new SchemaConversionError(`The "${schema.type}" schema`, errors);

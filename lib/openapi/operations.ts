@@ -4,7 +4,7 @@ import { GenerateRequestSchema, GenerateResponseSchema } from '../generate/schem
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../http/types.ts';
 import { ItemListSchema, ItemPatchSchema, ItemSchema, ItemWriteSchema } from '../items/schema.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../search/schema.ts';
-import type { ErrorStatus, headers } from './components.ts';
+import type { ErrorStatus, headers } from './responses.ts';
 import { ErrorSchema, ItemNotFoundSchema, OpenApiDocumentSchema } from './schemas.ts';
 
 /** The component schemas: the very valibot schemas the handlers validate with. */
@@ -22,6 +22,19 @@ export const componentSchemaSources = {
   OpenApiDocument: OpenApiDocumentSchema,
 } satisfies Record<string, v.GenericSchema>;
 type SchemaName = keyof typeof componentSchemaSources;
+
+/** What JSON Schema cannot say about the component schemas (trimming, lowercasing, rules across fields). */
+export const componentDescriptions: Partial<Record<SchemaName, string>> = {
+  Item: 'An item, as every response carries it (contract §2).',
+  ItemWrite:
+    'The writable fields, for create and replace; fields left out take their defaults, any other key is a ' +
+    '422. `name` is trimmed first; tags are lowercased first and must be distinct.',
+  ItemPatch:
+    'A JSON Merge Patch of the writable fields: `null` returns a field to its default (inside `attributes`, ' +
+    'removes that key). The patched item must still be valid (at most 20 attributes).',
+  RetrieveRequest: '`query` is trimmed first; `filter.tags` are lowercased first.',
+  GenerateRequest: '`query` is trimmed first; `filter.tags` are lowercased first.',
+};
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

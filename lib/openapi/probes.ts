@@ -97,8 +97,7 @@ export function objectKeywords(predicate: Predicate): Keywords | undefined {
   // Object.fromEntries defines `__proto__` as an own property, as JSON.parse does.
   const refused = PROTOTYPE_KEYS.filter((key) => !test(Object.fromEntries([[key, 'x']])));
   if (refused.length === 0) return undefined;
-  // Not `propertyNames`: a record schema later in the same pipe sets that keyword and would overwrite it.
-  return { not: { anyOf: refused.map((key) => ({ required: [key] })) } };
+  return { propertyNames: { not: { enum: refused } } };
 }
 
 /** `uniqueItems` when the predicate accepts exactly the arrays without repeated items. */

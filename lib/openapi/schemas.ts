@@ -30,7 +30,7 @@ export const OpenApiDocumentSchema = v.pipe(
   v.looseObject({
     openapi: v.pipe(v.string(), v.startsWith('3.1.')),
     info: v.looseObject({ title: v.string(), version: v.string() }),
-    paths: v.record(v.string(), v.looseObject({})),
+    paths: v.record(v.string(), v.record(v.string(), v.unknown())),
   }),
   v.description('This API described in OpenAPI 3.1.'),
 );

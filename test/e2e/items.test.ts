@@ -472,3 +472,56 @@ describe('concurrency over HTTP', () => {
     expect((await call('GET', `/items/${item.id}`)).body).toStrictEqual(winner);
   });
 });
+
+describe('Idempotency-Key over HTTP', () => {
+  it('replays the first 201 for a repeat, refuses another body with 422 and a malformed key with 400', async () => {
+    const key = `key-${Date.now()}-${Math.random()}`;
+    const send = (body: unknown, k = key) =>
+      call('POST', '/items', { token: editor, body, headers: { 'idempotency-key': k } });
+    const first = await send({ name: 'Idempotent Boot' });
+    const again = await send({ name: 'Idempotent Boot' });
+    expect(first.status).toBe(201);
+    expect({ status: again.status, body: again.body, location: again.headers.get('location') }).toStrictEqual(
+      {
+        status: 201,
+        body: first.body,
+        location: first.headers.get('location'),
+      },
+    );
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(summary(await send({ name: 'Another Boot' }))).toStrictEqual(
+      error(422, {
+        error: 'Validation failed',
+        details: [{ path: 'header.Idempotency-Key', message: 'was used with a different request body' }],
+      }),
+    );
+    expect(summary(await send({ name: 'x' }, 'x'.repeat(256)))).toStrictEqual(
+      error(400, { error: 'Idempotency-Key must be 1-255 visible ASCII characters' }),
+    );
+  });
+
+  it('creates one item for a burst of identical requests', async () => {
+    const key = `burst-${Date.now()}-${Math.random()}`;
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call('POST', '/items', {
+          token: editor,
+          body: { name: 'Burst' },
+          headers: { 'idempotency-key': key },
+        }),
+      ),
+    );
+    const created = new Set(
+      replies.filter((r) => r.status === 201).map((r) => (r.body as { id: number }).id),
+    );
+    expect(created.size).toBe(1);
+    for (const reply of replies) expect([201, 409]).toContain(reply.status);
+    const later = await call('POST', '/items', {
+      token: editor,
+      body: { name: 'Burst' },
+      headers: { 'idempotency-key': key },
+    });
+    expect(later.status).toBe(201);
+    expect(created.has((later.body as { id: number }).id)).toBe(true);
+  });
+});

@@ -1,0 +1,140 @@
+import { toHttpError } from '../http/to-http-error.ts';
+import { JSON_MEDIA_TYPE, MAX_BODY_BYTES } from '../http/types.ts';
+import {
+  BadGatewayError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  GatewayTimeoutError,
+  type HttpError,
+  InternalServerError,
+  PayloadTooLargeError,
+  PreconditionFailedError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../http-errors.ts';
+import { createCursorCodec } from '../items/cursor.ts';
+import { ItemNotFoundError } from '../items/errors.ts';
+import { nextLink } from '../items/http.ts';
+import { SCHEMA_REF } from './json-schema.ts';
+
+/** Reusable response headers. */
+export const headers = {
+  ETag: {
+    description: "The item's version, quoted: send it back in `If-Match`.",
+    required: true,
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"1"'] },
+  },
+  Location: {
+    description: 'Where the new item is: `/items/{id}`.',
+    required: true,
+    schema: { type: 'string', examples: ['/items/42'] },
+  },
+  Link: {
+    description: 'Present when more items remain: `<URL>; rel="next"`, the URL of the next page.',
+    required: false,
+    schema: {
+      type: 'string',
+      examples: [nextLink('/items', 2, createCursorCodec('example'.repeat(5)).encode(2))],
+    },
+  },
+  'WWW-Authenticate': {
+    description:
+      'The bearer challenge: `Bearer realm="items"`, with `, error="invalid_token"` when a token was presented ' +
+      'and `, error="insufficient_scope"` on 403.',
+    required: true,
+    schema: { type: 'string', examples: [new UnauthorizedError(true).headers['WWW-Authenticate'] ?? ''] },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+} as const;
+type HeaderName = keyof typeof headers;
+
+/** One error response: its component name, and the body's schema with a real error of the service as example. */
+const errorResponse = (
+  name: string,
+  description: string,
+  example: HttpError,
+  withHeaders: readonly HeaderName[] = [],
+  schema: 'Error' | 'ItemNotFound' = 'Error',
+) => ({
+  name,
+  response: {
+    description,
+    ...(withHeaders.length > 0 && {
+      headers: Object.fromEntries(
+        withHeaders.map((header) => [header, { $ref: `#/components/headers/${header}` }]),
+      ),
+    }),
+    content: { [JSON_MEDIA_TYPE]: { schema: { $ref: `${SCHEMA_REF}${schema}` }, example: example.toJSON() } },
+  },
+});
+
+/** Every error status of contract §1. */
+export const errorResponses = {
+  400: errorResponse(
+    'BadRequest',
+    'The body is not valid JSON, or a header is malformed: two `Authorization` values, an `If-Match` that is ' +
+      'not a quoted version, an `Idempotency-Key` that is not 1–255 visible ASCII characters.',
+    new BadRequestError('Request body is not valid JSON'),
+  ),
+  401: errorResponse(
+    'Unauthorized',
+    'No credentials on a restricted operation, or credentials that fail verification (on any operation).',
+    new UnauthorizedError(true),
+    ['WWW-Authenticate'],
+  ),
+  403: errorResponse('Forbidden', 'The caller verified but has no permitted role.', new ForbiddenError(), [
+    'WWW-Authenticate',
+  ]),
+  404: errorResponse(
+    'ItemNotFound',
+    'No item has this id.',
+    toHttpError(new ItemNotFoundError(1)),
+    [],
+    'ItemNotFound',
+  ),
+  409: errorResponse(
+    'Conflict',
+    'A request with this `Idempotency-Key` is still in progress.',
+    new ConflictError(),
+  ),
+  412: errorResponse(
+    'PreconditionFailed',
+    '`If-Match` does not match the current version.',
+    new PreconditionFailedError(),
+  ),
+  413: errorResponse('PayloadTooLarge', 'The body is over 64 KiB.', new PayloadTooLargeError(MAX_BODY_BYTES)),
+  415: errorResponse(
+    'UnsupportedMediaType',
+    'Wrong or missing `Content-Type`.',
+    new UnsupportedMediaTypeError([JSON_MEDIA_TYPE]),
+  ),
+  422: errorResponse(
+    'ValidationFailed',
+    'The values fail validation (body fields, path or query parameters); `details` lists every problem.',
+    new ValidationError([{ path: 'name', message: 'must not be empty' }]),
+  ),
+  429: errorResponse('TooManyRequests', 'Throttled.', new TooManyRequestsError(1)),
+  500: errorResponse('InternalServerError', 'Unexpected failure.', new InternalServerError()),
+  502: errorResponse('BadGateway', 'The generator or the database failed.', new BadGatewayError()),
+  503: errorResponse(
+    'ServiceUnavailable',
+    'The generator or the database is unavailable.',
+    new ServiceUnavailableError(1),
+    ['Retry-After'],
+  ),
+  504: errorResponse('GatewayTimeout', 'The generator or the database timed out.', new GatewayTimeoutError()),
+} as const;
+export type ErrorStatus = keyof typeof errorResponses;
+
+/** `components.responses`: the error responses by name. */
+export const responseComponents = Object.fromEntries(
+  Object.values(errorResponses).map(({ name, response }) => [name, response]),
+);
