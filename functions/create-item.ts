@@ -6,8 +6,10 @@ import { ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { authenticate } from '../lib/middleware/authenticate.ts';
 import { httpResponse } from '../lib/middleware/http-response.ts';
 import { jsonBody } from '../lib/middleware/json-body.ts';
+import { observe } from '../lib/middleware/observe.ts';
 import { requestHeaders } from '../lib/middleware/request-headers.ts';
 import { type InputOf, validateInput, validateOutput } from '../lib/middleware/validate.ts';
+import { logger, metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
 const inputs = { body: ItemWriteSchema };
@@ -18,6 +20,7 @@ const create = createItemOperation({
 });
 
 export const handler = middy<ApiEvent<InputOf<typeof inputs>>, HttpResult>()
+  .use(observe('createItem', { logger, metrics }))
   .use(httpResponse())
   .use(requestHeaders())
   .use(authenticate(verifier, 'createItem'))

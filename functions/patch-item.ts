@@ -11,8 +11,10 @@ import { ItemPatchSchema, ItemPathSchema, ItemSchema, ItemWriteSchema } from '..
 import { authenticate } from '../lib/middleware/authenticate.ts';
 import { httpResponse } from '../lib/middleware/http-response.ts';
 import { jsonBody } from '../lib/middleware/json-body.ts';
+import { observe } from '../lib/middleware/observe.ts';
 import { requestHeaders } from '../lib/middleware/request-headers.ts';
 import { type InputOf, validateInput, validateOutput } from '../lib/middleware/validate.ts';
+import { logger, metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { parseOrReject } from '../lib/validation.ts';
 
@@ -20,6 +22,7 @@ const inputs = { path: ItemPathSchema, body: ItemPatchSchema };
 const { items, verifier } = getRuntime();
 
 export const handler = middy<ApiEvent<InputOf<typeof inputs>>, HttpResult>()
+  .use(observe('patchItem', { logger, metrics }))
   .use(httpResponse())
   .use(requestHeaders())
   .use(authenticate(verifier, 'patchItem'))

@@ -3,8 +3,10 @@ import type { ApiEvent, HttpResult } from '../lib/http/types.ts';
 import { authenticate } from '../lib/middleware/authenticate.ts';
 import { httpResponse } from '../lib/middleware/http-response.ts';
 import { jsonBody } from '../lib/middleware/json-body.ts';
+import { observe } from '../lib/middleware/observe.ts';
 import { requestHeaders } from '../lib/middleware/request-headers.ts';
 import { type InputOf, validateInput, validateOutput } from '../lib/middleware/validate.ts';
+import { logger, metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { createSearch } from '../lib/search/query.ts';
 import { createRetriever } from '../lib/search/retrieve.ts';
@@ -15,6 +17,7 @@ const { client, config, items, verifier } = getRuntime();
 const retrieve = createRetriever({ search: createSearch({ client, tableName: config.tableName }), items });
 
 export const handler = middy<ApiEvent<InputOf<typeof inputs>>, HttpResult>()
+  .use(observe('retrieve', { logger, metrics }))
   .use(httpResponse())
   .use(requestHeaders())
   .use(authenticate(verifier, 'retrieve'))

@@ -1,44 +1,54 @@
 import { logger } from './logger.ts';
 
 type Cleanup = () => unknown;
-const cleanups: { name: string; run: Cleanup }[] = [];
-let shuttingDown: Promise<void> | undefined;
 
-/** Registers a cleanup to run once on shutdown (SIGTERM, or the local stack stopping). */
-export function onShutdown(name: string, run: Cleanup): void {
-  cleanups.push({ name, run });
+export interface Lifecycle {
+  /** Registers a cleanup to run once on shutdown. */
+  onShutdown(name: string, run: Cleanup): void;
+  /** Runs every cleanup once, last registered first; one that throws or hangs does not stop the rest. */
+  shutdown(): Promise<void>;
 }
 
-/** Runs every registered cleanup once, last registered first; one that throws or hangs does not stop the rest. */
-export function shutdown(timeoutMs = 500): Promise<void> {
-  shuttingDown ??= (async () => {
-    for (const { name, run } of cleanups.splice(0).reverse()) {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          logger.warn('cleanup timed out', { cleanup: name, timeoutMs });
-          resolve();
-        }, timeoutMs);
-      });
-      try {
-        await Promise.race([Promise.resolve().then(run), timedOut]);
-      } catch (error) {
-        logger.error('cleanup failed', { cleanup: name, error });
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-  })();
-  return shuttingDown;
+/** A set of shutdown cleanups, each bounded by `timeoutMs`, run at most once however often shutdown is asked. */
+export function createLifecycle({ timeoutMs = 500 }: { timeoutMs?: number } = {}): Lifecycle {
+  const cleanups: { name: string; run: Cleanup }[] = [];
+  let done: Promise<void> | undefined;
+  return {
+    onShutdown(name, run) {
+      cleanups.push({ name, run });
+    },
+    shutdown() {
+      done ??= (async () => {
+        for (const { name, run } of cleanups.splice(0).reverse()) {
+          let timer: NodeJS.Timeout | undefined;
+          const timedOut = new Promise<'timeout'>((resolve) => {
+            timer = setTimeout(() => resolve('timeout'), timeoutMs);
+          });
+          try {
+            const outcome = await Promise.race([Promise.resolve().then(run), timedOut]);
+            if (outcome === 'timeout') logger.warn('cleanup timed out', { cleanup: name, timeoutMs });
+          } catch (error) {
+            logger.error('cleanup failed', { cleanup: name, error });
+          } finally {
+            clearTimeout(timer);
+          }
+        }
+      })();
+      return done;
+    },
+  };
 }
+
+/** The process's lifecycle: cleanups run when Lambda (extensions registered) or the local stack sends SIGTERM. */
+export const lifecycle = createLifecycle();
 
 let installed = false;
 
-/** Runs the cleanups when Lambda (or the local runner) sends SIGTERM. */
+/** Runs the process's cleanups on SIGTERM, then exits. */
 export function installShutdownHook(): void {
   if (installed) return;
   installed = true;
   process.once('SIGTERM', () => {
-    void shutdown().finally(() => process.exit(0));
+    void lifecycle.shutdown().finally(() => process.exit(0));
   });
 }

@@ -4,7 +4,9 @@ import { type Config, getConfig } from './config.ts';
 import { createDocumentClient } from './dynamodb/client.ts';
 import { type CursorCodec, createCursorCodec } from './items/cursor.ts';
 import { createItemRepository, type ItemRepository } from './items/repository.ts';
-import { installShutdownHook, onShutdown } from './lifecycle.ts';
+import { installShutdownHook, lifecycle } from './lifecycle.ts';
+import { logger } from './logger.ts';
+import { metrics } from './observability.ts';
 
 export interface Runtime {
   config: Config;
@@ -21,13 +23,20 @@ export function getRuntime(): Runtime {
   if (runtime) return runtime;
   const config = getConfig();
   const client = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
-  onShutdown('dynamodb', () => client.destroy());
+  const verifier = createTokenVerifier(config.auth);
+  // Fetch the pool's JWKS during init rather than on the first request (a no-op for the local issuer).
+  verifier
+    .hydrate()
+    .catch((error: unknown) => logger.warn('JWKS prefetch failed; will fetch on demand', { error }));
+  lifecycle.onShutdown('dynamodb client', () => client.destroy());
+  lifecycle.onShutdown('metrics', () => metrics.publishStoredMetrics());
+  lifecycle.onShutdown('logs', () => logger.flushBuffer());
   installShutdownHook();
   runtime = {
     config,
     client,
     items: createItemRepository({ client, tableName: config.tableName }),
-    verifier: createTokenVerifier(config.auth),
+    verifier,
     cursors: createCursorCodec(config.cursorKey),
   };
   return runtime;

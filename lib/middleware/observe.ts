@@ -1,0 +1,52 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { Operation } from '../auth/policy.ts';
+import type { ApiEvent, HttpResult } from '../http/types.ts';
+
+interface Telemetry {
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * Outermost in every chain: one structured log line per request (request id, route, status, latency and the
+ * caller's `sub` — never the token) and the operation's metrics (requests, errors, latency), flushed per request.
+ */
+export function observe(
+  operation: Operation,
+  { logger, metrics }: Telemetry,
+): MiddlewareObj<ApiEvent, HttpResult> {
+  let started = 0;
+  const record = (request: Request<ApiEvent, HttpResult>) => {
+    const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+    const status = request.response?.statusCode ?? 500;
+    const route = `${request.event.requestContext?.http?.method ?? ''} ${request.event.rawPath ?? ''}`.trim();
+    const fields = {
+      operation,
+      route,
+      status,
+      latencyMs,
+      ...(request.event.caller ? { sub: request.event.caller.sub } : {}),
+    };
+    if (status >= 500) logger.error('request', fields);
+    else logger.info('request', fields);
+    metrics.addDimension('operation', operation);
+    metrics.addMetric('requests', MetricUnit.Count, 1);
+    metrics.addMetric('errors', MetricUnit.Count, status >= 500 ? 1 : 0);
+    metrics.addMetric('clientErrors', MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0);
+    metrics.addMetric('latency', MetricUnit.Milliseconds, latencyMs);
+    metrics.publishStoredMetrics();
+    logger.resetKeys();
+  };
+  return {
+    name: 'observe',
+    before: (request) => {
+      started = performance.now();
+      logger.addContext(request.context);
+      logger.appendKeys({ requestId: request.context.awsRequestId });
+    },
+    after: record,
+    onError: record,
+  };
+}

@@ -1,0 +1,98 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ApiEvent, HttpResult } from '../../lib/http/types.ts';
+import { NotFoundError } from '../../lib/http-errors.ts';
+import { httpResponse } from '../../lib/middleware/http-response.ts';
+import { observe } from '../../lib/middleware/observe.ts';
+
+const context = { awsRequestId: 'req-123', functionName: 'items-test-getItem' } as Context;
+const event = (caller?: { sub: string }) =>
+  ({
+    rawPath: '/items/7',
+    headers: { authorization: 'Bearer SECRET.TOKEN.VALUE' },
+    requestContext: { http: { method: 'GET' } },
+    ...(caller ? { caller: { ...caller, username: caller.sub, groups: [] } } : {}),
+  }) as unknown as ApiEvent;
+
+/** Runs a chain and returns the JSON lines it wrote to stdout and stderr (the real Powertools output). */
+async function run(handler: () => Promise<HttpResult>, caller?: { sub: string }) {
+  const lines: string[] = [];
+  const capture = (chunk: unknown) => {
+    lines.push(String(chunk));
+    return true;
+  };
+  const spies = [
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+  ];
+  try {
+    const telemetry = {
+      logger: new Logger({ serviceName: 'items', logLevel: 'INFO' }),
+      metrics: new Metrics({ namespace: 'Test', serviceName: 'items' }),
+    };
+    const chain = middy<ApiEvent, HttpResult>()
+      .use(observe('getItem', telemetry))
+      .use(httpResponse())
+      .handler(handler);
+    const response = await chain(event(caller), context);
+    return {
+      response,
+      records: lines
+        .flatMap((l) => l.split('\n'))
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('observe middleware', () => {
+  it('logs one structured line per request with request id, route, status, latency and sub — never the token', async () => {
+    const { records } = await run(async () => ({ statusCode: 200, body: { ok: true } }), { sub: 'user-9' });
+    const log = records.find((r) => r.message === 'request');
+    expect(log).toMatchObject({
+      level: 'INFO',
+      service: 'items',
+      requestId: 'req-123',
+      function_request_id: 'req-123',
+      operation: 'getItem',
+      route: 'GET /items/7',
+      status: 200,
+      latencyMs: expect.any(Number),
+      sub: 'user-9',
+    });
+    expect(JSON.stringify(records)).not.toContain('SECRET');
+  });
+
+  it('emits requests, errors and latency per operation in embedded metric format', async () => {
+    const { records } = await run(async () => {
+      throw new Error('boom');
+    });
+    const emf = records.find((r) => r._aws);
+    expect(emf._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'Test',
+      Dimensions: [expect.arrayContaining(['service', 'operation'])],
+      Metrics: expect.arrayContaining([
+        { Name: 'requests', Unit: 'Count' },
+        { Name: 'errors', Unit: 'Count' },
+        { Name: 'latency', Unit: 'Milliseconds' },
+      ]),
+    });
+    expect(emf).toMatchObject({ operation: 'getItem', requests: 1, errors: 1, clientErrors: 0 });
+    expect(records.find((r) => r.message === 'request')).toMatchObject({ level: 'ERROR', status: 500 });
+  });
+
+  it('counts a client error without calling it a server error', async () => {
+    const { response, records } = await run(async () => {
+      throw new NotFoundError('Item not found');
+    });
+    expect(response.statusCode).toBe(404);
+    expect(records.find((r) => r._aws)).toMatchObject({ errors: 0, clientErrors: 1 });
+  });
+});
