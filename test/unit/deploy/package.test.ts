@@ -1,0 +1,185 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// `osls package --stage prod` needs no AWS credentials: build the real CloudFormation and check what it grants.
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
+let resources: Record<string, Resource>;
+
+beforeAll(async () => {
+  const out = await mkdtemp(join(tmpdir(), 'items-package-'));
+  await promisify(execFile)(
+    process.execPath,
+    [
+      'node_modules/serverless/bin/serverless.js',
+      'package',
+      '--stage',
+      'prod',
+      '--package',
+      out,
+      '--param=generator=bedrock',
+      `--param=bedrockModelId=${MODEL}`,
+    ],
+    { cwd: ROOT, env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '' } },
+  );
+  resources = JSON.parse(
+    await readFile(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),
+  ).Resources;
+}, 180_000);
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const TABLE_ARN = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
+interface Statement {
+  Effect: string;
+  Action: string[];
+  Resource: unknown[];
+  Condition?: Record<string, Record<string, string[]>>;
+}
+const statementsOf = (role: Resource) =>
+  (role.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[]).flatMap(
+    (p) => p.PolicyDocument.Statement,
+  );
+
+describe('osls package --stage prod', () => {
+  it('creates the table with point-in-time recovery, deletion protection, stream and TTL', () => {
+    expect(resources.ItemsTable).toMatchObject({
+      Type: 'AWS::DynamoDB::Table',
+      DeletionPolicy: 'Retain',
+      Properties: {
+        TableName: 'items-prod',
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      },
+    });
+  });
+
+  it('creates the user pool, its app client and the reader, editor and admin groups, and passes their ids', () => {
+    expect(resources.UserPool).toMatchObject({
+      Type: 'AWS::Cognito::UserPool',
+      Properties: { UserPoolName: 'items-prod', DeletionProtection: 'ACTIVE' },
+    });
+    expect(resources.UserPoolClient).toMatchObject({
+      Type: 'AWS::Cognito::UserPoolClient',
+      Properties: { GenerateSecret: false },
+    });
+    const groups = ofType('AWS::Cognito::UserPoolGroup')
+      .map(([, g]) => g.Properties.GroupName)
+      .sort();
+    expect(groups).toStrictEqual(['admin', 'editor', 'reader']);
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+        COGNITO_USER_POOL_ID: { Ref: 'UserPool' },
+        COGNITO_CLIENT_ID: { Ref: 'UserPoolClient' },
+        TABLE_NAME: 'items-prod',
+      });
+    }
+  });
+
+  it('throttles the HTTP API per stage, allows the stage origins and keeps logs a year', () => {
+    expect(resources.HttpApiStage?.Properties.DefaultRouteSettings).toStrictEqual({
+      ThrottlingRateLimit: 500,
+      ThrottlingBurstLimit: 1000,
+    });
+    expect(resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
+      AllowOrigins: ['https://items.example.com'],
+    });
+    for (const [, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays).toBe(365);
+  });
+
+  it('bundles every function as minified ESM on the Node 22 runtime with a role of its own', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(10);
+    const roles = new Set<string>();
+    for (const [name, fn] of functions) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+      const role = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(role, name).toBe(name.replace(/LambdaFunction$/, 'Role'));
+      roles.add(role);
+    }
+    expect(roles.size).toBe(functions.length);
+  });
+
+  it('scopes every IAM statement: no wildcard resource or action, DynamoDB only on this table and its keys', () => {
+    for (const [name, role] of ofType('AWS::IAM::Role')) {
+      if (!name.endsWith('Role') || name === 'IamRoleLambdaExecution') continue;
+      for (const statement of statementsOf(role)) {
+        expect(statement.Effect).toBe('Allow');
+        expect(statement.Resource.length, name).toBeGreaterThan(0);
+        for (const resource of statement.Resource) expect(resource, name).not.toBe('*');
+        for (const action of statement.Action) expect(action, name).not.toMatch(/\*/);
+        const services = new Set(statement.Action.map((a) => a.split(':')[0]));
+        expect(services.size, name).toBe(1);
+        if (services.has('logs')) {
+          const fn = name.replace(/Role$/, '');
+          expect(JSON.stringify(statement.Resource)).toContain(
+            `/aws/lambda/items-prod-${fn.charAt(0).toLowerCase()}${fn.slice(1)}:*`,
+          );
+        }
+        if (
+          services.has('dynamodb') &&
+          !statement.Action.some((a) => /Stream|GetRecords|GetShardIterator/.test(a))
+        ) {
+          expect(statement.Resource, name).toStrictEqual([TABLE_ARN]);
+          expect(
+            statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']?.length,
+            name,
+          ).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('grants each function only the actions it makes', () => {
+    const actions = (role: string) =>
+      [...new Set(statementsOf(resources[role] as Resource).flatMap((s) => s.Action))].sort();
+    expect(actions('GetItemRole')).toStrictEqual([
+      'dynamodb:GetItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    expect(actions('ListItemsRole')).toStrictEqual([
+      'dynamodb:Query',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    expect(actions('DeleteItemRole')).toStrictEqual([
+      'dynamodb:DeleteItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    expect(actions('RetrieveRole')).toStrictEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+  });
+
+  it('lets generate invoke only the configured model, and nothing else call Bedrock', () => {
+    for (const [name, role] of ofType('AWS::IAM::Role')) {
+      const bedrock = statementsOf(role).filter((s) => s.Action.some((a) => a.startsWith('bedrock:')));
+      if (name !== 'GenerateRole') {
+        expect(bedrock, name).toStrictEqual([]);
+        continue;
+      }
+      expect(bedrock).toStrictEqual([
+        {
+          Effect: 'Allow',
+          Action: ['bedrock:InvokeModel'],
+          Resource: [
+            { 'Fn::Sub': `arn:\${AWS::Partition}:bedrock:\${AWS::Region}::foundation-model/${MODEL}` },
+          ],
+        },
+      ]);
+    }
+  });
+});
