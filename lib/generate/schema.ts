@@ -1,26 +1,13 @@
 import * as v from 'valibot';
-import { jsonObject, maxChars, minChars } from '../items/schema.ts';
+import { integerBetween, jsonObject, queryText } from '../items/schema.ts';
 import { FilterSchema } from '../search/schema.ts';
-
-const integer = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
 
 /** `POST /generate` body (contract §6). */
 export const GenerateRequestSchema = jsonObject({
-  query: v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    minChars(1, 'must not be empty'),
-    maxChars(2000, 'must be at most 2000 characters'),
-  ),
-  topK: v.optional(integer(1, 20), 5),
+  query: queryText(2000),
+  topK: v.optional(integerBetween(1, 20), 5),
   filter: v.optional(FilterSchema),
-  maxTokens: v.optional(integer(1, 2048), 512),
+  maxTokens: v.optional(integerBetween(1, 2048), 512),
   temperature: v.optional(
     v.pipe(
       v.number('must be a number'),

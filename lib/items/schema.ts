@@ -26,6 +26,24 @@ export const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
     v.strictObject(entries, objectMessage),
   );
 
+/** An integer from `min` to `max`, with the contract's messages. */
+export const integerBetween = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+/** A query text: trimmed, 1 to `max` characters. */
+export const queryText = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    minChars(1, 'must not be empty'),
+    maxChars(max, `must be at most ${max} characters`),
+  );
+
 const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,26 +3,11 @@ import {
   ATTRIBUTE_KEY,
   AttributeValueSchema,
   ItemSchema,
+  integerBetween,
   jsonObject,
-  maxChars,
-  minChars,
+  queryText,
   TagSchema,
 } from '../items/schema.ts';
-
-const QueryText = (max: number) =>
-  v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    minChars(1, 'must not be empty'),
-    maxChars(max, `must be at most ${max} characters`),
-  );
-const integer = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
 
 export const FilterSchema = jsonObject({
   tags: v.optional(
@@ -42,8 +27,8 @@ export type Filter = v.InferOutput<typeof FilterSchema>;
 
 /** `POST /retrieve` body (contract §5). */
 export const RetrieveRequestSchema = jsonObject({
-  query: QueryText(500),
-  topK: v.optional(integer(1, 50), 5),
+  query: queryText(500),
+  topK: v.optional(integerBetween(1, 50), 5),
   filter: v.optional(FilterSchema),
   minScore: v.optional(
     v.pipe(v.number('must be a number'), v.finite(), v.minValue(0, 'must be at least 0')),
