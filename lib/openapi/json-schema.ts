@@ -154,10 +154,7 @@ export function componentSchemas<T extends Record<string, v.GenericSchema>>(sche
   return toJsonSchemaDefs(schemas, config('ignore'));
 }
 
-/**
- * One schema for path, query or header values: the input side of the pipeline only (strings as they arrive,
- * before `v.transform(Number)`).
- */
+/** A schema for path, query or header values: the strings as they arrive, before any `v.transform(Number)`. */
 export function parameterSchema(schema: v.GenericSchema): JsonSchema {
   const { $schema: _, ...rest } = toJsonSchema(schema, config('input'));
   return rest;

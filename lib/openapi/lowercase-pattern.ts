@@ -10,11 +10,10 @@ class UnsupportedPatternError extends Error {
   }
 }
 
-/**
- * The pattern an input must match so that its lowercase form matches `source` — what a `v.toLowerCase()`
- * followed by `v.regex(…)` accepts, in a form JSON Schema can state (it has no regex flags): `^[a-z0-9-]{1,50}$`
- * becomes `^[a-zA-Z0-9-]{1,50}$`. Supports ASCII patterns written in lowercase; anything else throws.
- */
+// JSON Schema patterns have no flags, so what `v.toLowerCase()` then `v.regex(…)` accepts is spelled out:
+// `^[a-z0-9-]{1,50}$` becomes `^[a-zA-Z0-9-]{1,50}$`. Only ASCII patterns written in lowercase are supported.
+
+/** The pattern an input must match so that its lowercase form matches `source`; throws when it cannot say. */
 export function lowercaseInputPattern(source: string): string {
   const fail = (reason: string): never => {
     throw new UnsupportedPatternError(source, reason);

@@ -64,12 +64,10 @@ const isOneStep = (pass: (n: number) => boolean, step: number, points = samplePo
   return points.every((n) => pass(n) === (n < step ? before : !before));
 };
 
-/**
- * Bounds on a string's length in code points (what JSON Schema's `minLength`/`maxLength` count). Astral
- * characters count once, so a check on UTF-16 length is not mistaken for one.
- */
+/** Bounds on a string's length in code points, which is what JSON Schema's `minLength`/`maxLength` count. */
 export function stringLengthKeywords(predicate: Predicate): Keywords | undefined {
   const test = safely(predicate);
+  // An astral character is one code point but two UTF-16 units: a check on `.length` gives itself away.
   const units = ['a', 'é', '😀', 'Z'];
   const pass = (n: number, unit = 'a') => test(unit.repeat(n));
   const step = findStep(pass, STRING_LIMIT);
