@@ -35,6 +35,7 @@ function extraStatements(fn, { modelArn }) {
       {
         Effect: 'Allow',
         Action: ['dynamodb:ListStreams'],
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder, not JavaScript.
         Resource: [{ 'Fn::Sub': '${ItemsTable.Arn}/stream/*' }],
       },
     ];

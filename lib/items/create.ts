@@ -24,11 +24,9 @@ export function createItemOperation({
   ): Promise<StoredResponse> => {
     if (request.idempotencyKey === undefined || !request.caller) return created(await items.create(fields));
     const scope = { caller: request.caller.sub, key: request.idempotencyKey, payload: request.payload };
-    const result = await once(scope, async (commit) => {
-      let response: StoredResponse | undefined;
-      const item = await items.create(fields, { alsoWrite: (item) => commit((response = created(item))) });
-      return response ?? created(item);
-    });
+    const result = await once(scope, async (commit) =>
+      created(await items.create(fields, { alsoWrite: (item) => commit(created(item)) })),
+    );
     const { replayed, ...response } = result;
     return replayed
       ? { ...response, headers: { ...response.headers, 'Idempotent-Replayed': 'true' } }
