@@ -24,6 +24,8 @@ export function localEnv(
     CURSOR_KEY: cursorKey,
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
     TABLE_NAME: LOCAL_TABLE,
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
   };
 }
 

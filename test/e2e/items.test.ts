@@ -422,28 +422,6 @@ describe('statuses of contract §1', () => {
   });
 });
 
-describe('failures', () => {
-  it('answers 500 {"error":"Internal server error"} without internals when a stored item breaks the schema', async () => {
-    const client = documentClient();
-    await client.send(
-      new PutCommand({
-        TableName: stack.tableName,
-        Item: {
-          ...itemKey(8_000_000_001),
-          id: 8_000_000_001,
-          name: '',
-          tags: 'x',
-          attributes: '{',
-          version: 0,
-        },
-      }),
-    );
-    client.destroy();
-    const reply = await call('GET', '/items/8000000001');
-    expect(summary(reply)).toStrictEqual(error(500, { error: 'Internal server error' }));
-  });
-});
-
 describe('concurrency over HTTP', () => {
   it('gives 50 parallel creates 50 distinct ids', async () => {
     const replies = await Promise.all(
@@ -451,7 +429,10 @@ describe('concurrency over HTTP', () => {
         call('POST', '/items', { token: editor, body: { name: `parallel ${i}` } }),
       ),
     );
-    expect(replies.map((r) => r.status)).toStrictEqual(Array(50).fill(201));
+    const unexpected = replies
+      .filter((r) => r.status !== 201)
+      .map((r) => ({ status: r.status, body: r.body }));
+    expect(unexpected).toStrictEqual([]);
     expect(new Set(replies.map((r) => (r.body as { id: number }).id)).size).toBe(50);
   });
 
