@@ -162,7 +162,12 @@ export function createIndexer({
 
   return {
     async reindexItem(id) {
-      for (let attempt = 1; attempt <= 10; attempt++) {
+      for (let attempt = 1; attempt <= 20; attempt++) {
+        // Rebuilds of one item that race each other's compare-and-swap back off, so one of them wins.
+        if (attempt > 1)
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.random() * Math.min(500, 10 * 2 ** attempt)),
+          );
         const [item, doc] = await Promise.all([readItem(id), readDoc(id)]);
         if (!item && !doc) return 'unchanged';
         const unfinished = doc?.pending ?? [];

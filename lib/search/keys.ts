@@ -12,7 +12,7 @@ export const STATS_KEY = { pk: 'STATS', sk: 'CORPUS' } as const;
 export const POSTING_PREFIX = 'P#';
 
 /** The fixed document length impacts are computed at, so a posting's key never depends on corpus state. */
-export const REFERENCE_LENGTH = 32;
+export const REFERENCE_LENGTH = 64;
 
 export const termPk = (term: string): string => `T#${term}`;
 export const dfKey = (term: string) => ({ pk: termPk(term), sk: 'DF' });
