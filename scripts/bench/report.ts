@@ -172,21 +172,16 @@ if (scaleData?.unitsGrow) {
     return calls.reduce((a, b) => a + b, 0) / Math.max(1, calls.length);
   };
   scaleNote = `
-### Why read units grow with the collection (the floor)
+### Why read units still grow for some queries (the floor)
 
 Impacts are quantized at \`REFERENCE_LENGTH\` = ${REFERENCE_LENGTH} tokens, and the query bounds an unread posting by
-impact × max(1, avgdl / ${REFERENCE_LENGTH}). These items average **${avgdl.toFixed(1)} indexed tokens**, so the bound is
-${(avgdl / REFERENCE_LENGTH).toFixed(2)} × the impact: the threshold algorithm must read every posting whose impact exceeds
-the k-th score ÷ ${(avgdl / REFERENCE_LENGTH).toFixed(2)}, a fixed *fraction* of a common term's posting list — which grows
-with the collection. Rare terms (short lists) stay flat; the growth is in the common-term queries (per-query table).
-With the reference length at or above the collection's average length the bound factor is 1 (lib/search/keys.ts;
-a reindex rewrites the posting keys) — not done here, as the index code is outside this benchmark's scope.
-Measured once on a scratch copy with \`REFERENCE_LENGTH = 64\` (same collection and queries, 1k → 5k → 10k; not part
-of \`npm run bench\`): single-term queries level off at 16.5–17.5 RCU — the fixed cost of the top 10's doc records and
-items — (\`couton\` 17.5 / 17.5 / 17.5 RCU, against 23.5 → 89.5 here), median RCU per query 18.5 → 19.5 → 23.0,
-p50 at 10k ÷ p50 at 1k = 0.92. Queries of two or three *common* terms still grow (e.g. \`couton vastorux pubroux\`
-32.5 → 102.5): the threshold algorithm reads each list until the sum of the unread bounds drops below the k-th
-score, and for several long lists that depth grows with the lists — the floor of this query plan. Latency follows
+impact × max(1, avgdl / ${REFERENCE_LENGTH}). These items average **${avgdl.toFixed(1)} indexed tokens**, so the bound factor is
+${Math.max(1, avgdl / REFERENCE_LENGTH).toFixed(2)}: with the reference length at or above the average (it was 32 until this
+benchmark showed the bound 1.9× too loose, which made even single-term queries read a fixed *fraction* of a growing list),
+single-term queries stay flat at the fixed cost of the top 10's doc records and items (per-query table). Queries of two or
+three *common* terms still grow: the threshold algorithm reads each list until the sum of the unread bounds drops
+below the k-th score, and for several long lists that depth grows with the lists — the floor of this query plan
+(a block-max bound per list would be the next step). Latency follows
 the calls: DynamoDB calls per query here grow from ${callsPerQuery(0).toFixed(1)} at 1k to
 ${callsPerQuery(scaleData.results.length - 1).toFixed(1)} at the largest size, each a round trip.
 `;
