@@ -18,7 +18,12 @@ export function createDocumentClient({
   const client = new DynamoDBClient({
     region,
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: requestTimeoutMs },
+    // Without throwOnRequestTimeout the SDK only logs a warning and waits on a stalled connection forever.
+    requestHandler: {
+      connectionTimeout: 1000,
+      requestTimeout: requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });

@@ -21,6 +21,8 @@ export function createCursorCodec(key: string): CursorCodec {
       const match = /^(c1\.([0-9a-z]{1,11}))\.([A-Za-z0-9_-]{22})$/.exec(cursor);
       if (!match?.[1] || !match[2] || !match[3]) throw new InvalidCursorError();
       const given = Buffer.from(match[3], 'base64url');
+      // The last base64url character carries 4 unused bits: accept only the spelling the service issues.
+      if (given.toString('base64url') !== match[3]) throw new InvalidCursorError();
       if (given.length !== 16 || !timingSafeEqual(given, mac(match[1]))) throw new InvalidCursorError();
       const lastId = Number.parseInt(match[2], 36);
       if (!Number.isSafeInteger(lastId) || lastId < 1) throw new InvalidCursorError();

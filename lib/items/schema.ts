@@ -79,7 +79,7 @@ export const AttributeValueSchema = v.union(
 );
 
 /** An object check that also refuses the keys valibot's record would silently drop. */
-const attributeMap = <T extends v.GenericSchema>(value: T) =>
+export const attributeMap = <T extends v.GenericSchema>(value: T) =>
   v.pipe(
     v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
     v.check((o) => !RESERVED_KEYS.some((k) => Object.hasOwn(o, k)), 'must not use a reserved key'),

@@ -9,9 +9,11 @@ export function jsonBody(
   return {
     name: 'jsonBody',
     before: ({ event }) => {
-      const raw = event.isBase64Encoded
-        ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
-        : (event.body ?? '');
+      // API Gateway always sends a string; serverless-offline passes a bare JSON scalar body through as a value.
+      const body: unknown = event.body;
+      const text =
+        typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
+      const raw = event.isBase64Encoded ? Buffer.from(text, 'base64').toString('utf8') : text;
       if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
       const mediaType = event.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
       if (!mediaType || !mediaTypes.includes(mediaType)) throw new UnsupportedMediaTypeError(mediaTypes);

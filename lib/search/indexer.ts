@@ -6,11 +6,21 @@ import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
 import { saturation, termFrequencies } from './bm25.ts';
 import { dfKey, docKey, impactOf, postingSk, REFERENCE_LENGTH, STATS_KEY, termPk } from './keys.ts';
+import { TermsText } from './terms.ts';
 import { itemText, tokenize } from './tokenizer.ts';
 
-const Indexed = v.object({ version: v.number(), dl: v.number(), terms: v.record(v.string(), v.number()) });
+const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: TermsText });
+const Indexed = v.object({
+  version: v.number(),
+  dl: v.number(),
+  terms: v.custom<Record<string, number>>(() => true),
+});
 // `pending` lists the targets of rebuilds that started and did not commit: their postings may exist.
-const DocSchema = v.object({ ...Indexed.entries, rev: v.number(), pending: v.optional(v.array(Indexed)) });
+const DocSchema = v.object({
+  ...StoredIndexed.entries,
+  rev: v.number(),
+  pending: v.optional(v.array(StoredIndexed)),
+});
 type Indexed = v.InferOutput<typeof Indexed>;
 type Doc = v.InferOutput<typeof DocSchema>;
 interface Posting {
@@ -19,6 +29,13 @@ interface Posting {
   tf: number;
   dl: number;
 }
+
+/** The stored form of an indexed state. */
+const stored = (state: Indexed) => ({
+  version: state.version,
+  dl: state.dl,
+  terms: JSON.stringify(state.terms),
+});
 
 const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
 /** Terms per transaction: each term is a posting write plus its df update, and a transaction holds 100 actions. */
@@ -179,11 +196,9 @@ export function createIndexer({
         // 1. Write-ahead: record the target before touching postings.
         const pendingDoc = {
           ...docKey(id),
-          version: committed.version,
-          dl: committed.dl,
-          terms: committed.terms,
+          ...stored(committed),
           rev: rev + 1,
-          pending: [...unfinished, target],
+          pending: [...unfinished, target].map(stored),
         };
         if (!(await transact([{ Put: { TableName: tableName, Item: pendingDoc, ...revCondition(rev) } }])))
           continue;
@@ -214,7 +229,7 @@ export function createIndexer({
           ? {
               Put: {
                 TableName: tableName,
-                Item: { ...docKey(id), ...target, rev: rev + 2 },
+                Item: { ...docKey(id), ...stored(target), rev: rev + 2 },
                 ...revCondition(rev + 1),
               },
             }

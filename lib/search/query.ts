@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { batchGet } from '../dynamodb/batch-get.ts';
 import { idf, K1, saturation } from './bm25.ts';
 import { dfKey, docKey, impactFromSk, POSTING_PREFIX, REFERENCE_LENGTH, STATS_KEY, termPk } from './keys.ts';
+import { parseTerms } from './terms.ts';
 
 export interface Hit {
   id: number;
@@ -29,7 +30,7 @@ export interface SearchOptions {
 }
 
 const Posting = v.object({ sk: v.string(), i: v.number(), tf: v.number(), dl: v.number() });
-const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.record(v.string(), v.number()) });
+const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.string() });
 
 interface List {
   term: string;
@@ -128,14 +129,22 @@ export function createSearch({ client, tableName, pageSize = 200, maxPostings = 
     /** Scores the chosen ids exactly from their doc records (a candidate may not have been seen in every list). */
     async function exact(ids: number[]): Promise<Hit[]> {
       const records = await batchGet(client, tableName, ids.map(docKey));
-      const byId = new Map(records.map((r) => v.parse(Doc, r)).map((d) => [Number(d.pk.slice(2)), d]));
+      // Term maps are JSON text (see indexer.ts); look terms up as own keys only (`constructor` is a word too).
+      const byId = new Map(
+        records
+          .map((r) => v.parse(Doc, r))
+          .map((d) => [
+            Number(d.pk.slice(2)),
+            { dl: d.dl, terms: new Map(Object.entries(parseTerms(d.terms))) },
+          ]),
+      );
       const hits: Hit[] = [];
       for (const id of ids) {
         const doc = byId.get(id);
         if (!doc) continue;
-        const matchedTerms = lists.filter((l) => (doc.terms[l.term] ?? 0) > 0).map((l) => l.term);
+        const matchedTerms = lists.filter((l) => (doc.terms.get(l.term) ?? 0) > 0).map((l) => l.term);
         const score = lists.reduce((sum, l) => {
-          const tf = doc.terms[l.term] ?? 0;
+          const tf = doc.terms.get(l.term) ?? 0;
           return tf > 0 ? sum + l.idf * (K1 + 1) * saturation({ tf, dl: doc.dl, avgdl }) : sum;
         }, 0);
         if (matchedTerms.length > 0 && score > minScore) hits.push({ id, score, matchedTerms });

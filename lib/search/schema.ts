@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import {
-  ATTRIBUTE_KEY,
   AttributeValueSchema,
+  attributeMap,
   ItemSchema,
   integerBetween,
   jsonObject,
@@ -13,12 +13,10 @@ export const FilterSchema = jsonObject({
   tags: v.optional(
     v.pipe(v.array(TagSchema, 'must be an array of strings'), v.maxLength(20, 'must have at most 20 tags')),
   ),
+  // The same key rules as item attributes: arrays and reserved keys are refused, never silently dropped.
   attributes: v.optional(
     v.pipe(
-      v.record(
-        v.pipe(v.string(), v.regex(ATTRIBUTE_KEY, 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$')),
-        AttributeValueSchema,
-      ),
+      attributeMap(AttributeValueSchema),
       v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
     ),
   ),

@@ -86,7 +86,8 @@ export function packageFunctions(dir: string): DeployedFunction[] {
       '--package',
       packageDir,
     ],
-    { cwd: ROOT, encoding: 'utf8' },
+    // A work folder of its own: packaging deletes it, and a running serverless-offline serves from `.esbuild`.
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ESBUILD_WORK_FOLDER: '.esbuild-bench' } },
   );
   if (run.status !== 0) throw new Error(`serverless package failed:\n${run.stdout}\n${run.stderr}`);
   const state = JSON.parse(readFileSync(join(packageDir, 'serverless-state.json'), 'utf8'));
@@ -117,6 +118,7 @@ export function deployedEsbuildOptions(): esbuild.BuildOptions {
   if (!block) throw new Error('serverless.yml has no custom.esbuild block');
   const {
     exclude: _exclude,
+    outputWorkFolder: _outputWorkFolder,
     outputFileExtension,
     ...options
   } = load(block.replace(/^ {4}/gm, '')) as Record<string, unknown>;

@@ -1,8 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { itemKey } from '../../lib/items/keys.ts';
 import { call, type Reply } from '../support/http.ts';
-import { documentClient, stack, token, tokenFor } from '../support/stack.ts';
+import { token, tokenFor } from '../support/stack.ts';
 
 const editor = tokenFor('editor');
 const admin = tokenFor('admin');

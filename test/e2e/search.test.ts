@@ -147,6 +147,12 @@ describe('POST /retrieve over HTTP', () => {
     ],
     [{ query: 'x', filter: { colour: 'red' } }, 'filter.colour', 'is not an accepted field'],
     [{ query: 'x', extra: 1 }, 'extra', 'is not an accepted field'],
+    [{ query: 'x', filter: { attributes: [] } }, 'filter.attributes', 'must be an object'],
+    [
+      { query: 'x', filter: { attributes: { constructor: 'x' } } },
+      'filter.attributes',
+      'must not use a reserved key',
+    ],
   ])('refuses %j with 422 at %s', async (body, path, message) => {
     const reply = await retrieve(body);
     expect({ status: reply.status, body: reply.body }).toStrictEqual({

@@ -2,8 +2,11 @@ import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import { queryWeights } from '../../lib/search/bm25.ts';
 import { analyze, createIndexer } from '../../lib/search/indexer.ts';
+import { createSearch } from '../../lib/search/query.ts';
 import { rebuildIndex } from '../../lib/search/rebuild.ts';
+import { tokenize } from '../../lib/search/tokenizer.ts';
 import { freshTable } from '../support/stack.ts';
 
 type Table = Awaited<ReturnType<typeof freshTable>>;
@@ -36,17 +39,18 @@ async function snapshot({ client, tableName }: Table) {
 /** The index a from-scratch build of `items` must give, computed independently of the table. */
 function expected(items: Item[]) {
   const postings: string[] = [];
-  const df: Record<string, number> = {};
+  // A null-prototype object: `constructor` is an indexable word too.
+  const df: Record<string, number> = Object.create(null);
   let len = 0;
   for (const item of items) {
     const { dl, terms } = analyze(item);
     len += dl;
     for (const [term, tf] of Object.entries(terms)) {
       postings.push(`${term}:${item.id}:${tf}:${dl}`);
-      df[term] = (df[term] ?? 0) + 1;
+      df[term] = (Object.hasOwn(df, term) ? (df[term] ?? 0) : 0) + 1;
     }
   }
-  return { postings: postings.sort(), df, stats: { docs: items.length, len } };
+  return { postings: postings.sort(), df: { ...df }, stats: { docs: items.length, len } };
 }
 
 /** A real client whose `failAt`-th call throws, as a crashed Lambda would stop. */
@@ -161,6 +165,26 @@ describe('index maintenance on DynamoDB Local', () => {
       stats: { docs: 0, len: 0 },
       docs: [],
     });
+  });
+
+  it('indexes and finds words that are also JavaScript property names (regression: found by fuzzing)', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const item = await items.create({
+      ...text,
+      description: 'constructor prototype hasOwnProperty toString valueOf',
+    });
+    expect(await indexer.reindexItem(item.id)).toBe('indexed');
+    expect(await snapshot(table)).toMatchObject(expected([item]));
+    const hits = await createSearch(table)({
+      terms: queryWeights(tokenize('constructor prototype')),
+      topK: 5,
+      minScore: 0,
+      accept: async (ids) => new Set(ids),
+    });
+    expect(hits.map((h) => [h.id, h.matchedTerms])).toStrictEqual([[item.id, ['constructor', 'prototyp']]]);
+    await items.delete(item.id);
+    expect(await indexer.reindexItem(item.id)).toBe('removed');
+    expect((await snapshot(table)).postings).toStrictEqual([]);
   });
 
   it('gives the same index when rebuilds of one item run concurrently', async () => {

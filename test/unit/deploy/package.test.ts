@@ -26,7 +26,17 @@ beforeAll(async () => {
       '--param=generator=bedrock',
       `--param=bedrockModelId=${MODEL}`,
     ],
-    { cwd: ROOT, env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '' } },
+    {
+      cwd: ROOT,
+      // A work folder of its own: packaging deletes it, and the shared test stack serves from `.esbuild`.
+      env: {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: '',
+        AWS_SECRET_ACCESS_KEY: '',
+        AWS_PROFILE: '',
+        ESBUILD_WORK_FOLDER: '.esbuild-package-test',
+      },
+    },
   );
   resources = JSON.parse(
     await readFile(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),

@@ -20,6 +20,18 @@ describe('cursor codec', () => {
     expect(() => codec.decode(`${prefix}.6.${mac}`)).toThrow(InvalidCursorError);
   });
 
+  it('accepts only the spelling it issued (the last MAC character has unused bits)', () => {
+    const issued = codec.encode(5);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(issued.at(-1) ?? 'A');
+    // Characters in the same group of four decode to the same bytes.
+    const twin = alphabet[last ^ 1] ?? 'A';
+    expect(Buffer.from(issued.slice(-22), 'base64url')).toStrictEqual(
+      Buffer.from(`${issued.slice(-22, -1)}${twin}`, 'base64url'),
+    );
+    expect(() => codec.decode(`${issued.slice(0, -1)}${twin}`)).toThrow(InvalidCursorError);
+  });
+
   it.each(['', 'abc', 'c1.5', 'c1.5.', 'c1.0.AAAAAAAAAAAAAAAAAAAAAA', '1'.repeat(200)])(
     'refuses %j',
     (cursor) => {
