@@ -55,7 +55,7 @@ export class WriteContentionError extends Error {
 }
 
 /** The table holds `attributes` as JSON text: DynamoDB numbers cannot hold every finite double (1e308, 5e-324). */
-const toRecord = (item: Item) => ({
+export const toRecord = (item: Item) => ({
   ...itemKey(item.id),
   id: item.id,
   name: item.name,

@@ -1,7 +1,8 @@
 // Deterministic synthetic items for the retrieval benchmark, and a bulk loader that writes exactly the records
 // the repository and the indexer write (checked against them by `node scripts/bench/scale.ts --check`).
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
+import { COUNTER_KEY } from '../../lib/items/keys.ts';
+import { toRecord } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { saturation } from '../../lib/search/bm25.ts';
 import { analyze } from '../../lib/search/indexer.ts';
@@ -113,18 +114,8 @@ export function syntheticItem(id: number, timestamp: string): Item {
   };
 }
 
-/** The item record the repository writes (lib/items/repository.ts `toRecord`). */
-const itemRecord = (item: Item) => ({
-  ...itemKey(item.id),
-  id: item.id,
-  name: item.name,
-  description: item.description,
-  tags: item.tags,
-  attributes: JSON.stringify(item.attributes),
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
-  version: item.version,
-});
+/** The item record the repository writes. */
+const itemRecord = toRecord;
 
 /** Corpus counters the loader keeps between loads, so the collection can grow in steps. */
 export interface CorpusState {
