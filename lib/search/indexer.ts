@@ -30,8 +30,8 @@ interface Posting {
   dl: number;
 }
 
-/** The stored form of an indexed state. */
-const stored = (state: Indexed) => ({
+/** The stored form of an indexed state (the term map as JSON text). */
+export const stored = (state: Indexed) => ({
   version: state.version,
   dl: state.dl,
   terms: JSON.stringify(state.terms),

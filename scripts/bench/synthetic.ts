@@ -5,7 +5,7 @@ import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { saturation } from '../../lib/search/bm25.ts';
-import { analyze } from '../../lib/search/indexer.ts';
+import { analyze, stored } from '../../lib/search/indexer.ts';
 import {
   dfKey,
   docKey,
@@ -159,7 +159,7 @@ export async function bulkLoad(
       for (; next <= target && batch.length < 200; next++) {
         const item = syntheticItem(next, timestamp);
         const indexed = analyze(item);
-        batch.push(itemRecord(item), { ...docKey(item.id), ...indexed, rev: 2 });
+        batch.push(itemRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
         for (const [term, tf] of Object.entries(indexed.terms)) {
           const sk = postingSk(
             impactOf(saturation({ tf, dl: indexed.dl, avgdl: REFERENCE_LENGTH })),
