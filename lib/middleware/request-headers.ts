@@ -2,8 +2,10 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ApiEvent, HttpResult } from '../http/types.ts';
 import { BadRequestError } from '../http-errors.ts';
 
-const QUOTED_VERSION = /^"([1-9][0-9]{0,15})"$/;
-const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+/** `If-Match: "<version>"`: anything else is a 400 (also the OpenAPI document's pattern). */
+export const QUOTED_VERSION = /^"([1-9][0-9]{0,15})"$/;
+/** `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI document's pattern). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 /** Lower-cases header names and refuses malformed headers: two `Authorization` values, a bad `If-Match` or `Idempotency-Key`. */
 export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {

@@ -1,12 +1,13 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { ItemPathSchema, ListQuerySchema } from '../items/schema.ts';
+import { IDEMPOTENCY_KEY, QUOTED_VERSION } from '../middleware/request-headers.ts';
 import { parameterSchema } from './json-schema.ts';
 
-/** `If-Match: "<version>"` (contract §4); anything else is a 400. */
-const IfMatchSchema = v.pipe(v.string(), v.regex(/^"[1-9][0-9]{0,15}"$/));
-/** `Idempotency-Key`: 1–255 visible ASCII characters (contract §4). */
-const IdempotencyKeySchema = v.pipe(v.string(), v.regex(/^[\x21-\x7e]{1,255}$/));
+/** `If-Match: "<version>"` (contract §4): the pattern the request-header middleware enforces. */
+const IfMatchSchema = v.pipe(v.string(), v.regex(QUOTED_VERSION));
+/** `Idempotency-Key`: 1–255 visible ASCII characters (contract §4), as the middleware enforces. */
+const IdempotencyKeySchema = v.pipe(v.string(), v.regex(IDEMPOTENCY_KEY));
 
 type Place = 'path' | 'query' | 'header';
 interface Parameter {
