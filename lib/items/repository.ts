@@ -13,7 +13,8 @@ import { batchGet } from '../dynamodb/batch-get.ts';
 import { ItemNotFoundError, VersionConflictError } from './errors.ts';
 import { COUNTER_KEY, ITEM_PK, itemKey, itemSk } from './keys.ts';
 import { sameFields, writableFields } from './merge-patch.ts';
-import { type Item, ItemIdSchema, ItemSchema, type ItemWrite } from './schema.ts';
+import { fromRecord, toRecord } from './record.ts';
+import { type Item, ItemIdSchema, type ItemWrite } from './schema.ts';
 
 /** Options of a conditional write: `ifMatch` is the version the caller expects (`If-Match`). */
 export interface WriteOptions {
@@ -52,36 +53,6 @@ export class WriteContentionError extends Error {
     super(`Item ${id} is being changed too often to apply this write`);
     this.name = 'WriteContentionError';
   }
-}
-
-/** The table holds `attributes` as JSON text: DynamoDB numbers cannot hold every finite double (1e308, 5e-324). */
-export const toRecord = (item: Item) => ({
-  ...itemKey(item.id),
-  id: item.id,
-  name: item.name,
-  description: item.description,
-  tags: item.tags,
-  attributes: JSON.stringify(item.attributes),
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
-  version: item.version,
-});
-
-const RecordSchema = v.object({ attributes: v.string() });
-
-/** Parses a table record back into an item; a record that breaks the schema is an error, never a response. */
-function fromRecord(record: Record<string, unknown>): Item {
-  const { attributes } = v.parse(RecordSchema, record);
-  return v.parse(ItemSchema, {
-    id: record.id,
-    name: record.name,
-    description: record.description,
-    tags: record.tags,
-    attributes: JSON.parse(attributes),
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    version: record.version,
-  });
 }
 
 const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>

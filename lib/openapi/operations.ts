@@ -97,7 +97,12 @@ export const OPERATIONS: readonly OperationSpec[] = [
     description: 'Creates an item from the writable fields; fields left out take their defaults.',
     parameters: ['header.Idempotency-Key'],
     body: { schema: 'ItemWrite', mediaTypes: JSON_BODY, example: ITEM_EXAMPLE },
-    success: { status: 201, description: 'The new item.', schema: 'Item', headers: ['Location', 'ETag'] },
+    success: {
+      status: 201,
+      description: 'The new item.',
+      schema: 'Item',
+      headers: ['Location', 'ETag', 'Idempotent-Replayed'],
+    },
     errors: [409, ...WITH_BODY],
   },
   {

@@ -33,6 +33,13 @@ export const headers = {
     required: true,
     schema: { type: 'string', examples: ['/items/42'] },
   },
+  'Idempotent-Replayed': {
+    description:
+      'Present only on a replay: a repeat of an earlier create with the same `Idempotency-Key` and body, ' +
+      'answered with the first response. Its value is then `true`.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
   Link: {
     description: 'Present when more items remain: `<URL>; rel="next"`, the URL of the next page.',
     required: false,

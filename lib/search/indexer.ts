@@ -1,11 +1,12 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { onlyConditionFailures } from '../dynamodb/conditions.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
 import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
-import { saturation, termFrequencies } from './bm25.ts';
-import { dfKey, docKey, impactOf, postingSk, REFERENCE_LENGTH, STATS_KEY, termPk } from './keys.ts';
+import { termFrequencies } from './bm25.ts';
+import { docKey, STATS_KEY } from './keys.ts';
+import { createPostingWriter, postingsOf } from './postings.ts';
 import { TermsText } from './terms.ts';
 import { itemText, tokenize } from './tokenizer.ts';
 
@@ -23,12 +24,6 @@ const DocSchema = v.object({
 });
 type Indexed = v.InferOutput<typeof Indexed>;
 type Doc = v.InferOutput<typeof DocSchema>;
-interface Posting {
-  term: string;
-  sk: string;
-  tf: number;
-  dl: number;
-}
 
 /** The stored form of an indexed state (the term map as JSON text). */
 export const stored = (state: Indexed) => ({
@@ -38,50 +33,11 @@ export const stored = (state: Indexed) => ({
 });
 
 const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
-/** Terms per transaction: each term is a posting write plus its df update, and a transaction holds 100 actions. */
-const TERMS_PER_TRANSACTION = 50;
 
 /** What an item contributes to the index: its version, length and term frequencies. */
 export function analyze(item: Item): Indexed {
   const tokens = tokenize(itemText(item));
   return { version: item.version, dl: tokens.length, terms: Object.fromEntries(termFrequencies(tokens)) };
-}
-
-/** The postings of an indexed state, keyed by posting sort key (deterministic: retries write the same keys). */
-function postingsOf(id: number, indexed: Indexed): Map<string, Posting> {
-  const postings = new Map<string, Posting>();
-  for (const [term, tf] of Object.entries(indexed.terms)) {
-    const sk = postingSk(impactOf(saturation({ tf, dl: indexed.dl, avgdl: REFERENCE_LENGTH })), id);
-    postings.set(`${term}\u0000${sk}`, { term, sk, tf, dl: indexed.dl });
-  }
-  return postings;
-}
-
-const isCancelled = (error: unknown) =>
-  error instanceof TransactionCanceledException ||
-  (error instanceof Error && error.name === 'TransactionCanceledException');
-const onlyConditionFailures = (error: unknown) =>
-  isCancelled(error) &&
-  ((error as TransactionCanceledException).CancellationReasons ?? []).every(
-    (reason) => reason.Code === 'None' || reason.Code === 'ConditionalCheckFailed',
-  );
-
-/** Splits postings into transactions of at most 50 terms, never touching one term's df twice in a transaction. */
-function chunks(postings: Posting[]): Posting[][] {
-  const result: Posting[][] = [];
-  let current: Posting[] = [];
-  let terms = new Set<string>();
-  for (const posting of postings) {
-    if (current.length === TERMS_PER_TRANSACTION || terms.has(posting.term)) {
-      result.push(current);
-      current = [];
-      terms = new Set();
-    }
-    current.push(posting);
-    terms.add(posting.term);
-  }
-  if (current.length > 0) result.push(current);
-  return result;
 }
 
 export interface Indexer {
@@ -104,49 +60,7 @@ export function createIndexer({
   tableName: string;
   items: ItemRepository;
 }): Indexer {
-  const postingPut = (id: number, p: Posting) => ({
-    Put: {
-      TableName: tableName,
-      Item: { pk: termPk(p.term), sk: p.sk, i: id, tf: p.tf, dl: p.dl },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  });
-  const postingDelete = (p: Posting) => ({
-    Delete: {
-      TableName: tableName,
-      Key: { pk: termPk(p.term), sk: p.sk },
-      ConditionExpression: 'attribute_exists(pk)',
-    },
-  });
-  const dfAdd = (term: string, delta: number) => ({
-    Update: {
-      TableName: tableName,
-      Key: dfKey(term),
-      UpdateExpression: 'ADD df :d',
-      ExpressionAttributeValues: { ':d': delta },
-    },
-  });
-
-  /** Adds (or removes) postings with their df updates; ones already in (or out of) place are skipped. */
-  async function apply(id: number, postings: Posting[], add: boolean): Promise<void> {
-    const actionsOf = (p: Posting) => [
-      add ? postingPut(id, p) : postingDelete(p),
-      dfAdd(p.term, add ? 1 : -1),
-    ];
-    for (const chunk of chunks(postings)) {
-      try {
-        await client.send(new TransactWriteCommand({ TransactItems: chunk.flatMap(actionsOf) }));
-      } catch (error) {
-        if (!onlyConditionFailures(error)) throw error;
-        // Some postings were already in place (a retried rebuild): apply the rest one by one.
-        for (const posting of chunk) {
-          await client.send(new TransactWriteCommand({ TransactItems: actionsOf(posting) })).catch((e) => {
-            if (!onlyConditionFailures(e)) throw e;
-          });
-        }
-      }
-    }
-  }
+  const postings = createPostingWriter({ client, tableName });
 
   async function readDoc(id: number): Promise<Doc | undefined> {
     const { Item } = await client.send(
@@ -210,17 +124,15 @@ export function createIndexer({
           ...committedKeys,
           ...unfinished.flatMap((state) => [...postingsOf(id, state)]),
         ]);
-        await apply(
+        await postings.remove(
           id,
           [...present].filter(([key]) => !wanted.has(key)).map(([, p]) => p),
-          false,
         );
         // Without an unfinished earlier rebuild, the committed postings are known to exist.
         const toAdd = [...wanted].filter(([key]) => unfinished.length > 0 || !committedKeys.has(key));
-        await apply(
+        await postings.add(
           id,
           toAdd.map(([, p]) => p),
-          true,
         );
 
         // 3. Commit the doc record and the corpus statistics together.

@@ -2,19 +2,11 @@
 // the repository and the indexer write (checked against them by `node scripts/bench/scale.ts --check`).
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
-import { toRecord } from '../../lib/items/repository.ts';
+import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { saturation } from '../../lib/search/bm25.ts';
 import { analyze, stored } from '../../lib/search/indexer.ts';
-import {
-  dfKey,
-  docKey,
-  impactOf,
-  postingSk,
-  REFERENCE_LENGTH,
-  STATS_KEY,
-  termPk,
-} from '../../lib/search/keys.ts';
+import { dfKey, docKey, STATS_KEY, termPk } from '../../lib/search/keys.ts';
+import { postingsOf } from '../../lib/search/postings.ts';
 
 /** mulberry32: a small seeded PRNG, so every run generates the same collection. */
 export function prng(seed: number): () => number {
@@ -160,12 +152,8 @@ export async function bulkLoad(
         const item = syntheticItem(next, timestamp);
         const indexed = analyze(item);
         batch.push(itemRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
-        for (const [term, tf] of Object.entries(indexed.terms)) {
-          const sk = postingSk(
-            impactOf(saturation({ tf, dl: indexed.dl, avgdl: REFERENCE_LENGTH })),
-            item.id,
-          );
-          batch.push({ pk: termPk(term), sk, i: item.id, tf, dl: indexed.dl });
+        for (const { term, sk, tf, dl } of postingsOf(item.id, indexed).values()) {
+          batch.push({ pk: termPk(term), sk, i: item.id, tf, dl });
           state.df.set(term, (state.df.get(term) ?? 0) + 1);
         }
         state.totalLength += indexed.dl;

@@ -491,6 +491,8 @@ export interface components {
         ETag: string;
         /** @description Where the new item is: `/items/{id}`. */
         Location: string;
+        /** @description Present only on a replay: a repeat of an earlier create with the same `Idempotency-Key` and body, answered with the first response. Its value is then `true`. */
+        "Idempotent-Replayed": "true";
         /** @description Present when more items remain: `<URL>; rel="next"`, the URL of the next page. */
         Link: string;
         /** @description The bearer challenge: `Bearer realm="items"`, with `, error="invalid_token"` when a token was presented and `, error="insufficient_scope"` on 403. */
@@ -569,6 +571,7 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -132,8 +132,15 @@ describe('the committed openapi.json', () => {
     ).toStrictEqual(['path', 'message']);
     expect(keysOf(at(responseOf('/items', 'post', '201'), 'headers')).sort()).toStrictEqual([
       'ETag',
+      'Idempotent-Replayed',
       'Location',
     ]);
+    // Sent only on a replay of an Idempotency-Key, always as `true`.
+    const replayed = deref(at(responseOf('/items', 'post', '201'), 'headers', 'Idempotent-Replayed'));
+    expect({ required: at(replayed, 'required'), schema: at(replayed, 'schema') }).toStrictEqual({
+      required: false,
+      schema: { type: 'string', const: 'true' },
+    });
     expect(keysOf(at(responseOf('/items', 'get', '200'), 'headers'))).toStrictEqual(['Link']);
     expect(keysOf(at(responseOf('/items/{item_id}', 'get', '200'), 'headers'))).toStrictEqual(['ETag']);
     const headerNames = (path: string, method: string) =>
