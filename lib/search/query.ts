@@ -25,8 +25,15 @@ export interface SearchOptions {
   tableName: string;
   /** Postings read per term per round trip. */
   pageSize?: number;
-  /** A query stops after this many postings and returns its best results so far. */
-  maxPostings?: number;
+  /**
+   * Postings read per query term at most, so a query's read units have a ceiling whatever the collection's size.
+   * A list cut short leaves the ranking approximate: the best candidates found are then scored exactly.
+   */
+  maxPostingsPerTerm?: number;
+  /** Per-term ceiling while a filter keeps rejecting candidates and too few remain (the budget doubles up to it). */
+  filterMaxPostingsPerTerm?: number;
+  /** When lists were cut short, this many candidates per result are scored exactly before the top k is chosen. */
+  poolPerResult?: number;
 }
 
 const Posting = v.object({ sk: v.string(), i: v.number(), tf: v.number(), dl: v.number() });
@@ -37,7 +44,9 @@ interface List {
   /** idf times the term's occurrences in the query. */
   idf: number;
   startKey: Record<string, unknown> | undefined;
+  /** Every posting read. */
   done: boolean;
+  read: number;
   /** The most any unread posting of this list can add to a score. */
   bound: number;
 }
@@ -51,8 +60,20 @@ interface Candidate {
  * impact order, round by round, and the query stops as soon as no unread posting can change the top k
  * (Fagin's threshold algorithm). The bound is safe: impacts were computed at REFERENCE_LENGTH, and a
  * posting's saturation at the current average length is at most impact × max(1, avgdl / REFERENCE_LENGTH).
+ *
+ * Exactness costs reads that grow with the lists for queries of several common terms (the k-th score is only
+ * proven once every list is read below it), so each list is read to `maxPostingsPerTerm` at most: then the best
+ * candidates found are scored exactly from their doc records and the ranking is approximate. A filter that
+ * rejects candidates until too few remain raises the per-term ceiling, doubling up to `filterMaxPostingsPerTerm`.
  */
-export function createSearch({ client, tableName, pageSize = 200, maxPostings = 50_000 }: SearchOptions) {
+export function createSearch({
+  client,
+  tableName,
+  pageSize = 250,
+  maxPostingsPerTerm = 1_000,
+  filterMaxPostingsPerTerm = 16_000,
+  poolPerResult = 4,
+}: SearchOptions) {
   return async function search({ terms, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
     const meta = await batchGet(client, tableName, [STATS_KEY, ...[...terms.keys()].map(dfKey)]);
     const stats = meta.find((r) => r.pk === STATS_KEY.pk);
@@ -65,14 +86,22 @@ export function createSearch({ client, tableName, pageSize = 200, maxPostings = 
       const df = meta.find((r) => r.pk === termPk(term) && r.sk === 'DF')?.df;
       if (typeof df === 'number' && df > 0) {
         const weight = occurrences * idf(docs, df);
-        lists.push({ term, idf: weight, startKey: undefined, done: false, bound: weight * (K1 + 1) });
+        lists.push({
+          term,
+          idf: weight,
+          startKey: undefined,
+          done: false,
+          read: 0,
+          bound: weight * (K1 + 1),
+        });
       }
     }
 
     const candidates = new Map<number, Candidate>();
     const rejected = new Set<number>();
-    let read = 0;
-    const open = () => lists.filter((list) => !list.done);
+    const scored = new Map<number, Hit | undefined>();
+    let budget = Math.min(maxPostingsPerTerm, filterMaxPostingsPerTerm);
+    const open = () => lists.filter((list) => !list.done && list.read < budget);
     const upper = (c: Candidate) =>
       c.lower + open().reduce((sum, l) => sum + (c.seen.has(l.term) ? 0 : l.bound), 0);
 
@@ -82,20 +111,25 @@ export function createSearch({ client, tableName, pageSize = 200, maxPostings = 
       const unseen = open().reduce((sum, list) => sum + list.bound, 0);
       const kth = top.length === topK ? (top.at(-1)?.[1].lower ?? 0) : Number.NEGATIVE_INFINITY;
       const rest = Math.max(unseen, ...ranked.slice(topK).map(([, c]) => upper(c)));
-      const settled =
-        open().length === 0 || read >= maxPostings || kth >= rest || Math.max(kth, rest) <= minScore;
-      if (settled) {
-        const ids = top.map(([id]) => id);
-        const kept = await accept(ids);
-        const failed = ids.filter((id) => !kept.has(id));
-        if (failed.length === 0) return exact(top.map(([id]) => id));
-        for (const id of failed) {
-          rejected.add(id);
-          candidates.delete(id);
-        }
+      if (open().length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
+        await Promise.all(open().map(readPage));
         continue;
       }
-      await Promise.all(open().map(readPage));
+      // Settled: proven exact, unless a list was cut short; then score a larger pool exactly and take its best.
+      const cut = lists.some((list) => !list.done);
+      const chosen = (
+        await exact(ranked.slice(0, cut ? topK * poolPerResult : topK).map(([id]) => id))
+      ).slice(0, topK);
+      const kept = await accept(chosen.map((hit) => hit.id));
+      const failed = chosen.filter((hit) => !kept.has(hit.id));
+      if (failed.length === 0) return chosen;
+      for (const { id } of failed) {
+        rejected.add(id);
+        candidates.delete(id);
+      }
+      if (cut && candidates.size < topK * poolPerResult && budget < filterMaxPostingsPerTerm) {
+        budget = Math.min(filterMaxPostingsPerTerm, budget * 2);
+      }
     }
 
     async function readPage(list: List): Promise<void> {
@@ -105,12 +139,12 @@ export function createSearch({ client, tableName, pageSize = 200, maxPostings = 
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': termPk(list.term), ':p': POSTING_PREFIX },
           ProjectionExpression: 'sk, i, tf, dl',
-          Limit: pageSize,
+          Limit: Math.min(pageSize, budget - list.read),
           ...(list.startKey ? { ExclusiveStartKey: list.startKey } : {}),
         }),
       );
       const postings = (reply.Items ?? []).map((item) => v.parse(Posting, item));
-      read += postings.length;
+      list.read += postings.length;
       for (const posting of postings) {
         if (rejected.has(posting.i)) continue;
         const candidate = candidates.get(posting.i) ?? { lower: 0, seen: new Set<string>() };
@@ -126,30 +160,32 @@ export function createSearch({ client, tableName, pageSize = 200, maxPostings = 
         list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactFromSk(last.sk) / 1e6) * stretch);
     }
 
-    /** Scores the chosen ids exactly from their doc records (a candidate may not have been seen in every list). */
+    /**
+     * Scores ids exactly from their doc records (a candidate may not have been seen in every list), best first;
+     * ids without a doc record or a score above minScore drop out. Scores are kept for later rounds.
+     */
     async function exact(ids: number[]): Promise<Hit[]> {
-      const records = await batchGet(client, tableName, ids.map(docKey));
-      // Term maps are JSON text (see indexer.ts); look terms up as own keys only (`constructor` is a word too).
-      const byId = new Map(
-        records
-          .map((r) => v.parse(Doc, r))
-          .map((d) => [
-            Number(d.pk.slice(2)),
-            { dl: d.dl, terms: new Map(Object.entries(parseTerms(d.terms))) },
-          ]),
-      );
-      const hits: Hit[] = [];
-      for (const id of ids) {
-        const doc = byId.get(id);
-        if (!doc) continue;
-        const matchedTerms = lists.filter((l) => (doc.terms.get(l.term) ?? 0) > 0).map((l) => l.term);
+      const missing = ids.filter((id) => !scored.has(id));
+      const records = await batchGet(client, tableName, missing.map(docKey));
+      for (const id of missing) scored.set(id, undefined);
+      for (const record of records) {
+        const doc = v.parse(Doc, record);
+        // Term maps are JSON text (see indexer.ts); look terms up as own keys only (`constructor` is a word too).
+        const tf = new Map(Object.entries(parseTerms(doc.terms)));
+        const matchedTerms = lists.filter((l) => (tf.get(l.term) ?? 0) > 0).map((l) => l.term);
         const score = lists.reduce((sum, l) => {
-          const tf = doc.terms.get(l.term) ?? 0;
-          return tf > 0 ? sum + l.idf * (K1 + 1) * saturation({ tf, dl: doc.dl, avgdl }) : sum;
+          const count = tf.get(l.term) ?? 0;
+          return count > 0 ? sum + l.idf * (K1 + 1) * saturation({ tf: count, dl: doc.dl, avgdl }) : sum;
         }, 0);
-        if (matchedTerms.length > 0 && score > minScore) hits.push({ id, score, matchedTerms });
+        const id = Number(doc.pk.slice(2));
+        scored.set(id, matchedTerms.length > 0 && score > minScore ? { id, score, matchedTerms } : undefined);
       }
-      return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+      return ids
+        .flatMap((id) => {
+          const hit = scored.get(id);
+          return hit ? [hit] : [];
+        })
+        .sort((a, b) => b.score - a.score || a.id - b.id);
     }
   };
 }

@@ -1,3 +1,4 @@
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
@@ -164,5 +165,90 @@ describe('BM25 search over the DynamoDB index', () => {
       query: 'the and of',
       results: [],
     });
+  });
+});
+
+describe('a read budget per query term', () => {
+  /** The table's real client, counting the postings each term's Query returns. */
+  function countingClient() {
+    const read = new Map<string, number>();
+    const client = {
+      send: async (command: unknown) => {
+        const output = await table.client.send(command as never);
+        if (command instanceof QueryCommand) {
+          const pk = String(command.input.ExpressionAttributeValues?.[':pk']);
+          read.set(pk, (read.get(pk) ?? 0) + ((output as { Items?: unknown[] }).Items?.length ?? 0));
+        }
+        return output;
+      },
+    } as unknown as DynamoDBDocumentClient;
+    return { client, read };
+  }
+  const query = 'boot rain jacket trail winter';
+
+  it('reads at most maxPostingsPerTerm postings of each list, and scores what it returns exactly', async () => {
+    const { client, read } = countingClient();
+    const cut = createSearch({ client, tableName: table.tableName, pageSize: 4, maxPostingsPerTerm: 8 });
+    const hits = await cut({
+      terms: queryWeights(tokenize(query)),
+      topK: 5,
+      minScore: 0,
+      accept: async (ids) => new Set(ids),
+    });
+    // These lists are far longer than 8 postings, so every one was cut short.
+    expect([...read.values()]).toStrictEqual([8, 8, 8, 8, 8]);
+    expect(hits).toHaveLength(5);
+    const exact = new Map(reference(query, corpus.length).map((hit) => [hit.id, hit]));
+    for (const hit of hits) {
+      expect(Math.abs(hit.score - (exact.get(hit.id)?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
+      expect(hit.matchedTerms).toStrictEqual(exact.get(hit.id)?.matchedTerms);
+    }
+    expect(hits.map((h) => h.score)).toStrictEqual(hits.map((h) => h.score).sort((a, b) => b - a));
+  });
+
+  it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
+    const { client, read } = countingClient();
+    const cut = createSearch({
+      client,
+      tableName: table.tableName,
+      pageSize: 4,
+      maxPostingsPerTerm: 8,
+      filterMaxPostingsPerTerm: 10_000,
+    });
+    const keep = (item: Item) => item.tags.includes('t3') && item.attributes.even === false;
+    const retrieve = createRetriever({ search: cut, items });
+    const { results } = await retrieve({
+      query,
+      topK: 5,
+      minScore: 0,
+      filter: { tags: ['t3'], attributes: { even: false } },
+    });
+    // Few items pass: the search read on past 8 postings a term to fill the top 5 with items that do.
+    expect(Math.max(...read.values())).toBeGreaterThan(8);
+    expect(results).toHaveLength(Math.min(5, corpus.filter(keep).length));
+    const exact = new Map(reference(query, corpus.length).map((hit) => [hit.id, hit.score]));
+    for (const result of results) {
+      expect(keep(result.item)).toBe(true);
+      expect(Math.abs(result.score - (exact.get(result.item.id) ?? 0)) / result.score).toBeLessThan(1e-9);
+    }
+  });
+
+  it('stops at filterMaxPostingsPerTerm', async () => {
+    const { client, read } = countingClient();
+    const cut = createSearch({
+      client,
+      tableName: table.tableName,
+      pageSize: 4,
+      maxPostingsPerTerm: 8,
+      filterMaxPostingsPerTerm: 16,
+    });
+    const { results } = await createRetriever({ search: cut, items })({
+      query,
+      topK: 5,
+      minScore: 0,
+      filter: { tags: ['no-such-tag'] },
+    });
+    expect(results).toStrictEqual([]);
+    expect([...read.values()]).toStrictEqual([16, 16, 16, 16, 16]);
   });
 });
