@@ -23,8 +23,10 @@ export interface SearchRequest {
 export interface SearchOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Postings read per term per round trip. */
+  /** Postings read per term in the first round trip (enough for most single-term and rare-term queries). */
   pageSize?: number;
+  /** Postings read per term in each later round trip (up to the budget): fewer rounds for long lists. */
+  laterPageSize?: number;
   /**
    * Postings read per query term at most, so a query's read units have a ceiling whatever the collection's size.
    * A list cut short leaves the ranking approximate: the best candidates found are then scored exactly.
@@ -70,6 +72,7 @@ export function createSearch({
   client,
   tableName,
   pageSize = 250,
+  laterPageSize = 750,
   maxPostingsPerTerm = 1_000,
   filterMaxPostingsPerTerm = 16_000,
   poolPerResult = 4,
@@ -139,7 +142,7 @@ export function createSearch({
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': termPk(list.term), ':p': POSTING_PREFIX },
           ProjectionExpression: 'sk, i, tf, dl',
-          Limit: Math.min(pageSize, budget - list.read),
+          Limit: Math.min(list.read === 0 ? pageSize : laterPageSize, budget - list.read),
           ...(list.startKey ? { ExclusiveStartKey: list.startKey } : {}),
         }),
       );

@@ -31,7 +31,6 @@ const INPUTS = [
   'scripts/bench/synthetic.ts',
   'lib/items/keys.ts',
   'lib/items/record.ts',
-  'lib/items/schema.ts',
   'lib/search/bm25.ts',
   'lib/search/indexer.ts',
   'lib/search/keys.ts',
@@ -140,13 +139,24 @@ export async function prepareCollections(sizes: readonly number[]): Promise<Load
   return reports;
 }
 
-/** Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of `size`. */
-export async function withCollection<T>(size: number, work: (endpoint: string) => Promise<T>): Promise<T> {
-  const { dir, dynamodb } = await openScratch(size);
+/** Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of each size, all at once. */
+export async function withCollections<T>(
+  sizes: readonly number[],
+  work: (endpoints: Map<number, string>) => Promise<T>,
+): Promise<T> {
+  const opened: { dir: string; dynamodb: DynamoDbLocal }[] = [];
   try {
-    return await work(dynamodb.endpoint);
+    const endpoints = new Map<number, string>();
+    for (const size of sizes) {
+      const scratch = await openScratch(size);
+      opened.push(scratch);
+      endpoints.set(size, scratch.dynamodb.endpoint);
+    }
+    return await work(endpoints);
   } finally {
-    await dynamodb.stop();
-    rmSync(dir, { recursive: true, force: true });
+    for (const { dir, dynamodb } of opened) {
+      await dynamodb.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }

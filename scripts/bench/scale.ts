@@ -14,7 +14,7 @@ import { createRetriever } from '../../lib/search/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
-import { COLLECTION_TABLE, prepareCollections, withCollection } from './collections.ts';
+import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
 import { bulkLoad, emptyCorpus, syntheticItem, vocabulary } from './synthetic.ts';
 
@@ -22,7 +22,7 @@ const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,2000,5000,10000,20000,5000
   .split(',')
   .map(Number)
   .sort((a, b) => a - b);
-const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 5);
+const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 10);
 const TOP_K = 10;
 const started = Date.now();
 
@@ -134,6 +134,12 @@ function exactTopK(size: number) {
   return queries.map((query) => rank(tokenize(query), TOP_K));
 }
 
+/** Sum of a result list's scores over the exact top 10's: how close the answer is where it differs. */
+function scoreShare(found: { score: number }[], exact: { score: number }[]): number {
+  const best = exact.reduce((sum, hit) => sum + hit.score, 0);
+  return best === 0 ? 1 : found.reduce((sum, hit) => sum + hit.score, 0) / best;
+}
+
 /** Share of the exact top 10 a result list holds, by score (a tie at the 10th score counts as found). */
 function recall(found: { score: number }[], exact: { score: number }[]): number {
   const kth = exact.at(-1)?.score ?? 0;
@@ -151,84 +157,159 @@ interface SizeResult {
   unitsPerQuery: number[];
   calls: number[];
   recall: number[];
+  scoreShare: number[];
   /** Without the per-term budget: what proving the exact top 10 reads. */
   exactUnits: number[];
   exactCalls: number[];
   latencies: number[];
 }
+/** The retriever POST /retrieve runs (the service's settings), and the same without the read budget. */
+function retrievers(endpoint: string, options: Partial<Parameters<typeof createSearch>[0]> = {}) {
+  const { raw, client, meter } = meteredClient(endpoint);
+  const items = createItemRepository({ client, tableName: COLLECTION_TABLE });
+  const retrieve = createRetriever({
+    search: createSearch({ client, tableName: COLLECTION_TABLE, ...options }),
+    items,
+  });
+  const unbounded = createRetriever({
+    search: createSearch({
+      client,
+      tableName: COLLECTION_TABLE,
+      maxPostingsPerTerm: Number.POSITIVE_INFINITY,
+      filterMaxPostingsPerTerm: Number.POSITIVE_INFINITY,
+    }),
+    items,
+  });
+  return { raw, meter, retrieve, unbounded };
+}
+
+// Read units, calls and recall: one size at a time.
 const results: SizeResult[] = [];
+const exactBySize = new Map<number, ReturnType<typeof exactTopK>>();
 for (const size of SIZES) {
   const exact = exactTopK(size);
+  exactBySize.set(size, exact);
   const load = loads.find((l) => l.size === size);
   results.push(
-    await withCollection(size, async (endpoint) => {
-      const { raw, client, meter } = meteredClient(endpoint);
-      const items = createItemRepository({ client, tableName: COLLECTION_TABLE });
-      const retrieve = createRetriever({
-        search: createSearch({ client, tableName: COLLECTION_TABLE }),
-        items,
-      });
-      const unbounded = createRetriever({
-        search: createSearch({
-          client,
-          tableName: COLLECTION_TABLE,
-          maxPostingsPerTerm: Number.POSITIVE_INFINITY,
-          filterMaxPostingsPerTerm: Number.POSITIVE_INFINITY,
-        }),
-        items,
-      });
-      const metered = async (run: () => Promise<unknown>) => {
+    await withCollections([size], async (endpoints) => {
+      const { raw, meter, retrieve, unbounded } = retrievers(endpoints.get(size) ?? '');
+      const metered = async (run: () => ReturnType<typeof retrieve>) => {
         meter.units = 0;
         meter.calls = 0;
         meter.reported = 0;
         const value = await run();
         if (meter.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
-        return { value, units: meter.units, calls: meter.calls };
+        return { results: value.results, units: meter.units, calls: meter.calls };
       };
-      const unitsPerQuery: number[] = [];
-      const calls: number[] = [];
-      const recalls: number[] = [];
-      const exactUnits: number[] = [];
-      const exactCalls: number[] = [];
-      for (const [i, query] of queries.entries()) {
-        const run = await metered(() => retrieve({ query, topK: TOP_K, minScore: 0 }));
-        unitsPerQuery.push(run.units);
-        calls.push(run.calls);
-        const found = (run.value as Awaited<ReturnType<typeof retrieve>>).results;
-        recalls.push(recall(found, exact[i] ?? []));
-        const proof = await metered(() => unbounded({ query, topK: TOP_K, minScore: 0 }));
-        const proven = (proof.value as Awaited<ReturnType<typeof retrieve>>).results;
-        if (recall(proven, exact[i] ?? []) < 1) throw new Error(`unbounded search is not exact for ${query}`);
-        exactUnits.push(proof.units);
-        exactCalls.push(proof.calls);
-      }
-      const latencies: number[] = [];
-      for (let r = 0; r < REPEATS; r++) {
-        for (const query of queries) {
-          const begin = performance.now();
-          await retrieve({ query, topK: TOP_K, minScore: 0 });
-          latencies.push(performance.now() - begin);
-        }
-      }
-      raw.destroy();
-      console.log(`measured ${size}`);
-      return {
+      const result: SizeResult = {
         size,
         loadSeconds: load?.loadSeconds ?? 0,
         records: load?.records ?? 0,
         reused: load?.reused ?? false,
-        p50: quantile(latencies, 0.5),
-        p99: quantile(latencies, 0.99),
-        unitsPerQuery,
-        calls,
-        recall: recalls,
-        exactUnits,
-        exactCalls,
-        latencies,
+        p50: Number.NaN,
+        p99: Number.NaN,
+        unitsPerQuery: [],
+        calls: [],
+        recall: [],
+        scoreShare: [],
+        exactUnits: [],
+        exactCalls: [],
+        latencies: [],
       };
+      for (const [i, query] of queries.entries()) {
+        const run = await metered(() => retrieve({ query, topK: TOP_K, minScore: 0 }));
+        result.unitsPerQuery.push(run.units);
+        result.calls.push(run.calls);
+        result.recall.push(recall(run.results, exact[i] ?? []));
+        result.scoreShare.push(scoreShare(run.results, exact[i] ?? []));
+        const proof = await metered(() => unbounded({ query, topK: TOP_K, minScore: 0 }));
+        if (recall(proof.results, exact[i] ?? []) < 1)
+          throw new Error(`unbounded search is not exact: ${query}`);
+        result.exactUnits.push(proof.units);
+        result.exactCalls.push(proof.calls);
+      }
+      raw.destroy();
+      console.log(`measured read units and recall at ${size}`);
+      return result;
     }),
   );
 }
+
+// Latency: every size served at once and the queries interleaved across sizes (rotating order), so drift on this
+// shared machine hits every size alike.
+await withCollections(SIZES, async (endpoints) => {
+  const running = SIZES.map((size) => ({ size, ...retrievers(endpoints.get(size) ?? '') }));
+  for (const { retrieve } of running)
+    for (const query of queries) await retrieve({ query, topK: TOP_K, minScore: 0 });
+  for (let r = 0; r < REPEATS; r++) {
+    for (const [q, query] of queries.entries()) {
+      for (let i = 0; i < running.length; i++) {
+        const target = running[(r + q + i) % running.length];
+        if (!target) continue;
+        const begin = performance.now();
+        await target.retrieve({ query, topK: TOP_K, minScore: 0 });
+        results.find((result) => result.size === target.size)?.latencies.push(performance.now() - begin);
+      }
+    }
+  }
+  for (const { raw } of running) raw.destroy();
+});
+for (const result of results) {
+  result.p50 = quantile(result.latencies, 0.5);
+  result.p99 = quantile(result.latencies, 0.99);
+}
+
+// The read budget's trade-off: other settings of it, on the smallest and the largest collection side by side.
+const SWEEP = [
+  { maxPostingsPerTerm: 500, poolPerResult: 2 },
+  { maxPostingsPerTerm: 500, poolPerResult: 4 },
+  { maxPostingsPerTerm: 1000, poolPerResult: 4 },
+  { maxPostingsPerTerm: 2000, poolPerResult: 4 },
+];
+const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
+const sweep = await withCollections(ends, async (endpoints) => {
+  const runs = SWEEP.flatMap((setting) =>
+    ends.map((size) => ({
+      setting,
+      size,
+      latencies: [] as number[],
+      units: [] as number[],
+      recall: [] as number[],
+      ...retrievers(endpoints.get(size) ?? '', setting),
+    })),
+  );
+  for (const run of runs) {
+    for (const [i, query] of queries.entries()) {
+      run.meter.units = 0;
+      const { results: found } = await run.retrieve({ query, topK: TOP_K, minScore: 0 });
+      run.units.push(run.meter.units);
+      run.recall.push(recall(found, exactBySize.get(run.size)?.[i] ?? []));
+    }
+  }
+  for (let r = 0; r < REPEATS; r++) {
+    for (const [q, query] of queries.entries()) {
+      for (let i = 0; i < runs.length; i++) {
+        const run = runs[(r + q + i) % runs.length];
+        if (!run) continue;
+        const begin = performance.now();
+        await run.retrieve({ query, topK: TOP_K, minScore: 0 });
+        run.latencies.push(performance.now() - begin);
+      }
+    }
+  }
+  for (const run of runs) run.raw.destroy();
+  return SWEEP.map((setting) => {
+    const [small, large] = ends.map((size) => runs.find((r) => r.setting === setting && r.size === size));
+    return {
+      ...setting,
+      ratio: quantile(large?.latencies ?? [], 0.5) / quantile(small?.latencies ?? [], 0.5),
+      p50Small: quantile(small?.latencies ?? [], 0.5),
+      p50Large: quantile(large?.latencies ?? [], 0.5),
+      unitsLarge: large?.units ?? [],
+      recallLarge: large?.recall ?? [],
+    };
+  });
+});
 
 const first = results[0];
 const last = results[results.length - 1];
@@ -239,7 +320,7 @@ const perSize =
     results.map((r) => (pick(r)[i] ?? 0).toFixed(digits)).join(' | ');
 const rows = results.map(
   (r) =>
-    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.reused ? 'snapshot' : `${r.loadSeconds.toFixed(0)} s`} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${Math.max(...r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${mean(r.recall).toFixed(3)} | ${Math.min(...r.recall).toFixed(1)} | ${mean(r.exactUnits).toFixed(1)} | ${Math.max(...r.exactUnits).toFixed(1)} |`,
+    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.reused ? 'snapshot' : `${r.loadSeconds.toFixed(0)} s`} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${Math.max(...r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${mean(r.recall).toFixed(3)} | ${Math.min(...r.recall).toFixed(1)} | ${Math.min(...r.scoreShare).toFixed(4)} | ${mean(r.exactUnits).toFixed(1)} | ${Math.max(...r.exactUnits).toFixed(1)} |`,
 );
 const latencyRatio = first && last ? last.p50 / first.p50 : Number.NaN;
 // "Grows": a query reads more at the largest size than at the one before it (small collections read less
@@ -261,14 +342,16 @@ Each size is its own DynamoDB Local database, grown from the one before and kept
 pays the load: DynamoDB Local writes about 3,000 records/s here, ~30 min for 100,000 items.
 ${queries.length} fixed queries of 1–3 terms (common, middle and rare words), top ${TOP_K}, through
 \`createRetriever\`/\`createSearch\` with the service's settings (what \`POST /retrieve\` runs, without HTTP); latency over
-${REPEATS} passes of the set (${REPEATS * queries.length} queries per size). Read units: every command sent with
+${REPEATS} passes of the set (${REPEATS * queries.length} queries per size) after one unmeasured pass, with every size
+served at once (one DynamoDB Local each) and the queries interleaved across sizes in rotating order. Read units: every command sent with
 \`ReturnConsumedCapacity: TOTAL\` and the reported \`CapacityUnits\` added up (DynamoDB Local reports them).
-*Recall*: the share of the exact BM25 top ${TOP_K} (computed in memory over the same items) that the answer holds.
+*Recall*: the share of the exact BM25 top ${TOP_K} (computed in memory over the same items) that the answer holds;
+*score share*: the sum of the answer's scores over the sum of the exact top ${TOP_K}'s (1 = as good as exact).
 *Exact*: the same queries with the per-term read budget removed, so the threshold algorithm runs until it proves
 the top ${TOP_K} (every such answer checked equal to the in-memory ranking).
 
-| items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | recall@${TOP_K} (mean) | recall (min) | exact: RCU (mean) | exact: RCU (max) |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 ![retrieval latency against collection size](benchmarks/retrieval.svg)
@@ -279,6 +362,13 @@ Read units per fixed query: at most ${ceiling.toFixed(1)} at any size; ${
     ? `**${grown.length} queries read more at ${last?.size.toLocaleString('en')} than at ${previous?.size.toLocaleString('en')}** (${grown.map((q) => `\`${q}\``).join(', ')})`
     : `none reads more at ${last?.size.toLocaleString('en')} than at ${previous?.size.toLocaleString('en')}: once a term's list is longer than the budget, its cost stops growing`
 }.
+
+**The budget's trade-off** (the same queries with other settings of \`createSearch\`, the smallest and the largest
+collection served side by side and interleaved; the service's setting is 1,000 postings a term, pool 4 × k):
+
+| postings per term | pool | p50 ms at ${ends[0]?.toLocaleString('en')} | p50 ms at ${ends[1]?.toLocaleString('en')} | p50 ratio | RCU / query at ${ends[1]?.toLocaleString('en')} (mean / max) | recall@${TOP_K} at ${ends[1]?.toLocaleString('en')} (mean / min) |
+|---|---|---|---|---|---|---|
+${sweep.map((s) => `| ${s.maxPostingsPerTerm.toLocaleString('en')} | ${s.poolPerResult} × k | ${ms(s.p50Small)} | ${ms(s.p50Large)} | ${s.ratio.toFixed(2)} | ${mean(s.unitsLarge).toFixed(1)} / ${Math.max(...s.unitsLarge).toFixed(1)} | ${mean(s.recallLarge).toFixed(3)} / ${Math.min(...s.recallLarge).toFixed(1)} |`).join('\n')}
 
 <details><summary>Read units and recall of each query at each size</summary>
 
@@ -291,6 +381,6 @@ ${queries.map((q, i) => `| \`${q}\` | ${perSize((r) => r.unitsPerQuery)(i)} | ${
 writeResult({
   part: 'scale',
   markdown,
-  data: { queries, results, identical, latencyRatio, unitsGrow, grown, ceiling },
+  data: { queries, results, identical, latencyRatio, unitsGrow, grown, ceiling, sweep },
   seconds: (Date.now() - started) / 1000,
 });
