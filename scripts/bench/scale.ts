@@ -4,10 +4,11 @@
 // asks for ReturnConsumedCapacity; each result list is compared with the exact BM25 ranking computed in memory.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
+import { POSTING_PREFIX, termPk } from '../../lib/search/keys.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { indexInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
@@ -15,7 +16,7 @@ import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
-import { ms, quantile, writeResult } from './common.ts';
+import { median, ms, quantile, writeResult } from './common.ts';
 import { bulkLoad, emptyCorpus, syntheticItem, vocabulary } from './synthetic.ts';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,2000,5000,10000,20000,50000,100000')
@@ -58,13 +59,16 @@ function meteredClient(endpoint: string) {
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  const meter = { units: 0, calls: 0, reported: 0 };
+  const meter = { units: 0, calls: 0, reported: 0, postings: 0 };
   raw.middlewareStack.add(
     (next) => async (args) => {
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
       meter.calls++;
+      if ((args.input as { KeyConditionExpression?: string }).KeyConditionExpression) {
+        meter.postings += (result.output as { Items?: unknown[] }).Items?.length ?? 0;
+      }
       for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
         meter.units += (entry as { CapacityUnits?: number }).CapacityUnits ?? 0;
         meter.reported++;
@@ -156,6 +160,8 @@ interface SizeResult {
   p99: number;
   unitsPerQuery: number[];
   calls: number[];
+  /** Postings the query read. */
+  postings: number[];
   recall: number[];
   scoreShare: number[];
   /** Without the per-term budget: what proving the exact top 10 reads. */
@@ -197,9 +203,10 @@ for (const size of SIZES) {
         meter.units = 0;
         meter.calls = 0;
         meter.reported = 0;
+        meter.postings = 0;
         const value = await run();
         if (meter.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
-        return { results: value.results, units: meter.units, calls: meter.calls };
+        return { results: value.results, units: meter.units, calls: meter.calls, postings: meter.postings };
       };
       const result: SizeResult = {
         size,
@@ -210,6 +217,7 @@ for (const size of SIZES) {
         p99: Number.NaN,
         unitsPerQuery: [],
         calls: [],
+        postings: [],
         recall: [],
         scoreShare: [],
         exactUnits: [],
@@ -220,6 +228,7 @@ for (const size of SIZES) {
         const run = await metered(() => retrieve({ query, topK: TOP_K, minScore: 0 }));
         result.unitsPerQuery.push(run.units);
         result.calls.push(run.calls);
+        result.postings.push(run.postings);
         result.recall.push(recall(run.results, exact[i] ?? []));
         result.scoreShare.push(scoreShare(run.results, exact[i] ?? []));
         const proof = await metered(() => unbounded({ query, topK: TOP_K, minScore: 0 }));
@@ -267,6 +276,7 @@ const SWEEP = [
   { maxPostingsPerTerm: 2000, poolPerResult: 4 },
 ];
 const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
+const rawPages: { limit: number; size: number; p50: number }[] = [];
 const sweep = await withCollections(ends, async (endpoints) => {
   const runs = SWEEP.flatMap((setting) =>
     ends.map((size) => ({
@@ -297,6 +307,35 @@ const sweep = await withCollections(ends, async (endpoints) => {
       }
     }
   }
+  // The floor under those figures: one raw Query page of a common term's postings, at each end, interleaved.
+  const pages = [250, 750].flatMap((limit) =>
+    ends.map((size) => ({
+      limit,
+      size,
+      client: runs.find((r) => r.size === size)?.raw,
+      times: [] as number[],
+    })),
+  );
+  for (let r = 0; r < 10 * REPEATS; r++) {
+    for (let i = 0; i < pages.length; i++) {
+      const page = pages[(r + i) % pages.length];
+      if (!page?.client) continue;
+      const begin = performance.now();
+      await page.client.send(
+        new QueryCommand({
+          TableName: COLLECTION_TABLE,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: {
+            ':pk': { S: termPk(vocabulary[0] ?? '') },
+            ':p': { S: POSTING_PREFIX },
+          },
+          Limit: page.limit,
+        }),
+      );
+      page.times.push(performance.now() - begin);
+    }
+  }
+  rawPages.push(...pages.map(({ limit, size, times }) => ({ limit, size, p50: quantile(times, 0.5) })));
   for (const run of runs) run.raw.destroy();
   return SWEEP.map((setting) => {
     const [small, large] = ends.map((size) => runs.find((r) => r.setting === setting && r.size === size));
@@ -320,7 +359,7 @@ const perSize =
     results.map((r) => (pick(r)[i] ?? 0).toFixed(digits)).join(' | ');
 const rows = results.map(
   (r) =>
-    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.reused ? 'snapshot' : `${r.loadSeconds.toFixed(0)} s`} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${Math.max(...r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${mean(r.recall).toFixed(3)} | ${Math.min(...r.recall).toFixed(1)} | ${Math.min(...r.scoreShare).toFixed(4)} | ${mean(r.exactUnits).toFixed(1)} | ${Math.max(...r.exactUnits).toFixed(1)} |`,
+    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.reused ? 'snapshot' : `${r.loadSeconds.toFixed(0)} s`} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${Math.max(...r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${median(r.postings).toLocaleString('en')} | ${mean(r.recall).toFixed(3)} | ${Math.min(...r.recall).toFixed(1)} | ${Math.min(...r.scoreShare).toFixed(4)} | ${mean(r.exactUnits).toFixed(1)} | ${Math.max(...r.exactUnits).toFixed(1)} |`,
 );
 const latencyRatio = first && last ? last.p50 / first.p50 : Number.NaN;
 // "Grows": a query reads more at the largest size than at the one before it (small collections read less
@@ -350,8 +389,8 @@ served at once (one DynamoDB Local each) and the queries interleaved across size
 *Exact*: the same queries with the per-term read budget removed, so the threshold algorithm runs until it proves
 the top ${TOP_K} (every such answer checked equal to the in-memory ranking).
 
-| items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | postings read (median) | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 ![retrieval latency against collection size](benchmarks/retrieval.svg)
@@ -370,6 +409,8 @@ collection served side by side and interleaved; the service's setting is 1,000 p
 |---|---|---|---|---|---|---|
 ${sweep.map((s) => `| ${s.maxPostingsPerTerm.toLocaleString('en')} | ${s.poolPerResult} × k | ${ms(s.p50Small)} | ${ms(s.p50Large)} | ${s.ratio.toFixed(2)} | ${mean(s.unitsLarge).toFixed(1)} / ${Math.max(...s.unitsLarge).toFixed(1)} | ${mean(s.recallLarge).toFixed(3)} / ${Math.min(...s.recallLarge).toFixed(1)} |`).join('\n')}
 
+Raw \`Query\` pages of the most common term's postings, same run, interleaved (p50 ms): ${rawPages.map((p) => `${p.limit} postings at ${p.size.toLocaleString('en')}: ${ms(p.p50)}`).join('; ')}.
+
 <details><summary>Read units and recall of each query at each size</summary>
 
 | query | ${results.map((r) => `RCU ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `recall ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `exact RCU ${r.size.toLocaleString('en')}`).join(' | ')} |
@@ -381,6 +422,6 @@ ${queries.map((q, i) => `| \`${q}\` | ${perSize((r) => r.unitsPerQuery)(i)} | ${
 writeResult({
   part: 'scale',
   markdown,
-  data: { queries, results, identical, latencyRatio, unitsGrow, grown, ceiling, sweep },
+  data: { queries, results, identical, latencyRatio, unitsGrow, grown, ceiling, sweep, rawPages },
   seconds: (Date.now() - started) / 1000,
 });
