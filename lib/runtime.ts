@@ -12,6 +12,7 @@ export interface Runtime {
   config: Config;
   client: DynamoDBDocumentClient;
   items: ItemRepository;
+  /** Built on its first use; routes that always need a token prefetch the JWKS (`authenticate`). */
   verifier: TokenVerifier;
   cursors: CursorCodec;
 }
@@ -23,11 +24,6 @@ export function getRuntime(): Runtime {
   if (runtime) return runtime;
   const config = getConfig();
   const client = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
-  const verifier = createTokenVerifier(config.auth);
-  // Fetch the pool's JWKS during init rather than on the first request (a no-op for the local issuer).
-  verifier
-    .hydrate()
-    .catch((error: unknown) => logger.warn('JWKS prefetch failed; will fetch on demand', { error }));
   lifecycle.onShutdown('dynamodb client', () => client.destroy());
   lifecycle.onShutdown('metrics', () => metrics.publishStoredMetrics());
   lifecycle.onShutdown('logs', () => logger.flushBuffer());
@@ -36,7 +32,7 @@ export function getRuntime(): Runtime {
     config,
     client,
     items: createItemRepository({ client, tableName: config.tableName }),
-    verifier,
+    verifier: createTokenVerifier(config.auth),
     cursors: createCursorCodec(config.cursorKey),
   };
   return runtime;

@@ -1,6 +1,7 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import { createVerifiedTokenCache, type VerifiedTokenCache } from './token-cache.ts';
 
 /** A caller whose access token verified. */
 export interface Caller {
@@ -12,7 +13,7 @@ export interface Caller {
 export interface TokenVerifier {
   /** Resolves to the caller, or rejects when the token fails any check. */
   verify(token: string): Promise<Caller>;
-  /** Loads the JWKS ahead of the first request (a no-op when it was given). */
+  /** Loads the JWKS ahead of the first request that carries a token (a no-op when it was given). */
   hydrate(): Promise<void>;
 }
 
@@ -21,6 +22,8 @@ export interface TokenVerifierOptions {
   clientId: string;
   /** The pool's JWKS, given instead of fetched (the local issuer). Then the verifier never fetches. */
   jwks?: Jwks | undefined;
+  /** Tokens already verified, re-checked for expiry on every use (default: up to 1,000 tokens). */
+  cache?: VerifiedTokenCache;
 }
 
 /** Thrown for claims aws-jwt-verify accepts but the contract refuses. */
@@ -36,28 +39,48 @@ const offlineFetcher = {
 };
 
 /** Verifies Cognito access tokens: RS256 signature by a pool key, issuer, client, token use, exp, groups. */
-export function createTokenVerifier({ userPoolId, clientId, jwks }: TokenVerifierOptions): TokenVerifier {
-  const properties = { userPoolId, clientId, tokenUse: 'access' } as const;
-  const verifier = jwks
-    ? CognitoJwtVerifier.create(properties, { jwksCache: new SimpleJwksCache({ fetcher: offlineFetcher }) })
-    : CognitoJwtVerifier.create(properties);
-  if (jwks) verifier.cacheJwks(jwks);
+export function createTokenVerifier({
+  userPoolId,
+  clientId,
+  jwks,
+  cache = createVerifiedTokenCache(1000),
+}: TokenVerifierOptions): TokenVerifier {
+  const build = () => {
+    const properties = { userPoolId, clientId, tokenUse: 'access' } as const;
+    const created = jwks
+      ? CognitoJwtVerifier.create(properties, { jwksCache: new SimpleJwksCache({ fetcher: offlineFetcher }) })
+      : CognitoJwtVerifier.create(properties);
+    if (jwks) created.cacheJwks(jwks);
+    return created;
+  };
+  // Built on first use: a cold start that serves a request without a token (public routes) never pays for it.
+  let verifier: ReturnType<typeof build> | undefined;
 
   return {
     async verify(token) {
+      // A token is verified in full once (signature, claims); a repeat of the exact same token is only
+      // checked for expiry. An RS256 verification costs a few hundred microseconds of every warm request.
+      const cached = cache.get(token, Date.now() / 1000);
+      if (cached) return cached;
+      verifier ??= build();
       const payload = await verifier.verify(token);
+      const { exp } = payload;
       // aws-jwt-verify accepts a token without exp and a string cognito:groups; the contract does not.
-      if (typeof payload.exp !== 'number') throw new TokenClaimError('exp is required');
+      if (typeof exp !== 'number') throw new TokenClaimError('exp is required');
       const groups: unknown = payload['cognito:groups'];
       if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string'))) {
         throw new TokenClaimError('cognito:groups must be an array of strings');
       }
       if (typeof payload.sub !== 'string') throw new TokenClaimError('sub is required');
       const username = typeof payload.username === 'string' ? payload.username : undefined;
-      return { sub: payload.sub, username, groups: groups ?? [] };
+      const caller = { sub: payload.sub, username, groups: groups ?? [] };
+      cache.set(token, caller, exp);
+      return caller;
     },
     async hydrate() {
-      if (!jwks) await verifier.hydrate();
+      if (jwks) return;
+      verifier ??= build();
+      await verifier.hydrate();
     },
   };
 }

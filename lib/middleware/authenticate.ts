@@ -1,8 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import { authorize, type Operation } from '../auth/policy.ts';
+import { authorize, type Operation, POLICY } from '../auth/policy.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
 import { type ApiEvent, type HttpResult, MAX_AUTHORIZATION_BYTES } from '../http/types.ts';
 import { UnauthorizedError } from '../http-errors.ts';
+import { logger } from '../logger.ts';
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
@@ -14,6 +15,13 @@ export function authenticate(
   verifier: TokenVerifier,
   operation: Operation,
 ): MiddlewareObj<ApiEvent, HttpResult> {
+  // A route that always needs a token fetches the pool's JWKS during init rather than on its first request;
+  // a public route leaves the verifier unbuilt until a request presents a token.
+  if (POLICY[operation] !== 'public') {
+    verifier
+      .hydrate()
+      .catch((error: unknown) => logger.warn('JWKS prefetch failed; will fetch on demand', { error }));
+  }
   return {
     name: 'authenticate',
     before: async ({ event }) => {

@@ -1,9 +1,11 @@
 // `npm run bench:cold`: a fresh Node process imports a deployed bundle and serves one request against DynamoDB
 // Local; the floor is a 10-line handler built with the same options that only sends the raw GetCommand. The
-// handlers run in rotating order within each round, so drift on this shared machine hits them alike.
+// handlers run in rotating order within each round (get-item right next to the floor), so drift on this shared
+// machine hits them alike; the budget is judged on both the ratio of medians and the median of the per-round ratios
+// (get-item over the floor of its round).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -11,15 +13,25 @@ import { localClient } from '../local/dynamodb.ts';
 import { mintToken } from '../local/issuer.ts';
 import {
   apiEvent,
+  bootstrap,
   buildBundle,
   median,
   ms,
   packageFunctions,
+  quantile,
   startLocalService,
   writeResult,
 } from './common.ts';
 
-const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 31);
+const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 101);
+// Other work on this shared machine disturbs wall-clock times; a raised scheduling priority (where permitted)
+// lessens that for every case alike. DynamoDB Local and the measured processes, all children, inherit it.
+try {
+  setPriority(-10);
+} catch {
+  // Not permitted: measured at normal priority (the report says which).
+}
+const PRIORITY = getPriority();
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
 const DRIVER = `const start = performance.now();
@@ -28,7 +40,8 @@ const imported = performance.now();
 const context = { functionName: 'bench', awsRequestId: 'cold', getRemainingTimeInMillis: () => 10000 };
 const result = await handler(JSON.parse(process.env.BENCH_EVENT), context);
 const done = performance.now();
-process.stdout.write(JSON.stringify({ status: result.statusCode, importMs: imported - start, invokeMs: done - imported, processMs: done }) + '\\n');
+const cpu = process.cpuUsage();
+process.stdout.write(JSON.stringify({ status: result.statusCode, importMs: imported - start, invokeMs: done - imported, processMs: done, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\\n');
 process.exit(0);
 `;
 
@@ -36,6 +49,8 @@ interface Sample {
   status: number;
   importMs: number;
   invokeMs: number;
+  /** CPU time (user + system) of the process up to the response: less disturbed by other work on the machine. */
+  cpuMs: number;
   /** From spawn to the response, measured by the parent. */
   totalMs: number;
 }
@@ -104,7 +119,7 @@ try {
   const cases = [
     { name: 'floor (raw GetCommand)', bundle: floor.entryPath, event: getEvent },
     {
-      name: 'floor + the libraries (logger, metrics, JWT verifier, valibot, middy)',
+      name: 'floor + the libraries (JWT verifier, valibot, middy)',
       bundle: withLibraries.entryPath,
       event: getEvent,
     },
@@ -145,9 +160,15 @@ try {
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // One unmeasured round warms the OS file cache.
   for (const c of cases) await coldRun(c.bundle, c.event, service.env);
+  // Each round runs the floor and get-item back to back (which goes first alternates), so a round's ratio compares
+  // two runs a fraction of a second apart; the other cases go around them in rotating order.
+  const [floorCase, librariesCase, getCase, ...rest] = cases;
+  const others = [librariesCase, ...rest];
   for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < cases.length; i++) {
-      const c = cases[(round + i) % cases.length];
+    const pair = round % 2 === 0 ? [floorCase, getCase] : [getCase, floorCase];
+    const rotated = others.map((_, i) => others[(round + i) % others.length]);
+    const at = round % (others.length + 1);
+    for (const c of [...rotated.slice(0, at), ...pair, ...rotated.slice(at)]) {
       if (!c) continue;
       const sample = await coldRun(c.bundle, c.event, service.env);
       if (sample.status >= 300) throw new Error(`${c.name} answered ${sample.status}`);
@@ -157,9 +178,13 @@ try {
   const floorSamples = samples.get('floor (raw GetCommand)') ?? [];
   const floorTotal = median(floorSamples.map((s) => s.totalMs));
   const floorImport = median(floorSamples.map((s) => s.importMs));
+  const librariesName = cases[1]?.name ?? '';
+  const librariesSamples = samples.get(librariesName) ?? [];
   const getSamples = samples.get('getItem') ?? [];
-  // Per round: get-item over the floor in the same round.
-  const pairedRatios = getSamples.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
+  // Per round: a handler over the floor of the same round (wall time), and its CPU time minus the floor's.
+  const paired = (list: Sample[]) => list.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
+  const cpuOver = (list: Sample[]) => list.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN));
+  const pairedRatios = paired(getSamples);
   const bytesOf = (bundle: string) =>
     bundle === floor.entryPath
       ? floor.entryBytes
@@ -170,37 +195,70 @@ try {
     const list = samples.get(c.name) ?? [];
     const total = median(list.map((s) => s.totalMs));
     const imported = median(list.map((s) => s.importMs));
-    return `| ${c.name} | ${(bytesOf(c.bundle) / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
+    return `| ${c.name} | ${(bytesOf(c.bundle) / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${ms(median(list.map((s) => s.cpuMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
   const ratio = median(getSamples.map((s) => s.totalMs)) / floorTotal;
-  const librariesName = cases[1]?.name ?? '';
-  const librariesTotal = median((samples.get(librariesName) ?? []).map((s) => s.totalMs));
+  const pairedRatio = median(pairedRatios);
+  // 95 % bootstrap intervals (rounds resampled, seeded): the verdict is only met or not met when the whole
+  // interval of both figures is on one side of 1.05; otherwise this run cannot tell.
+  const rounds = getSamples.map((s, i) => ({
+    get: s.totalMs,
+    floor: floorSamples[i]?.totalMs ?? Number.NaN,
+  }));
+  const ratioInterval = bootstrap(rounds, (r) => median(r.map((x) => x.get)) / median(r.map((x) => x.floor)));
+  const pairedInterval = bootstrap(rounds, (r) => median(r.map((x) => x.get / x.floor)));
+  const upper = Math.max(ratioInterval[1], pairedInterval[1]);
+  const lower = Math.max(ratioInterval[0], pairedInterval[0]);
+  const verdict = upper <= 1.05 ? 'met' : lower > 1.05 ? 'not met' : 'not decided by this run';
+  const met = verdict === 'met';
+  const librariesTotal = median(librariesSamples.map((s) => s.totalMs));
   const librariesRatio = librariesTotal / floorTotal;
+  const librariesPaired = median(paired(librariesSamples));
   const overLibraries = median(getSamples.map((s) => s.totalMs)) / librariesTotal;
+  const getCpuOver = median(cpuOver(getSamples));
+  const librariesCpuOver = median(cpuOver(librariesSamples));
+  const allowance = 0.05 * floorTotal;
+  const importOver = median(getSamples.map((s) => s.importMs)) - floorImport;
+  const requestOver = median(getSamples.map((s) => s.invokeMs)) - median(floorSamples.map((s) => s.invokeMs));
+  const extraKb = (bytesOf(getCase?.bundle ?? '') - floor.entryBytes) / 1000;
   const markdown = `## Cold start
 
 A fresh \`node\` process (${process.version}) imports the deployed bundle and serves one request against DynamoDB
-Local; the parent measures from \`spawn\` to the response line. *import* and *first request* are measured inside
-the process. ${ROUNDS} rounds; in each round every handler runs once, in rotating order; medians. The floor is
-\`scripts/bench/floor/get-item.ts\`, built with the same esbuild options, which only sends the raw \`GetCommand\`.
+Local; the parent measures from \`spawn\` to the response line. *import*, *first request* and *CPU* (user + system
+time of the process up to the response) are measured inside the process. ${ROUNDS} rounds; in each round every
+handler runs once, in rotating order, get-item right before or after the floor; medians; processes at nice
+${PRIORITY}. The floor is \`scripts/bench/floor/get-item.ts\`, built with the same
+esbuild options, which only sends the raw \`GetCommand\`. *× floor* is the ratio of the medians; *per round* the
+median of each round's ratio to the floor of the same round.
 
-| handler | bundle KB | spawn → response (ms) | import (ms) | first request (ms) | × floor (spawn → response) | × floor (import) |
-|---|---|---|---|---|---|---|
+| handler | bundle KB | spawn → response (ms) | import (ms) | first request (ms) | CPU (ms) | × floor (spawn → response) | × floor, per round | × floor (import) |
+|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians); median of the per-round ratios
-${median(pairedRatios).toFixed(3)}. Budget ≤ 1.05: **${ratio <= 1.05 ? 'met' : 'not met'}**.
+get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval
+${ratioInterval.map((x) => x.toFixed(3)).join('–')}); median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval
+${pairedInterval.map((x) => x.toFixed(3)).join('–')}; quartiles of the rounds ${quantile(pairedRatios, 0.25).toFixed(3)}–${quantile(pairedRatios, 0.75).toFixed(3)}).
+Budget ≤ 1.05: **${verdict}**${verdict === 'not decided by this run' ? ' (the intervals straddle 1.05)' : ''}. CPU time over the floor's, median per round: get-item
++${getCpuOver.toFixed(1)} ms, the libraries alone +${librariesCpuOver.toFixed(1)} ms; the budget allows
+${allowance.toFixed(1)} ms over a ${ms(floorTotal, 1)} ms floor.
 ${
-  ratio <= 1.05
+  met
     ? ''
     : `
-Where the time goes: the raw call plus only the libraries every handler needs — Powertools logger and metrics,
-the Cognito JWT verifier, valibot and middy, constructed as the service constructs them
-(\`scripts/bench/floor/get-item-with-libraries.ts\`) — is **${librariesRatio.toFixed(3)} × the floor**; get-item is
-${overLibraries.toFixed(3)} × that, the service's own start-up (configuration parsing, schemas, runtime wiring, the
-middleware chain and its first request). The budget leaves ${(0.05 * floorTotal).toFixed(1)} ms over a
-${ms(floorTotal, 1)} ms floor; spawn-to-response medians of the same bundle vary by more than that between runs here
-(the per-round ratio is the steadier figure).
+Where the time goes: the raw call plus only the libraries every handler needs — the Cognito JWT verifier (loaded;
+built only when a request carries a token), valibot and middy, used as the service uses them on a request without
+a token (\`scripts/bench/floor/get-item-with-libraries.ts\`) — is **${librariesRatio.toFixed(3)} × the floor**
+(${librariesPaired.toFixed(3)} per round); get-item is ${overLibraries.toFixed(3)} × that: the service's own start-up and
+first request. Of get-item's ${ms(median(getSamples.map((s) => s.totalMs)) - floorTotal, 1)} ms over the floor, the import takes
+${ms(importOver, 1)} ms more — ${extraKb.toFixed(1)} KB more code to load and parse (aws-jwt-verify, valibot, middy
+and the service's own modules), the item and configuration schemas built, the configuration parsed and checked,
+the client and the middleware chain wired — and the first request ${ms(requestOver, 1)} ms more: the path, the item
+read back and the response body validated, the middleware chain and the log line and metrics run for the first
+time. Those checks are the contract's and the house style's (a bad configuration fails the cold start; inputs,
+stored items and outputs are validated with valibot; every handler is a middy chain), so this is their price in a
+fresh process, where every function runs for the first time. What was cut: Powertools Logger and Metrics (replaced
+by \`lib/logger.ts\` and \`lib/observability.ts\`, 29 KB less code and no construction cost) and the token verifier,
+now built only when a request presents a token.
 `
 }`;
   writeResult({
@@ -208,11 +266,18 @@ ${ms(floorTotal, 1)} ms floor; spawn-to-response medians of the same bundle vary
     markdown,
     data: {
       rounds: ROUNDS,
+      priority: PRIORITY,
       samples: Object.fromEntries(samples),
       ratio,
-      pairedRatio: median(pairedRatios),
+      pairedRatio,
+      pairedQuartiles: [quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)],
+      ratioInterval,
+      pairedInterval,
+      verdict,
       librariesRatio,
+      librariesPaired,
       overLibraries,
+      cpuOverFloorMs: { getItem: getCpuOver, libraries: librariesCpuOver },
     },
     seconds: (Date.now() - started) / 1000,
   });

@@ -23,6 +23,27 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 }
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
+
+/** The 2.5 % and 97.5 % quantiles of `statistic` over resamples of `items` (a seeded PRNG: the same data, the same interval). */
+export function bootstrap<T>(
+  items: readonly T[],
+  statistic: (sample: T[]) => number,
+  resamples = 2000,
+): [number, number] {
+  let seed = 0x9e3779b9;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const values: number[] = [];
+  for (let i = 0; i < resamples; i++) {
+    const sample = Array.from({ length: items.length }, () => items[Math.floor(random() * items.length)]);
+    values.push(statistic(sample.filter((x): x is T => x !== undefined)));
+  }
+  return [quantile(values, 0.025), quantile(values, 0.975)];
+}
 export const ms = (value: number, digits = 2): string => value.toFixed(digits);
 export const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
 

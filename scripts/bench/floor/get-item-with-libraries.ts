@@ -1,5 +1,5 @@
 // The floor plus the libraries every handler needs, built the way the service builds them at start-up
-// (Powertools logger and metrics, the Cognito JWT verifier, valibot, middy), and still only the raw GetCommand:
+// (Powertools logger and metrics, the Cognito JWT verifier built on first use, valibot, middy), and still only the raw GetCommand:
 // what is left between this and get-item is the service's own code.
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -21,18 +21,26 @@ const client = DynamoDBDocumentClient.from(
 );
 const logger = new Logger({ serviceName: 'items' });
 const metrics = new Metrics({ namespace: 'ItemsService', serviceName: 'items' });
-const verifier = CognitoJwtVerifier.create({
-  userPoolId: COGNITO_USER_POOL_ID ?? '',
-  clientId: COGNITO_CLIENT_ID ?? '',
-  tokenUse: 'access',
-});
+// Built on the first request that carries a token, as the service builds it for public routes.
+const verifier = () =>
+  CognitoJwtVerifier.create({
+    userPoolId: COGNITO_USER_POOL_ID ?? '',
+    clientId: COGNITO_CLIENT_ID ?? '',
+    tokenUse: 'access',
+  });
 const Path = v.object({ item_id: v.pipe(v.string(), v.regex(/^\d{1,16}$/)) });
 
-export const handler = middy(async (event: { pathParameters: { item_id: string } }) => {
+interface Event {
+  pathParameters: { item_id: string };
+  headers?: Record<string, string>;
+}
+
+export const handler = middy(async (event: Event) => {
   const { item_id } = v.parse(Path, event.pathParameters);
   const Key = { pk: 'ITEM', sk: item_id.padStart(16, '0') };
   const { Item } = await client.send(new GetCommand({ TableName: TABLE_NAME, Key, ConsistentRead: true }));
   return { statusCode: Item ? 200 : 404, body: JSON.stringify(Item) };
-}).before(() => {
-  if (!verifier || !metrics) logger.warn('unreachable');
+}).before(async ({ event }) => {
+  if (event.headers?.authorization) await verifier().verify(event.headers.authorization);
+  if (!metrics) logger.warn('unreachable');
 });
