@@ -105,17 +105,23 @@ export function createSearch({
     const scored = new Map<number, Hit | undefined>();
     let budget = Math.min(maxPostingsPerTerm, filterMaxPostingsPerTerm);
     const open = () => lists.filter((list) => !list.done && list.read < budget);
-    const upper = (c: Candidate) =>
-      c.lower + open().reduce((sum, l) => sum + (c.seen.has(l.term) ? 0 : l.bound), 0);
 
     while (true) {
       const ranked = [...candidates].sort(([a, x], [b, y]) => y.lower - x.lower || a - b);
       const top = ranked.slice(0, topK);
-      const unseen = open().reduce((sum, list) => sum + list.bound, 0);
+      const reading = open();
       const kth = top.length === topK ? (top.at(-1)?.[1].lower ?? 0) : Number.NEGATIVE_INFINITY;
-      const rest = Math.max(unseen, ...ranked.slice(topK).map(([, c]) => upper(c)));
-      if (open().length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
-        await Promise.all(open().map(readPage));
+      // The most an unseen item, or a candidate outside the top k, can still reach (a loop: there may be many).
+      let rest = reading.reduce((sum, list) => sum + list.bound, 0);
+      for (let i = topK; i < ranked.length; i++) {
+        const candidate = ranked[i]?.[1];
+        if (!candidate) continue;
+        let upper = candidate.lower;
+        for (const list of reading) if (!candidate.seen.has(list.term)) upper += list.bound;
+        if (upper > rest) rest = upper;
+      }
+      if (reading.length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
+        await Promise.all(reading.map(readPage));
         continue;
       }
       // Settled: proven exact, unless a list was cut short; then score a larger pool exactly and take its best.
