@@ -5,7 +5,7 @@
 // (get-item over the floor of its round).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { getPriority, setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -19,19 +19,13 @@ import {
   ms,
   packageFunctions,
   quantile,
+  raisePriority,
   startLocalService,
   writeResult,
 } from './common.ts';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 101);
-// Other work on this shared machine disturbs wall-clock times; a raised scheduling priority (where permitted)
-// lessens that for every case alike. DynamoDB Local and the measured processes, all children, inherit it.
-try {
-  setPriority(-10);
-} catch {
-  // Not permitted: measured at normal priority (the report says which).
-}
-const PRIORITY = getPriority();
+const PRIORITY = raisePriority();
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
 const DRIVER = `const start = performance.now();

@@ -2,7 +2,7 @@
 // interleaved call by call with the raw SDK calls each one makes, through a document client built like the
 // service's (lib/dynamodb/client.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { getPriority, setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createVerifiedTokenCache } from '../../lib/auth/token-cache.ts';
@@ -19,20 +19,14 @@ import {
   ms,
   packageFunctions,
   quantile,
+  raisePriority,
   startLocalService,
   writeResult,
 } from './common.ts';
 
 const N = Number(process.env.BENCH_WARM_N ?? 600);
 const WARMUP = 50;
-// As in bench:cold: a raised priority (where permitted) for this process and DynamoDB Local, its child, so other
-// work on the shared machine disturbs the timings less.
-try {
-  setPriority(-10);
-} catch {
-  // Not permitted: measured at normal priority (the report says which).
-}
-const PRIORITY = getPriority();
+const PRIORITY = raisePriority();
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'bench-warm-'));
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
