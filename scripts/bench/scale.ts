@@ -189,6 +189,24 @@ function retrievers(endpoint: string, options: Partial<Parameters<typeof createS
   return { raw, meter, retrieve, unbounded };
 }
 
+/** REPEATS passes of the query set; each query goes to every retriever in rotating order, and each time is kept. */
+async function timeInterleaved<T extends { retrieve: ReturnType<typeof retrievers>['retrieve'] }>(
+  targets: T[],
+  keep: (target: T, ms: number) => void,
+) {
+  for (let r = 0; r < REPEATS; r++) {
+    for (const [q, query] of queries.entries()) {
+      for (let i = 0; i < targets.length; i++) {
+        const target = targets[(r + q + i) % targets.length];
+        if (!target) continue;
+        const begin = performance.now();
+        await target.retrieve({ query, topK: TOP_K, minScore: 0 });
+        keep(target, performance.now() - begin);
+      }
+    }
+  }
+}
+
 // Read units, calls and recall: one size at a time.
 const results: SizeResult[] = [];
 const exactBySize = new Map<number, ReturnType<typeof exactTopK>>();
@@ -250,17 +268,9 @@ await withCollections(SIZES, async (endpoints) => {
   const running = SIZES.map((size) => ({ size, ...retrievers(endpoints.get(size) ?? '') }));
   for (const { retrieve } of running)
     for (const query of queries) await retrieve({ query, topK: TOP_K, minScore: 0 });
-  for (let r = 0; r < REPEATS; r++) {
-    for (const [q, query] of queries.entries()) {
-      for (let i = 0; i < running.length; i++) {
-        const target = running[(r + q + i) % running.length];
-        if (!target) continue;
-        const begin = performance.now();
-        await target.retrieve({ query, topK: TOP_K, minScore: 0 });
-        results.find((result) => result.size === target.size)?.latencies.push(performance.now() - begin);
-      }
-    }
-  }
+  await timeInterleaved(running, (target, ms) =>
+    results.find((result) => result.size === target.size)?.latencies.push(ms),
+  );
   for (const { raw } of running) raw.destroy();
 });
 for (const result of results) {
@@ -296,17 +306,7 @@ const sweep = await withCollections(ends, async (endpoints) => {
       run.recall.push(recall(found, exactBySize.get(run.size)?.[i] ?? []));
     }
   }
-  for (let r = 0; r < REPEATS; r++) {
-    for (const [q, query] of queries.entries()) {
-      for (let i = 0; i < runs.length; i++) {
-        const run = runs[(r + q + i) % runs.length];
-        if (!run) continue;
-        const begin = performance.now();
-        await run.retrieve({ query, topK: TOP_K, minScore: 0 });
-        run.latencies.push(performance.now() - begin);
-      }
-    }
-  }
+  await timeInterleaved(runs, (run, ms) => run.latencies.push(ms));
   // The floor under those figures: one raw Query page of a common term's postings, at each end, interleaved.
   const pages = [250, 750].flatMap((limit) =>
     ends.map((size) => ({
