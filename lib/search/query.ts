@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { batchGet } from '../dynamodb/batch-get.ts';
-import { idf, K1, saturation } from './bm25.ts';
+import { idf, K1, termScore } from './bm25.ts';
 import { dfKey, docKey, impactFromSk, POSTING_PREFIX, REFERENCE_LENGTH, STATS_KEY, termPk } from './keys.ts';
 import { parseTerms } from './terms.ts';
 
@@ -38,6 +38,15 @@ export interface SearchOptions {
   poolPerResult?: number;
 }
 
+/** The service's settings (what POST /retrieve and POST /generate run); the benchmark reports against these. */
+export const SEARCH_DEFAULTS = {
+  pageSize: 250,
+  laterPageSize: 750,
+  maxPostingsPerTerm: 1_000,
+  filterMaxPostingsPerTerm: 16_000,
+  poolPerResult: 4,
+} as const;
+
 const Posting = v.object({ sk: v.string(), i: v.number(), tf: v.number(), dl: v.number() });
 const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.string() });
 
@@ -48,6 +57,7 @@ interface List {
   startKey: Record<string, unknown> | undefined;
   /** Every posting read. */
   done: boolean;
+  /** Postings read so far (against the per-term budget). */
   read: number;
   /** The most any unread posting of this list can add to a score. */
   bound: number;
@@ -71,11 +81,11 @@ interface Candidate {
 export function createSearch({
   client,
   tableName,
-  pageSize = 250,
-  laterPageSize = 750,
-  maxPostingsPerTerm = 1_000,
-  filterMaxPostingsPerTerm = 16_000,
-  poolPerResult = 4,
+  pageSize = SEARCH_DEFAULTS.pageSize,
+  laterPageSize = SEARCH_DEFAULTS.laterPageSize,
+  maxPostingsPerTerm = SEARCH_DEFAULTS.maxPostingsPerTerm,
+  filterMaxPostingsPerTerm = SEARCH_DEFAULTS.filterMaxPostingsPerTerm,
+  poolPerResult = SEARCH_DEFAULTS.poolPerResult,
 }: SearchOptions) {
   return async function search({ terms, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
     const meta = await batchGet(client, tableName, [STATS_KEY, ...[...terms.keys()].map(dfKey)]);
@@ -158,7 +168,7 @@ export function createSearch({
         if (rejected.has(posting.i)) continue;
         const candidate = candidates.get(posting.i) ?? { lower: 0, seen: new Set<string>() };
         if (candidate.seen.has(list.term)) continue;
-        candidate.lower += list.idf * (K1 + 1) * saturation({ tf: posting.tf, dl: posting.dl, avgdl });
+        candidate.lower += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
         candidate.seen.add(list.term);
         candidates.set(posting.i, candidate);
       }
@@ -184,7 +194,7 @@ export function createSearch({
         const matchedTerms = lists.filter((l) => (tf.get(l.term) ?? 0) > 0).map((l) => l.term);
         const score = lists.reduce((sum, l) => {
           const count = tf.get(l.term) ?? 0;
-          return count > 0 ? sum + l.idf * (K1 + 1) * saturation({ tf: count, dl: doc.dl, avgdl }) : sum;
+          return count > 0 ? sum + termScore({ tf: count, dl: doc.dl, avgdl, idf: l.idf }) : sum;
         }, 0);
         const id = Number(doc.pk.slice(2));
         scored.set(id, matchedTerms.length > 0 && score > minScore ? { id, score, matchedTerms } : undefined);

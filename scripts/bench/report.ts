@@ -3,6 +3,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
+import { SEARCH_DEFAULTS } from '../../lib/search/query.ts';
 import { type PartResult, RESULTS_DIR, ROOT } from './common.ts';
 
 const PARTS = ['bundle', 'cold', 'warm', 'scale', 'http'];
@@ -199,7 +200,11 @@ if (scaleData && scaleData.results.length > 0) {
     [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length / 2) - 1)] ?? 0;
   const smallest = first?.size.toLocaleString('en');
   const largest = last?.size.toLocaleString('en');
-  const service = scaleData.sweep.find((s) => s.maxPostingsPerTerm === 1000 && s.poolPerResult === 4);
+  const service = scaleData.sweep.find(
+    (s) =>
+      s.maxPostingsPerTerm === SEARCH_DEFAULTS.maxPostingsPerTerm &&
+      s.poolPerResult === SEARCH_DEFAULTS.poolPerResult,
+  );
   const fastest = scaleData.sweep
     .filter((s) => s.ratio <= 2)
     .sort((a, b) => mean(b.recallLarge) - mean(a.recallLarge))[0];
@@ -216,7 +221,7 @@ if (scaleData && scaleData.results.length > 0) {
 proves the top 10 only once every list has been read below the k-th score. For one term, or rare terms, that is the
 first page; for several common terms it is a depth that grows with the lists — mean ${mean(first?.exactUnits).toFixed(1)} RCU at
 ${smallest} items, ${mean(last?.exactUnits).toFixed(1)} at ${largest}, up to ${Math.max(...(last?.exactUnits ?? [0])).toFixed(1)} for one query. That growth is the floor of an
-exact top k over impact-ordered lists. With the budget (1,000 postings a term, then the 4 × k best candidates scored
+exact top k over impact-ordered lists. With the budget (${SEARCH_DEFAULTS.maxPostingsPerTerm.toLocaleString('en')} postings a term, then the ${SEARCH_DEFAULTS.poolPerResult} × k best candidates scored
 exactly from their doc records) a query's cost stops growing once its lists are longer than the budget: at most
 ${scaleData.ceiling.toFixed(1)} RCU here at any size. Queries whose lists are still shorter than the budget (rare terms) read more as
 those lists grow, up to the same ceiling. The answers hold ${(mean(last?.recall) * 100).toFixed(1)} % of the exact top 10 at ${largest}

@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { POSTING_PREFIX, termPk } from '../../lib/search/keys.ts';
-import { createSearch } from '../../lib/search/query.ts';
+import { createSearch, SEARCH_DEFAULTS } from '../../lib/search/query.ts';
 import { indexInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
@@ -403,7 +403,7 @@ Read units per fixed query: at most ${ceiling.toFixed(1)} at any size; ${
 }.
 
 **The budget's trade-off** (the same queries with other settings of \`createSearch\`, the smallest and the largest
-collection served side by side and interleaved; the service's setting is 1,000 postings a term, pool 4 × k):
+collection served side by side and interleaved; the service's setting is ${SEARCH_DEFAULTS.maxPostingsPerTerm.toLocaleString('en')} postings a term, pool ${SEARCH_DEFAULTS.poolPerResult} × k):
 
 | postings per term | pool | p50 ms at ${ends[0]?.toLocaleString('en')} | p50 ms at ${ends[1]?.toLocaleString('en')} | p50 ratio | RCU / query at ${ends[1]?.toLocaleString('en')} (mean / max) | recall@${TOP_K} at ${ends[1]?.toLocaleString('en')} (mean / min) |
 |---|---|---|---|---|---|---|
