@@ -47,7 +47,16 @@ export const SEARCH_DEFAULTS = {
   poolPerResult: 4,
 } as const;
 
-const Posting = v.object({ sk: v.string(), i: v.number(), tf: v.number(), dl: v.number() });
+/**
+ * A posting as a query reads it: the item id comes from the sort key (`P#<impact>#<16-digit id>`), so the stored
+ * `i` attribute is not read back; every attribute returned costs the SDK's deserialization once per posting.
+ */
+const Posting = v.object({
+  sk: v.pipe(v.string(), v.regex(/^P#\d{6}#\d{16}$/)),
+  tf: v.number(),
+  dl: v.number(),
+});
+const idOfPosting = (sk: string): number => Number(sk.slice(POSTING_PREFIX.length + 7));
 const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.string() });
 
 interface List {
@@ -74,8 +83,10 @@ interface Candidate {
  * posting's saturation at the current average length is at most impact × max(1, avgdl / REFERENCE_LENGTH).
  *
  * Exactness costs reads that grow with the lists for queries of several common terms (the k-th score is only
- * proven once every list is read below it), so each list is read to `maxPostingsPerTerm` at most: then the best
- * candidates found are scored exactly from their doc records and the ranking is approximate. A filter that
+ * proven once every list is read below it), so each list is read to `maxPostingsPerTerm` at most. A proven top k
+ * is scored exactly from its doc records (with any candidate that could tie with its last); when a list was cut
+ * short instead, `poolPerResult` × k of the best candidates found are scored exactly and the ranking is
+ * approximate, though every score in it is exact. A filter that
  * rejects candidates until too few remain raises the per-term ceiling, doubling up to `filterMaxPostingsPerTerm`.
  */
 export function createSearch({
@@ -114,31 +125,46 @@ export function createSearch({
     const rejected = new Set<number>();
     const scored = new Map<number, Hit | undefined>();
     let budget = Math.min(maxPostingsPerTerm, filterMaxPostingsPerTerm);
-    const open = () => lists.filter((list) => !list.done && list.read < budget);
 
     while (true) {
       const ranked = [...candidates].sort(([a, x], [b, y]) => y.lower - x.lower || a - b);
       const top = ranked.slice(0, topK);
-      const reading = open();
+      const unfinished = lists.filter((list) => !list.done);
+      const reading = unfinished.filter((list) => list.read < budget);
       const kth = top.length === topK ? (top.at(-1)?.[1].lower ?? 0) : Number.NEGATIVE_INFINITY;
-      // The most an unseen item, or a candidate outside the top k, can still reach (a loop: there may be many).
-      let rest = reading.reduce((sum, list) => sum + list.bound, 0);
-      for (let i = topK; i < ranked.length; i++) {
-        const candidate = ranked[i]?.[1];
-        if (!candidate) continue;
+      const upperOf = (candidate: Candidate, unread: List[]) => {
         let upper = candidate.lower;
-        for (const list of reading) if (!candidate.seen.has(list.term)) upper += list.bound;
-        if (upper > rest) rest = upper;
-      }
+        for (const list of unread) if (!candidate.seen.has(list.term)) upper += list.bound;
+        return upper;
+      };
+      // The most an unseen item, or a candidate outside the top k, can still reach (a loop: there may be many).
+      const restOf = (unread: List[]) => {
+        let rest = unread.reduce((sum, list) => sum + list.bound, 0);
+        for (let i = topK; i < ranked.length; i++) {
+          const candidate = ranked[i]?.[1];
+          if (candidate) rest = Math.max(rest, upperOf(candidate, unread));
+        }
+        return rest;
+      };
+      const rest = restOf(reading);
       if (reading.length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
-        await Promise.all(reading.map(readPage));
+        // Pages are applied in list order, so scores add up in the same order on every run.
+        for (const apply of await Promise.all(reading.map(readPage))) apply();
         continue;
       }
-      // Settled: proven exact, unless a list was cut short; then score a larger pool exactly and take its best.
-      const cut = lists.some((list) => !list.done);
-      const chosen = (
-        await exact(ranked.slice(0, cut ? topK * poolPerResult : topK).map(([id]) => id))
-      ).slice(0, topK);
+      // Settled. Proven exact when nothing left unread (lists cut by the budget included) can enter the top k:
+      // then the top k, and any candidate that could tie with its last, are scored exactly. Otherwise a list was
+      // cut short: a larger pool is scored exactly and its best taken.
+      const bound = reading.length === unfinished.length ? rest : restOf(unfinished);
+      const proven = kth >= bound || Math.max(kth, bound) <= minScore;
+      const pool = proven
+        ? ranked.filter(([, c], i) => {
+            if (i < topK) return true;
+            const upper = upperOf(c, unfinished);
+            return upper >= kth && upper > minScore;
+          })
+        : ranked.slice(0, topK * poolPerResult);
+      const chosen = (await exact(pool.map(([id]) => id))).slice(0, topK);
       const kept = await accept(chosen.map((hit) => hit.id));
       const failed = chosen.filter((hit) => !kept.has(hit.id));
       if (failed.length === 0) return chosen;
@@ -146,37 +172,41 @@ export function createSearch({
         rejected.add(id);
         candidates.delete(id);
       }
-      if (cut && candidates.size < topK * poolPerResult && budget < filterMaxPostingsPerTerm) {
+      if (!proven && candidates.size < topK * poolPerResult && budget < filterMaxPostingsPerTerm) {
         budget = Math.min(filterMaxPostingsPerTerm, budget * 2);
       }
     }
 
-    async function readPage(list: List): Promise<void> {
+    /** Reads a list's next page; returns the step that adds it to the candidates. */
+    async function readPage(list: List): Promise<() => void> {
       const reply = await client.send(
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': termPk(list.term), ':p': POSTING_PREFIX },
-          ProjectionExpression: 'sk, i, tf, dl',
+          ProjectionExpression: 'sk, tf, dl',
           Limit: Math.min(list.read === 0 ? pageSize : laterPageSize, budget - list.read),
           ...(list.startKey ? { ExclusiveStartKey: list.startKey } : {}),
         }),
       );
       const postings = (reply.Items ?? []).map((item) => v.parse(Posting, item));
-      list.read += postings.length;
-      for (const posting of postings) {
-        if (rejected.has(posting.i)) continue;
-        const candidate = candidates.get(posting.i) ?? { lower: 0, seen: new Set<string>() };
-        if (candidate.seen.has(list.term)) continue;
-        candidate.lower += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
-        candidate.seen.add(list.term);
-        candidates.set(posting.i, candidate);
-      }
-      list.startKey = reply.LastEvaluatedKey;
-      const last = postings.at(-1);
-      list.done = !reply.LastEvaluatedKey;
-      list.bound =
-        list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactFromSk(last.sk) / 1e6) * stretch);
+      return () => {
+        list.read += postings.length;
+        for (const posting of postings) {
+          const id = idOfPosting(posting.sk);
+          if (rejected.has(id)) continue;
+          const candidate = candidates.get(id) ?? { lower: 0, seen: new Set<string>() };
+          if (candidate.seen.has(list.term)) continue;
+          candidate.lower += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
+          candidate.seen.add(list.term);
+          candidates.set(id, candidate);
+        }
+        list.startKey = reply.LastEvaluatedKey;
+        const last = postings.at(-1);
+        list.done = !reply.LastEvaluatedKey;
+        list.bound =
+          list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactFromSk(last.sk) / 1e6) * stretch);
+      };
     }
 
     /**

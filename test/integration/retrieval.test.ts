@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
@@ -169,20 +169,25 @@ describe('BM25 search over the DynamoDB index', () => {
 });
 
 describe('a read budget per query term', () => {
-  /** The table's real client, counting the postings each term's Query returns. */
-  function countingClient() {
+  /** The table's real client, counting the postings each term's Query returns and the doc records read. */
+  function countingClient(real: DynamoDBDocumentClient = table.client) {
     const read = new Map<string, number>();
+    const docs: string[] = [];
     const client = {
       send: async (command: unknown) => {
-        const output = await table.client.send(command as never);
+        const output = await real.send(command as never);
         if (command instanceof QueryCommand) {
           const pk = String(command.input.ExpressionAttributeValues?.[':pk']);
           read.set(pk, (read.get(pk) ?? 0) + ((output as { Items?: unknown[] }).Items?.length ?? 0));
         }
+        if (command instanceof BatchGetCommand) {
+          for (const { Keys = [] } of Object.values(command.input.RequestItems ?? {}))
+            for (const key of Keys) if (String(key.pk).startsWith('D#')) docs.push(String(key.pk));
+        }
         return output;
       },
     } as unknown as DynamoDBDocumentClient;
-    return { client, read };
+    return { client, read, docs };
   }
   const query = 'boot rain jacket trail winter';
 
@@ -205,6 +210,37 @@ describe('a read budget per query term', () => {
     }
     expect(hits.map((h) => h.score)).toStrictEqual(hits.map((h) => h.score).sort((a, b) => b - a));
   });
+
+  it('scores only the top k exactly when it is proven before any list ends or is cut', async () => {
+    // Three items say "kettle" six times, twenty once: after the first page the top 3 is proven.
+    const own = await freshTable();
+    const ownItems = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: ownItems });
+    const strong: number[] = [];
+    for (let i = 0; i < 23; i++) {
+      const times = i < 3 ? 6 : 1;
+      const item = await ownItems.create({
+        name: `kettle ${i}`,
+        description: `${'kettle '.repeat(times - 1)}${'lorem '.repeat(10 + i)}`,
+        tags: [],
+        attributes: {},
+      });
+      if (i < 3) strong.push(item.id);
+      await indexer.reindexItem(item.id);
+    }
+    const { client, read, docs } = countingClient(own.client);
+    const search = createSearch({ client, tableName: own.tableName, pageSize: 4 });
+    const hits = await search({
+      terms: queryWeights(tokenize('kettle')),
+      topK: 3,
+      minScore: 0,
+      accept: async (ids) => new Set(ids),
+    });
+    expect(hits.map((h) => h.id).sort((a, b) => a - b)).toStrictEqual(strong);
+    expect(read.get('T#kettl')).toBe(4);
+    // No pool of 4 × k candidates: the top 3 alone are scored exactly.
+    expect([...docs].sort()).toStrictEqual(strong.map((id) => `D#${id}`).sort());
+  }, 60_000);
 
   it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
     const { client, read } = countingClient();
