@@ -71,6 +71,10 @@ interface List {
   /** The most any unread posting of this list can add to a score. */
   bound: number;
 }
+interface Page {
+  postings: v.InferOutput<typeof Posting>[];
+  lastKey: Record<string, unknown> | undefined;
+}
 interface Candidate {
   lower: number;
   seen: Set<string>;
@@ -98,8 +102,36 @@ export function createSearch({
   filterMaxPostingsPerTerm = SEARCH_DEFAULTS.filterMaxPostingsPerTerm,
   poolPerResult = SEARCH_DEFAULTS.poolPerResult,
 }: SearchOptions) {
+  /** Reads up to `limit` of a term's postings in descending impact order, from after `startKey`. */
+  async function fetchPage(
+    term: string,
+    startKey: Record<string, unknown> | undefined,
+    limit: number,
+  ): Promise<Page> {
+    const reply = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': termPk(term), ':p': POSTING_PREFIX },
+        ProjectionExpression: 'sk, tf, dl',
+        Limit: limit,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    return {
+      postings: (reply.Items ?? []).map((item) => v.parse(Posting, item)),
+      lastKey: reply.LastEvaluatedKey,
+    };
+  }
+
   return async function search({ terms, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
-    const meta = await batchGet(client, tableName, [STATS_KEY, ...[...terms.keys()].map(dfKey)]);
+    let budget = Math.min(maxPostingsPerTerm, filterMaxPostingsPerTerm);
+    // The first page of every list is read while the corpus statistics and dfs are (it needs neither): one round
+    // trip less on every query. A term with no postings costs one empty Query.
+    const [meta, firstPages] = await Promise.all([
+      batchGet(client, tableName, [STATS_KEY, ...[...terms.keys()].map(dfKey)]),
+      Promise.all([...terms.keys()].map((term) => fetchPage(term, undefined, Math.min(pageSize, budget)))),
+    ]);
     const stats = meta.find((r) => r.pk === STATS_KEY.pk);
     const docs = typeof stats?.docs === 'number' ? stats.docs : 0;
     if (docs <= 0) return [];
@@ -124,7 +156,11 @@ export function createSearch({
     const candidates = new Map<number, Candidate>();
     const rejected = new Set<number>();
     const scored = new Map<number, Hit | undefined>();
-    let budget = Math.min(maxPostingsPerTerm, filterMaxPostingsPerTerm);
+    const termOrder = [...terms.keys()];
+    for (const list of lists) {
+      const page = firstPages[termOrder.indexOf(list.term)];
+      if (page) applyPage(list, page);
+    }
 
     while (true) {
       const ranked = [...candidates].sort(([a, x], [b, y]) => y.lower - x.lower || a - b);
@@ -148,8 +184,16 @@ export function createSearch({
       };
       const rest = restOf(reading);
       if (reading.length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
+        const pages = await Promise.all(
+          reading.map((list) =>
+            fetchPage(list.term, list.startKey, Math.min(laterPageSize, budget - list.read)),
+          ),
+        );
         // Pages are applied in list order, so scores add up in the same order on every run.
-        for (const apply of await Promise.all(reading.map(readPage))) apply();
+        reading.forEach((list, i) => {
+          const page = pages[i];
+          if (page) applyPage(list, page);
+        });
         continue;
       }
       // Settled. Proven exact when nothing left unread (lists cut by the budget included) can enter the top k:
@@ -164,8 +208,13 @@ export function createSearch({
             return upper >= kth && upper > minScore;
           })
         : ranked.slice(0, topK * poolPerResult);
-      const chosen = (await exact(pool.map(([id]) => id))).slice(0, topK);
-      const kept = await accept(chosen.map((hit) => hit.id));
+      const ids = pool.map(([id]) => id);
+      // A proven pool is the answer (but for ties and filters): its items are fetched while it is scored.
+      const [hits, keptPool] = proven
+        ? await Promise.all([exact(ids), accept(ids)])
+        : [await exact(ids), undefined];
+      const chosen = hits.slice(0, topK);
+      const kept = keptPool ?? (await accept(chosen.map((hit) => hit.id)));
       const failed = chosen.filter((hit) => !kept.has(hit.id));
       if (failed.length === 0) return chosen;
       for (const { id } of failed) {
@@ -177,36 +226,23 @@ export function createSearch({
       }
     }
 
-    /** Reads a list's next page; returns the step that adds it to the candidates. */
-    async function readPage(list: List): Promise<() => void> {
-      const reply = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': termPk(list.term), ':p': POSTING_PREFIX },
-          ProjectionExpression: 'sk, tf, dl',
-          Limit: Math.min(list.read === 0 ? pageSize : laterPageSize, budget - list.read),
-          ...(list.startKey ? { ExclusiveStartKey: list.startKey } : {}),
-        }),
-      );
-      const postings = (reply.Items ?? []).map((item) => v.parse(Posting, item));
-      return () => {
-        list.read += postings.length;
-        for (const posting of postings) {
-          const id = idOfPosting(posting.sk);
-          if (rejected.has(id)) continue;
-          const candidate = candidates.get(id) ?? { lower: 0, seen: new Set<string>() };
-          if (candidate.seen.has(list.term)) continue;
-          candidate.lower += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
-          candidate.seen.add(list.term);
-          candidates.set(id, candidate);
-        }
-        list.startKey = reply.LastEvaluatedKey;
-        const last = postings.at(-1);
-        list.done = !reply.LastEvaluatedKey;
-        list.bound =
-          list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactFromSk(last.sk) / 1e6) * stretch);
-      };
+    /** Adds a page of a list's postings to the candidates and lowers the list's bound to its last impact. */
+    function applyPage(list: List, { postings, lastKey }: Page): void {
+      list.read += postings.length;
+      for (const posting of postings) {
+        const id = idOfPosting(posting.sk);
+        if (rejected.has(id)) continue;
+        const candidate = candidates.get(id) ?? { lower: 0, seen: new Set<string>() };
+        if (candidate.seen.has(list.term)) continue;
+        candidate.lower += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
+        candidate.seen.add(list.term);
+        candidates.set(id, candidate);
+      }
+      list.startKey = lastKey;
+      const last = postings.at(-1);
+      list.done = !lastKey;
+      list.bound =
+        list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactFromSk(last.sk) / 1e6) * stretch);
     }
 
     /**

@@ -188,7 +188,7 @@ const scaleData = dataOf('scale') as
       grown: string[];
       ceiling: number;
       sweep: { maxPostingsPerTerm: number; poolPerResult: number; ratio: number; recallLarge: number[] }[];
-      rawPages: { limit: number; size: number; p50: number }[];
+      rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[];
     }
   | undefined;
 let scaleNote = '';
@@ -208,8 +208,13 @@ if (scaleData && scaleData.results.length > 0) {
   const fastest = scaleData.sweep
     .filter((s) => s.ratio <= 2)
     .sort((a, b) => mean(b.recallLarge) - mean(a.recallLarge))[0];
-  const page = (limit: number, size: number | undefined) =>
-    scaleData.rawPages.find((p) => p.limit === limit && p.size === size)?.p50.toFixed(1) ?? '?';
+  const pageMs = (limit: number, size: number | undefined, via: 'sdk' | 'http' = 'sdk') =>
+    scaleData.rawPages.find((p) => p.limit === limit && p.size === size && p.via === via)?.p50 ?? Number.NaN;
+  const page = (limit: number, size: number | undefined, via: 'sdk' | 'http' = 'sdk') =>
+    pageMs(limit, size, via).toFixed(1);
+  // Per posting: the difference between a 750- and a 250-posting page, over the 500 postings between them.
+  const perPosting = (via: 'sdk' | 'http') =>
+    ((pageMs(750, last?.size, via) - pageMs(250, last?.size, via)) / 500) * 1000;
   budgetRows.push(
     `| retrieve p50 at the largest size ≤ 2 × p50 at 1k | ${scaleData.latencyRatio.toFixed(2)} × at ${largest}${service ? ` (${service.ratio.toFixed(2)} × in the budget sweep)` : ''} | ${verdict(scaleData.latencyRatio <= 2 && (service?.ratio ?? 0) <= 2)} (floor: see Retrieval at scale) |`,
     `| read units of a fixed query do not grow with the collection | a ceiling: at most ${scaleData.ceiling.toFixed(1)} RCU at any size (the exact plan: up to ${Math.max(...(last?.exactUnits ?? [0])).toFixed(0)} at ${largest}); ${scaleData.unitsGrow ? `${scaleData.grown.length} of ${last?.unitsPerQuery.length} queries, whose lists are still shorter than the budget, read more at ${largest} than at the size before` : `none grows at ${largest}`} | ceiling met; ${verdict(!scaleData.unitsGrow)} strictly |`,
@@ -230,7 +235,10 @@ code is unchanged: nDCG@10 0.543, MAP@100 0.425 (\`npm run bench:retrieval\`).
 
 **Latency.** Time follows the postings read, not the collection: a raw \`Query\` page of 250 postings takes
 ${page(250, first?.size)} ms at ${smallest} items and ${page(250, last?.size)} ms at ${largest}, 750 postings ${page(750, first?.size)} and ${page(750, last?.size)} ms (same run,
-interleaved). What grows is how many postings an answer reads: median ${middle(first?.postings).toLocaleString('en')} at ${smallest} items, where most
+interleaved). Each posting costs ~${perPosting('sdk').toFixed(0)} µs through the SDK at ${largest}, of which ~${perPosting('http').toFixed(0)} µs is DynamoDB Local's
+(the same pages over plain HTTP without the SDK: ${page(250, last?.size, 'http')} and ${page(750, last?.size, 'http')} ms) and the rest the SDK's
+deserialization of each item in this process; the search reads only \`sk, tf, dl\` (the id comes from the sort key),
+since every attribute returned is deserialized once per posting. What grows is how many postings an answer reads: median ${middle(first?.postings).toLocaleString('en')} at ${smallest} items, where most
 lists are shorter than the budget, and ${middle(last?.postings).toLocaleString('en')} at ${largest}. ${
     fastest
       ? `A budget that keeps p50 within 2 × (${fastest.maxPostingsPerTerm} postings a term, pool ${fastest.poolPerResult} × k: ${fastest.ratio.toFixed(2)} ×) answers with ${(mean(fastest.recallLarge) * 100).toFixed(1)} % recall and at least one query at ${(Math.min(...fastest.recallLarge) * 100).toFixed(0)} %`

@@ -3,6 +3,7 @@
 // snapshots (collections.ts). A fixed query set runs through the retriever POST /retrieve uses; every command
 // asks for ReturnConsumedCapacity; each result list is compared with the exact BM25 ranking computed in memory.
 import { randomUUID } from 'node:crypto';
+import { Agent, request as httpSend } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { DynamoDBClient, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -286,7 +287,42 @@ const SWEEP = [
   { maxPostingsPerTerm: 2000, poolPerResult: 4 },
 ];
 const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
-const rawPages: { limit: number; size: number; p50: number }[] = [];
+const rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[] = [];
+const keepAlive = new Agent({ keepAlive: true });
+/** One DynamoDB request over plain HTTP, its JSON reply parsed, no SDK (DynamoDB Local does not check signatures). */
+function httpRequest(endpoint: string, target: string, input: object): Promise<unknown> {
+  const body = JSON.stringify(input);
+  return new Promise((resolve, reject) => {
+    const request = httpSend(
+      endpoint,
+      {
+        method: 'POST',
+        agent: keepAlive,
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': `DynamoDB_20120810.${target}`,
+          authorization:
+            'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () => {
+          if (response.statusCode !== 200)
+            reject(new Error(`DynamoDB Local answered ${response.statusCode}: ${text}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
 const sweep = await withCollections(ends, async (endpoints) => {
   const runs = SWEEP.flatMap((setting) =>
     ends.map((size) => ({
@@ -307,36 +343,48 @@ const sweep = await withCollections(ends, async (endpoints) => {
     }
   }
   await timeInterleaved(runs, (run, ms) => run.latencies.push(ms));
-  // The floor under those figures: one raw Query page of a common term's postings, at each end, interleaved.
+  // The floor under those figures: one raw Query page of a common term's postings (the attributes the search
+  // reads), at each end, through the SDK and over plain HTTP without it, interleaved.
   const pages = [250, 750].flatMap((limit) =>
-    ends.map((size) => ({
-      limit,
-      size,
-      client: runs.find((r) => r.size === size)?.raw,
-      times: [] as number[],
-    })),
+    ends.flatMap((size) =>
+      (['sdk', 'http'] as const).map((via) => ({
+        limit,
+        size,
+        via,
+        client: runs.find((r) => r.size === size)?.raw,
+        endpoint: endpoints.get(size) ?? '',
+        times: [] as number[],
+      })),
+    ),
   );
   for (let r = 0; r < 10 * REPEATS; r++) {
     for (let i = 0; i < pages.length; i++) {
       const page = pages[(r + i) % pages.length];
       if (!page?.client) continue;
+      const input = {
+        TableName: COLLECTION_TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: {
+          ':pk': { S: termPk(vocabulary[0] ?? '') },
+          ':p': { S: POSTING_PREFIX },
+        },
+        ProjectionExpression: 'sk, tf, dl',
+        Limit: page.limit,
+      };
       const begin = performance.now();
-      await page.client.send(
-        new QueryCommand({
-          TableName: COLLECTION_TABLE,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: {
-            ':pk': { S: termPk(vocabulary[0] ?? '') },
-            ':p': { S: POSTING_PREFIX },
-          },
-          Limit: page.limit,
-        }),
-      );
+      const reply =
+        page.via === 'sdk'
+          ? await page.client.send(new QueryCommand(input))
+          : await httpRequest(page.endpoint, 'Query', input);
       page.times.push(performance.now() - begin);
+      if ((reply as { Items?: unknown[] }).Items?.length !== page.limit) throw new Error('short raw page');
     }
   }
-  rawPages.push(...pages.map(({ limit, size, times }) => ({ limit, size, p50: quantile(times, 0.5) })));
+  rawPages.push(
+    ...pages.map(({ limit, size, via, times }) => ({ limit, size, via, p50: quantile(times, 0.5) })),
+  );
   for (const run of runs) run.raw.destroy();
+  keepAlive.destroy();
   return SWEEP.map((setting) => {
     const [small, large] = ends.map((size) => runs.find((r) => r.setting === setting && r.size === size));
     return {
@@ -409,7 +457,11 @@ collection served side by side and interleaved; the service's setting is ${SEARC
 |---|---|---|---|---|---|---|
 ${sweep.map((s) => `| ${s.maxPostingsPerTerm.toLocaleString('en')} | ${s.poolPerResult} × k | ${ms(s.p50Small)} | ${ms(s.p50Large)} | ${s.ratio.toFixed(2)} | ${mean(s.unitsLarge).toFixed(1)} / ${Math.max(...s.unitsLarge).toFixed(1)} | ${mean(s.recallLarge).toFixed(3)} / ${Math.min(...s.recallLarge).toFixed(1)} |`).join('\n')}
 
-Raw \`Query\` pages of the most common term's postings, same run, interleaved (p50 ms): ${rawPages.map((p) => `${p.limit} postings at ${p.size.toLocaleString('en')}: ${ms(p.p50)}`).join('; ')}.
+Raw \`Query\` pages of the most common term's postings (\`sk, tf, dl\`, what the search reads), same run, interleaved (p50 ms):
+
+| postings | ${ends.map((size) => `through the SDK at ${size.toLocaleString('en')}`).join(' | ')} | ${ends.map((size) => `plain HTTP at ${size.toLocaleString('en')}`).join(' | ')} |
+|---|---|---|---|---|
+${[250, 750].map((limit) => `| ${limit} | ${(['sdk', 'http'] as const).flatMap((via) => ends.map((size) => ms(rawPages.find((p) => p.limit === limit && p.size === size && p.via === via)?.p50 ?? Number.NaN))).join(' | ')} |`).join('\n')}
 
 <details><summary>Read units and recall of each query at each size</summary>
 

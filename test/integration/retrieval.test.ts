@@ -168,6 +168,28 @@ describe('BM25 search over the DynamoDB index', () => {
   });
 });
 
+/** A one-shot signal; `sent()` fails after 5 s when it was never fired. */
+function signal(what: string) {
+  let fire = () => {};
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return {
+    fire: () => fire(),
+    sent: async () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} was not requested alongside`)), 5000);
+      });
+      try {
+        await Promise.race([fired, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
 describe('a read budget per query term', () => {
   /** The table's real client, counting the postings each term's Query returns and the doc records read. */
   function countingClient(real: DynamoDBDocumentClient = table.client) {
@@ -211,7 +233,7 @@ describe('a read budget per query term', () => {
     expect(hits.map((h) => h.score)).toStrictEqual(hits.map((h) => h.score).sort((a, b) => b - a));
   });
 
-  it('scores only the top k exactly when it is proven before any list ends or is cut', async () => {
+  it('scores only a proven top k exactly, fetching its items meanwhile; the first page overlaps the statistics', async () => {
     // Three items say "kettle" six times, twenty once: after the first page the top 3 is proven.
     const own = await freshTable();
     const ownItems = createItemRepository(own);
@@ -240,6 +262,33 @@ describe('a read budget per query term', () => {
     expect(read.get('T#kettl')).toBe(4);
     // No pool of 4 × k candidates: the top 3 alone are scored exactly.
     expect([...docs].sort()).toStrictEqual(strong.map((id) => `D#${id}`).sort());
+
+    // Round trips overlap: the first page is requested before the statistics arrive, and the answer's items
+    // before its doc records do. Each is held here until the other has been sent: one after the other, they stall.
+    const firstPage = signal('a first page');
+    const items = signal('the items');
+    const gated = {
+      send: async (command: unknown) => {
+        if (command instanceof QueryCommand) firstPage.fire();
+        if (command instanceof BatchGetCommand) {
+          const keys = Object.values(command.input.RequestItems ?? {}).flatMap(({ Keys = [] }) => Keys);
+          if (keys.some((key) => key.pk === 'STATS')) await firstPage.sent();
+          if (keys.some((key) => String(key.pk).startsWith('D#'))) await items.sent();
+        }
+        return own.client.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const overlapping = createSearch({ client: gated, tableName: own.tableName, pageSize: 4 });
+    const again = await overlapping({
+      terms: queryWeights(tokenize('kettle')),
+      topK: 3,
+      minScore: 0,
+      accept: async (ids) => {
+        items.fire();
+        return new Set(ids);
+      },
+    });
+    expect(again).toStrictEqual(hits);
   }, 60_000);
 
   it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
