@@ -24,7 +24,7 @@ import {
   writeResult,
 } from './common.ts';
 
-const N = Number(process.env.BENCH_WARM_N ?? 600);
+const N = Number(process.env.BENCH_WARM_N ?? 2000);
 const WARMUP = 50;
 const PRIORITY = raisePriority();
 const started = Date.now();
