@@ -44,7 +44,6 @@ export const queryText = (max: number) =>
     maxChars(max, `must be at most ${max} characters`),
   );
 
-const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -69,6 +68,7 @@ export const TagsSchema = v.pipe(
   v.check((tags) => new Set(tags).size === tags.length, 'must not repeat a tag'),
 );
 export const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const ATTRIBUTE_KEY_MESSAGE = 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$';
 export const AttributeValueSchema = v.union(
   [
     v.pipe(v.string(), maxChars(500, 'must be at most 500 characters')),
@@ -78,16 +78,53 @@ export const AttributeValueSchema = v.union(
   'must be a string of at most 500 characters, a finite number or a boolean',
 );
 
-/** An object check that also refuses the keys valibot's record would silently drop. */
-export const attributeMap = <T extends v.GenericSchema>(value: T) =>
-  v.pipe(
-    v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
-    v.check((o) => !RESERVED_KEYS.some((k) => Object.hasOwn(o, k)), 'must not use a reserved key'),
-    v.record(
-      v.pipe(v.string(), v.regex(ATTRIBUTE_KEY, 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$')),
-      value,
+/** The entries step of an attribute map carries its rules, so the OpenAPI document can describe it. */
+export interface AttributeEntries<T extends v.GenericSchema>
+  extends v.RawTransformAction<Record<string, unknown>, Record<string, v.InferOutput<T>>> {
+  readonly keyPattern: RegExp;
+  readonly valueSchema: T;
+}
+
+/**
+ * An attribute map: a plain object whose every own key matches ATTRIBUTE_KEY and whose every value passes
+ * `value`, with the contract's messages. valibot's `record` would silently drop the keys `constructor` and
+ * `prototype` (its guard against prototype pollution) although both match the key rule, so the entries are checked
+ * here and copied as own properties of a fresh object; `__proto__` fails the key rule, so nothing reaches a
+ * prototype.
+ */
+export const attributeMap = <T extends v.GenericSchema>(value: T) => {
+  const entries: AttributeEntries<T> = {
+    ...v.rawTransform<Record<string, unknown>, Record<string, v.InferOutput<T>>>(
+      ({ dataset, addIssue, NEVER }) => {
+        const input = dataset.value;
+        const output: Record<string, v.InferOutput<T>> = {};
+        for (const key of Object.keys(input)) {
+          const at = { type: 'object', origin: 'value', input, key, value: input[key] } as const;
+          if (!ATTRIBUTE_KEY.test(key)) {
+            addIssue({ message: ATTRIBUTE_KEY_MESSAGE, path: [{ ...at, origin: 'key' }] });
+            continue;
+          }
+          const result = v.safeParse(value, input[key]);
+          if (!result.success) {
+            for (const issue of result.issues)
+              addIssue({ message: issue.message, path: [at, ...(issue.path ?? [])] });
+            continue;
+          }
+          Object.defineProperty(output, key, {
+            value: result.output,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+        return dataset.issues ? NEVER : output;
+      },
     ),
-  );
+    keyPattern: ATTRIBUTE_KEY,
+    valueSchema: value,
+  };
+  return v.pipe(v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'), entries);
+};
 
 export const AttributesSchema = v.pipe(
   attributeMap(AttributeValueSchema),

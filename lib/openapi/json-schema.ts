@@ -113,6 +113,17 @@ function overrideAction({ valibotAction: action, jsonSchema, errors }: OverrideA
     // JSON has no NaN or Infinity: every JSON number is finite.
     case 'finite':
       return;
+    // An attribute map's entries (lib/items/schema.ts): keys by their pattern, values by their schema.
+    case 'raw_transform': {
+      const keyPattern: unknown = Reflect.get(action, 'keyPattern');
+      const valueSchema: unknown = Reflect.get(action, 'valueSchema');
+      if (!(keyPattern instanceof RegExp) || typeof valueSchema !== 'object' || valueSchema === null)
+        throw new SchemaConversionError('A raw transformation', ['not an attribute map']);
+      const { $schema: _, ...values } = toJsonSchema(valueSchema as v.GenericSchema, config('ignore'));
+      addKeywords(jsonSchema, { propertyNames: { type: 'string', pattern: keyPattern.source } });
+      jsonSchema.additionalProperties = values;
+      return;
+    }
     default:
       if (errors) throw new SchemaConversionError(`The "${action.type}" action`, errors);
   }

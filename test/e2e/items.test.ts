@@ -111,6 +111,27 @@ describe('items CRUD over HTTP', () => {
     });
   });
 
+  it('keeps the attribute keys constructor and prototype (they match the key rule) through create, read, patch and replace', async () => {
+    const item = await create({
+      name: 'Odd keys',
+      attributes: { constructor: 'c', prototype: 1, plain: true },
+    });
+    expect(item.attributes).toStrictEqual({ constructor: 'c', prototype: 1, plain: true });
+    expect((await call('GET', `/items/${item.id}`)).body).toStrictEqual(item);
+    const patched = await call('PATCH', `/items/${item.id}`, {
+      token: editor,
+      body: { attributes: { constructor: null, prototype: 'p' } },
+    });
+    expect(patched.status).toBe(200);
+    expect((patched.body as typeof item).attributes).toStrictEqual({ prototype: 'p', plain: true });
+    const replaced = await call('PUT', `/items/${item.id}`, {
+      token: editor,
+      body: { name: 'Odd keys', attributes: { constructor: false } },
+    });
+    expect((replaced.body as typeof item).attributes).toStrictEqual({ constructor: false });
+    expect((await call('GET', `/items/${item.id}`)).body).toStrictEqual(replaced.body);
+  });
+
   it('leaves version and updatedAt alone for a patch that changes nothing', async () => {
     const item = await create({ name: 'Boot', tags: ['a'] });
     const reply = await call('PATCH', `/items/${item.id}`, {

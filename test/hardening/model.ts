@@ -19,14 +19,12 @@ export interface Fields {
 }
 
 /**
- * Keys the service treats apart. In writes it refuses `constructor` and `prototype` (422, "reserved") although
- * they match the contract's key rule: a contract gap, not decided here. Filters refuse all three reserved keys and
- * non-object attribute maps with 422 (they were once silently dropped, which the fuzzer found).
+ * Attribute keys follow the contract's key rule alone, in writes and in filters: `constructor` and `prototype`
+ * match it and are accepted (they were once refused, and before that silently dropped, which the fuzzer found);
+ * `__proto__` fails it. Non-object attribute maps are 422.
  */
-export const RESERVED_KEYS = new Set(['constructor', 'prototype']);
-export const FILTER_RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Collects problems; `reserved` notes a reserved key, which only matters when nothing else is wrong. */
+/** Collects problems; `reserved` notes an input the contract does not settle, which only matters when nothing else is wrong. */
 class Verdict {
   problems = 0;
   mergeProblems = 0;
@@ -75,10 +73,7 @@ function attributeMap(
   if (options.maxKeys !== undefined && keys.length > options.maxKeys) verdict.fail();
   for (const key of keys) {
     const v = value[key];
-    // Filters refuse all three reserved keys (422), as writes do: nothing is silently dropped.
-    if (options.filter && FILTER_RESERVED_KEYS.has(key)) verdict.fail();
     if (!ATTRIBUTE_KEY.test(key)) verdict.fail();
-    else if (RESERVED_KEYS.has(key)) verdict.reserved = true;
     if (v === null && options.nullRemoves) out[key] = null;
     else if (isAttributeValue(v)) out[key] = v as AttributeValue;
     else verdict.fail();
@@ -227,7 +222,7 @@ export function modelLimit(value: string | undefined): Outcome<number> {
   return INVALID;
 }
 
-/** Does the item satisfy the filter (§5)? Reserved keys are skipped: see RESERVED_KEYS. */
+/** Does the item satisfy the filter (§5)? */
 export function matchesFilter(item: Fields, f: Filter | undefined): boolean {
   if (!f) return true;
   if (f.tags && !f.tags.every((tag) => item.tags.includes(tag))) return false;

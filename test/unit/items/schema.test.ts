@@ -84,12 +84,32 @@ describe('ItemWriteSchema', () => {
     ]);
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('refuses the reserved attribute key %s', (key) => {
-    const body = JSON.parse(`{"name":"x","attributes":{"${key}":"v"}}`);
+  it('refuses the attribute key __proto__ by the key rule', () => {
+    const body = JSON.parse('{"name":"x","attributes":{"__proto__":"v"}}');
     expect(details(ItemWriteSchema, body)).toStrictEqual([
-      { path: 'attributes', message: 'must not use a reserved key' },
+      { path: 'attributes.__proto__', message: 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$' },
     ]);
   });
+
+  it.each(['constructor', 'prototype'])(
+    'keeps the attribute key %s (it matches the key rule) as an own property',
+    (key) => {
+      const body = JSON.parse(`{"name":"x","attributes":{"${key}":"v","after":1}}`);
+      const { attributes } = v.parse(ItemWriteSchema, body);
+      expect(Object.entries(attributes)).toStrictEqual([
+        [key, 'v'],
+        ['after', 1],
+      ]);
+      expect(Object.getPrototypeOf(attributes)).toBe(Object.prototype);
+      expect(JSON.stringify(attributes)).toBe(`{"${key}":"v","after":1}`);
+      expect(details(ItemWriteSchema, JSON.parse(`{"name":"x","attributes":{"${key}":[]}}`))).toStrictEqual([
+        {
+          path: `attributes.${key}`,
+          message: 'must be a string of at most 500 characters, a finite number or a boolean',
+        },
+      ]);
+    },
+  );
 
   it('refuses __proto__ as an unknown top-level key', () => {
     expect(details(ItemWriteSchema, JSON.parse('{"name":"x","__proto__":{"admin":true}}'))).toStrictEqual([

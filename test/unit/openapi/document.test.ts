@@ -188,6 +188,7 @@ const SAMPLES: [string, v.GenericSchema, unknown[]][] = [
       { name: 'x', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
       { name: 'x', attributes: { '1bad': 'v' } },
       { name: 'x', attributes: JSON.parse('{"constructor":"x"}') },
+      { name: 'x', attributes: JSON.parse('{"prototype":[]}') },
       { name: 'x', attributes: JSON.parse('{"__proto__":"x"}') },
       { name: 'x', attributes: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i])) },
       { name: 'x', attributes: { a: 'v'.repeat(501) } },
