@@ -117,22 +117,24 @@ export function createIndexer({
         if (!(await transact([{ Put: { TableName: tableName, Item: pendingDoc, ...revCondition(rev) } }])))
           continue;
 
-        // 2. Postings: remove what may exist and is not wanted, add what is wanted.
+        // 2. Postings: add what is wanted, then remove what may exist and is not wanted. In that order a term the
+        // item keeps stays findable throughout (a changed length moves its posting to a new impact key); for a
+        // moment the item may have both, which a query counts once.
         const wanted = postingsOf(id, target);
         const committedKeys = postingsOf(id, committed);
         const present = new Map([
           ...committedKeys,
           ...unfinished.flatMap((state) => [...postingsOf(id, state)]),
         ]);
-        await postings.remove(
-          id,
-          [...present].filter(([key]) => !wanted.has(key)).map(([, p]) => p),
-        );
         // Without an unfinished earlier rebuild, the committed postings are known to exist.
         const toAdd = [...wanted].filter(([key]) => unfinished.length > 0 || !committedKeys.has(key));
         await postings.add(
           id,
           toAdd.map(([, p]) => p),
+        );
+        await postings.remove(
+          id,
+          [...present].filter(([key]) => !wanted.has(key)).map(([, p]) => p),
         );
 
         // 3. Commit the doc record and the corpus statistics together.

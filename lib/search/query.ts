@@ -141,7 +141,9 @@ export function createSearch({
     for (const [term, occurrences] of terms) {
       const df = meta.find((r) => r.pk === termPk(term) && r.sk === 'DF')?.df;
       if (typeof df === 'number' && df > 0) {
-        const weight = occurrences * idf(docs, df);
+        // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old
+        // ones and commits the counts); clamped, a term's weight stays positive meanwhile.
+        const weight = occurrences * idf(docs, Math.min(df, docs));
         lists.push({
           term,
           idf: weight,

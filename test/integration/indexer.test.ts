@@ -187,6 +187,38 @@ describe('index maintenance on DynamoDB Local', () => {
     expect((await snapshot(table)).postings).toStrictEqual([]);
   });
 
+  it('keeps an item findable by a word it keeps at every step of a rebuild that moves its postings', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const boot = await items.create(text);
+    await indexer.reindexItem(boot.id);
+    // A longer description changes the item's length, so every posting moves to a new impact key.
+    await items.update(boot.id, () => ({ ...text, description: `${text.description} Resoled twice.` }));
+    const search = createSearch(table);
+    const found: boolean[] = [];
+    const send = table.client.send.bind(table.client);
+    const watching = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<typeof send>) => {
+          const output = await send(...args);
+          const hits = await search({
+            terms: queryWeights(tokenize('waterproof')),
+            topK: 1,
+            minScore: 0,
+            accept: async (ids) => new Set(ids),
+          });
+          found.push(hits.some((hit) => hit.id === boot.id));
+          return output;
+        };
+      },
+    });
+    expect(
+      await createIndexer({ client: watching, tableName: table.tableName, items }).reindexItem(boot.id),
+    ).toBe('indexed');
+    expect(found.length).toBeGreaterThan(3);
+    expect(found).toStrictEqual(found.map(() => true));
+  });
+
   it('gives the same index when rebuilds of one item run concurrently', async () => {
     const boot = await items.create(text);
     await Promise.all(
