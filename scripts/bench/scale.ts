@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request as httpSend } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBClient, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
@@ -289,6 +289,104 @@ const SWEEP = [
 const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
 const rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[] = [];
 const keepAlive = new Agent({ keepAlive: true });
+
+/**
+ * A layout the service does not use (yet), measured as the floor's alternative: the most common term's first
+ * postings packed PACKED_PER_ITEM to a DynamoDB item (`sk:tf:dl;…` in one string attribute), written under a
+ * bench-only key into the scratch copy of each collection, then read back through the SDK and decoded, interleaved
+ * with reading the same number of postings one per item, as the service reads them.
+ */
+const PACKED_PER_ITEM = 256;
+/** At most this many postings (the smallest collection's list may be shorter: then as many as it has). */
+const PACKED_POSTINGS = 1024;
+const packedPages: {
+  size: number;
+  postings: number;
+  single: number;
+  packed: number;
+  singleUnits: number;
+  packedUnits: number;
+}[] = [];
+async function timePacked(runs: { size: number; raw: DynamoDBClient }[], sizes: number[]) {
+  const term = termPk(vocabulary[0] ?? '');
+  const singlePage = (client: DynamoDBClient, limit = PACKED_POSTINGS) =>
+    client.send(
+      new QueryCommand({
+        TableName: COLLECTION_TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': { S: term }, ':p': { S: POSTING_PREFIX } },
+        ProjectionExpression: 'sk, tf, dl',
+        Limit: limit,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+  const packedPage = (client: DynamoDBClient, count: number) =>
+    client.send(
+      new QueryCommand({
+        TableName: COLLECTION_TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: 'BENCH#packed' } },
+        Limit: Math.ceil(count / PACKED_PER_ITEM),
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+  const targets = sizes.map((size) => ({ size, client: runs.find((r) => r.size === size)?.raw }));
+  let count = PACKED_POSTINGS;
+  for (const { client } of targets) {
+    if (client) count = Math.min(count, (await singlePage(client)).Items?.length ?? 0);
+  }
+  for (const { client } of targets) {
+    if (!client) continue;
+    const { Items = [] } = await singlePage(client, count);
+    const entries = Items.map((item) => `${item.sk?.S}:${item.tf?.N}:${item.dl?.N}`);
+    for (let b = 0; b * PACKED_PER_ITEM < entries.length; b++) {
+      await client.send(
+        new PutItemCommand({
+          TableName: COLLECTION_TABLE,
+          Item: {
+            pk: { S: 'BENCH#packed' },
+            sk: { S: `B#${String(b).padStart(4, '0')}` },
+            p: { S: entries.slice(b * PACKED_PER_ITEM, (b + 1) * PACKED_PER_ITEM).join(';') },
+          },
+        }),
+      );
+    }
+  }
+  const kinds = targets.flatMap((t) =>
+    (['single', 'packed'] as const).map((kind) => ({ ...t, kind, times: [] as number[], units: 0 })),
+  );
+  for (let r = 0; r < 10 * REPEATS; r++) {
+    for (let i = 0; i < kinds.length; i++) {
+      const k = kinds[(r + i) % kinds.length];
+      if (!k?.client) continue;
+      const begin = performance.now();
+      let postings = 0;
+      if (k.kind === 'single') {
+        const reply = await singlePage(k.client, count);
+        postings = reply.Items?.length ?? 0;
+        k.units = reply.ConsumedCapacity?.CapacityUnits ?? 0;
+      } else {
+        const reply = await packedPage(k.client, count);
+        for (const item of reply.Items ?? [])
+          for (const entry of (item.p?.S ?? '').split(';')) if (entry.split(':').length === 3) postings++;
+        k.units = reply.ConsumedCapacity?.CapacityUnits ?? 0;
+      }
+      k.times.push(performance.now() - begin);
+      if (postings !== count) throw new Error(`read ${postings} ${k.kind} postings, not ${count}`);
+    }
+  }
+  return targets.map(({ size }) => {
+    const of = (kind: 'single' | 'packed') => kinds.find((k) => k.size === size && k.kind === kind);
+    return {
+      size,
+      postings: count,
+      single: quantile(of('single')?.times ?? [], 0.5),
+      packed: quantile(of('packed')?.times ?? [], 0.5),
+      singleUnits: of('single')?.units ?? 0,
+      packedUnits: of('packed')?.units ?? 0,
+    };
+  });
+}
 /** One DynamoDB request over plain HTTP, its JSON reply parsed, no SDK (DynamoDB Local does not check signatures). */
 function httpRequest(endpoint: string, target: string, input: object): Promise<unknown> {
   const body = JSON.stringify(input);
@@ -383,6 +481,7 @@ const sweep = await withCollections(ends, async (endpoints) => {
   rawPages.push(
     ...pages.map(({ limit, size, via, times }) => ({ limit, size, via, p50: quantile(times, 0.5) })),
   );
+  packedPages.push(...(await timePacked(runs, ends)));
   for (const run of runs) run.raw.destroy();
   keepAlive.destroy();
   return SWEEP.map((setting) => {
@@ -463,6 +562,14 @@ Raw \`Query\` pages of the most common term's postings (\`sk, tf, dl\`, what the
 |---|---|---|---|---|
 ${[250, 750].map((limit) => `| ${limit} | ${(['sdk', 'http'] as const).flatMap((via) => ends.map((size) => ms(rawPages.find((p) => p.limit === limit && p.size === size && p.via === via)?.p50 ?? Number.NaN))).join(' | ')} |`).join('\n')}
 
+The same term's first ${(packedPages[0]?.postings ?? 0).toLocaleString('en')} postings one per item (as the index stores them) and packed ${PACKED_PER_ITEM} to an item (a layout
+the service does not use; written for this measurement into the scratch copy of each collection), read through the
+SDK and decoded, same run, interleaved:
+
+| items | one posting per item: p50 ms | RCU | ${PACKED_PER_ITEM} postings per item: p50 ms | RCU |
+|---|---|---|---|---|
+${packedPages.map((p) => `| ${p.size.toLocaleString('en')} | ${ms(p.single)} | ${p.singleUnits} | ${ms(p.packed)} | ${p.packedUnits} |`).join('\n')}
+
 <details><summary>Read units and recall of each query at each size</summary>
 
 | query | ${results.map((r) => `RCU ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `recall ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `exact RCU ${r.size.toLocaleString('en')}`).join(' | ')} |
@@ -474,6 +581,17 @@ ${queries.map((q, i) => `| \`${q}\` | ${perSize((r) => r.unitsPerQuery)(i)} | ${
 writeResult({
   part: 'scale',
   markdown,
-  data: { queries, results, identical, latencyRatio, unitsGrow, grown, ceiling, sweep, rawPages },
+  data: {
+    queries,
+    results,
+    identical,
+    latencyRatio,
+    unitsGrow,
+    grown,
+    ceiling,
+    sweep,
+    rawPages,
+    packedPages,
+  },
   seconds: (Date.now() - started) / 1000,
 });
