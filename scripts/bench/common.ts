@@ -49,6 +49,16 @@ export const ms = (value: number, digits = 2): string => value.toFixed(digits);
 export const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
 
 /** One part's results: markdown for BENCHMARKS.md and the raw figures. */
+/** bench:scale's packed-postings measurement at one collection size (p50 ms and read units of one page). */
+export interface PackedPage {
+  size: number;
+  postings: number;
+  single: number;
+  packed: number;
+  singleUnits: number;
+  packedUnits: number;
+}
+
 export interface PartResult {
   part: string;
   markdown: string;

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { SEARCH_DEFAULTS } from '../../lib/search/query.ts';
-import { type PartResult, RESULTS_DIR, ROOT } from './common.ts';
+import { type PackedPage, type PartResult, RESULTS_DIR, ROOT } from './common.ts';
 
 const PARTS = ['bundle', 'cold', 'warm', 'scale', 'http'];
 const results = new Map<string, PartResult>();
@@ -189,14 +189,7 @@ const scaleData = dataOf('scale') as
       ceiling: number;
       sweep: { maxPostingsPerTerm: number; poolPerResult: number; ratio: number; recallLarge: number[] }[];
       rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[];
-      packedPages?: {
-        size: number;
-        postings: number;
-        single: number;
-        packed: number;
-        singleUnits: number;
-        packedUnits: number;
-      }[];
+      packedPages?: PackedPage[];
     }
   | undefined;
 let scaleNote = '';

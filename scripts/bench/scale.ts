@@ -17,7 +17,7 @@ import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
-import { median, ms, quantile, writeResult } from './common.ts';
+import { median, ms, type PackedPage, quantile, writeResult } from './common.ts';
 import { bulkLoad, emptyCorpus, syntheticItem, vocabulary } from './synthetic.ts';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,2000,5000,10000,20000,50000,100000')
@@ -299,14 +299,7 @@ const keepAlive = new Agent({ keepAlive: true });
 const PACKED_PER_ITEM = 256;
 /** At most this many postings (the smallest collection's list may be shorter: then as many as it has). */
 const PACKED_POSTINGS = 1024;
-const packedPages: {
-  size: number;
-  postings: number;
-  single: number;
-  packed: number;
-  singleUnits: number;
-  packedUnits: number;
-}[] = [];
+const packedPages: PackedPage[] = [];
 async function timePacked(runs: { size: number; raw: DynamoDBClient }[], sizes: number[]) {
   const term = termPk(vocabulary[0] ?? '');
   const singlePage = (client: DynamoDBClient, limit = PACKED_POSTINGS) =>
