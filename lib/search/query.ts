@@ -158,9 +158,9 @@ export function createSearch({
     const candidates = new Map<number, Candidate>();
     const rejected = new Set<number>();
     const scored = new Map<number, Hit | undefined>();
-    const termOrder = [...terms.keys()];
+    const firstPageOf = new Map([...terms.keys()].map((term, i) => [term, firstPages[i]]));
     for (const list of lists) {
-      const page = firstPages[termOrder.indexOf(list.term)];
+      const page = firstPageOf.get(list.term);
       if (page) applyPage(list, page);
     }
 

@@ -288,6 +288,14 @@ const SWEEP = [
 ];
 const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
 const rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[] = [];
+/** A raw Query for the first `limit` postings of the most common term, with the attributes the search reads. */
+const commonPostingsPage = (limit: number) => ({
+  TableName: COLLECTION_TABLE,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+  ExpressionAttributeValues: { ':pk': { S: termPk(vocabulary[0] ?? '') }, ':p': { S: POSTING_PREFIX } },
+  ProjectionExpression: 'sk, tf, dl',
+  Limit: limit,
+});
 const keepAlive = new Agent({ keepAlive: true });
 
 /**
@@ -301,18 +309,8 @@ const PACKED_PER_ITEM = 256;
 const PACKED_POSTINGS = 1024;
 const packedPages: PackedPage[] = [];
 async function timePacked(runs: { size: number; raw: DynamoDBClient }[], sizes: number[]) {
-  const term = termPk(vocabulary[0] ?? '');
   const singlePage = (client: DynamoDBClient, limit = PACKED_POSTINGS) =>
-    client.send(
-      new QueryCommand({
-        TableName: COLLECTION_TABLE,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': { S: term }, ':p': { S: POSTING_PREFIX } },
-        ProjectionExpression: 'sk, tf, dl',
-        Limit: limit,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
+    client.send(new QueryCommand({ ...commonPostingsPage(limit), ReturnConsumedCapacity: 'TOTAL' }));
   const packedPage = (client: DynamoDBClient, count: number) =>
     client.send(
       new QueryCommand({
@@ -452,16 +450,7 @@ const sweep = await withCollections(ends, async (endpoints) => {
     for (let i = 0; i < pages.length; i++) {
       const page = pages[(r + i) % pages.length];
       if (!page?.client) continue;
-      const input = {
-        TableName: COLLECTION_TABLE,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: {
-          ':pk': { S: termPk(vocabulary[0] ?? '') },
-          ':p': { S: POSTING_PREFIX },
-        },
-        ProjectionExpression: 'sk, tf, dl',
-        Limit: page.limit,
-      };
+      const input = commonPostingsPage(page.limit);
       const begin = performance.now();
       const reply =
         page.via === 'sdk'

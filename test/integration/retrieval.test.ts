@@ -212,10 +212,13 @@ describe('a read budget per query term', () => {
     return { client, read, docs };
   }
   const query = 'boot rain jacket trail winter';
+  /** A search over the shared corpus with a budget of 8 postings a term, read 4 at a time. */
+  const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxPostingsPerTerm?: number } = {}) =>
+    createSearch({ client, tableName: table.tableName, pageSize: 4, maxPostingsPerTerm: 8, ...options });
 
   it('reads at most maxPostingsPerTerm postings of each list, and scores what it returns exactly', async () => {
     const { client, read } = countingClient();
-    const cut = createSearch({ client, tableName: table.tableName, pageSize: 4, maxPostingsPerTerm: 8 });
+    const cut = budgeted(client);
     const hits = await cut({
       terms: queryWeights(tokenize(query)),
       topK: 5,
@@ -293,13 +296,7 @@ describe('a read budget per query term', () => {
 
   it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
     const { client, read } = countingClient();
-    const cut = createSearch({
-      client,
-      tableName: table.tableName,
-      pageSize: 4,
-      maxPostingsPerTerm: 8,
-      filterMaxPostingsPerTerm: 10_000,
-    });
+    const cut = budgeted(client, { filterMaxPostingsPerTerm: 10_000 });
     const keep = (item: Item) => item.tags.includes('t3') && item.attributes.even === false;
     const retrieve = createRetriever({ search: cut, items });
     const { results } = await retrieve({
@@ -320,13 +317,7 @@ describe('a read budget per query term', () => {
 
   it('stops at filterMaxPostingsPerTerm', async () => {
     const { client, read } = countingClient();
-    const cut = createSearch({
-      client,
-      tableName: table.tableName,
-      pageSize: 4,
-      maxPostingsPerTerm: 8,
-      filterMaxPostingsPerTerm: 16,
-    });
+    const cut = budgeted(client, { filterMaxPostingsPerTerm: 16 });
     const { results } = await createRetriever({ search: cut, items })({
       query,
       topK: 5,
