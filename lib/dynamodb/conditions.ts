@@ -10,3 +10,13 @@ export const onlyConditionFailures = (error: unknown) =>
   ((error as TransactionCanceledException).CancellationReasons ?? []).every(
     (reason) => reason.Code === 'None' || reason.Code === 'ConditionalCheckFailed',
   );
+
+/** True when a transaction was cancelled only by conditions or by a concurrent transaction on one of its items. */
+export const retryableCancellation = (error: unknown) =>
+  isCancelled(error) &&
+  ((error as TransactionCanceledException).CancellationReasons ?? []).every(
+    (reason) =>
+      reason.Code === 'None' ||
+      reason.Code === 'ConditionalCheckFailed' ||
+      reason.Code === 'TransactionConflict',
+  );

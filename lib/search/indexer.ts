@@ -55,12 +55,15 @@ export function createIndexer({
   client,
   tableName,
   items,
+  blockCapacity,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
   items: ItemRepository;
+  /** Postings per index block (see blocks.ts); tests use tiny blocks. */
+  blockCapacity?: number;
 }): Indexer {
-  const postings = createPostingWriter({ client, tableName });
+  const postings = createPostingWriter({ client, tableName, ...(blockCapacity ? { blockCapacity } : {}) });
 
   async function readDoc(id: number): Promise<Doc | undefined> {
     const { Item } = await client.send(
@@ -128,14 +131,8 @@ export function createIndexer({
         ]);
         // Without an unfinished earlier rebuild, the committed postings are known to exist.
         const toAdd = [...wanted].filter(([key]) => unfinished.length > 0 || !committedKeys.has(key));
-        await postings.add(
-          id,
-          toAdd.map(([, p]) => p),
-        );
-        await postings.remove(
-          id,
-          [...present].filter(([key]) => !wanted.has(key)).map(([, p]) => p),
-        );
+        await postings.add(toAdd.map(([, p]) => p));
+        await postings.remove([...present].filter(([key]) => !wanted.has(key)).map(([, p]) => p));
 
         // 3. Commit the doc record and the corpus statistics together.
         const docs = (item ? 1 : 0) - (committed.version > 0 ? 1 : 0);

@@ -1,8 +1,18 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { batchGet } from '../dynamodb/batch-get.ts';
+import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from './blocks.ts';
 import { idf, K1, termScore } from './bm25.ts';
-import { dfKey, docKey, impactFromSk, POSTING_PREFIX, REFERENCE_LENGTH, STATS_KEY, termPk } from './keys.ts';
+import {
+  BLOCK_PREFIX,
+  dfKey,
+  docKey,
+  idOfKey,
+  impactOfKey,
+  REFERENCE_LENGTH,
+  STATS_KEY,
+  termPk,
+} from './keys.ts';
 import { parseTerms } from './terms.ts';
 
 export interface Hit {
@@ -23,12 +33,18 @@ export interface SearchRequest {
 export interface SearchOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Postings read per term in the first round trip (enough for most single-term and rare-term queries). */
-  pageSize?: number;
-  /** Postings read per term in each later round trip (up to the budget): fewer rounds for long lists. */
-  laterPageSize?: number;
+  /** Blocks of postings read per term in the first round trip (enough for most single-term and rare-term queries). */
+  pageBlocks?: number;
+  /** Blocks read per term in each later round trip (up to the budget): fewer rounds for long lists. */
+  laterPageBlocks?: number;
   /**
-   * Postings read per query term at most, so a query's read units have a ceiling whatever the collection's size.
+   * The writer's block capacity (blocks.ts). A split leaves blocks at least half full, so a page asks for the
+   * blocks that hold what is left of the budget at that fill, and never more than its page size.
+   */
+  blockCapacity?: number;
+  /**
+   * A list stops being read once this many of its postings were (whole blocks are read, so the last page can
+   * carry it past by less than a page), so a query's read units have a ceiling whatever the collection's size.
    * A list cut short leaves the ranking approximate: the best candidates found are then scored exactly.
    */
   maxPostingsPerTerm?: number;
@@ -40,23 +56,15 @@ export interface SearchOptions {
 
 /** The service's settings (what POST /retrieve and POST /generate run); the benchmark reports against these. */
 export const SEARCH_DEFAULTS = {
-  pageSize: 250,
-  laterPageSize: 750,
+  pageBlocks: 4,
+  laterPageBlocks: 12,
   maxPostingsPerTerm: 1_000,
   filterMaxPostingsPerTerm: 16_000,
   poolPerResult: 4,
 } as const;
 
-/**
- * A posting as a query reads it: the item id comes from the sort key (`P#<impact>#<16-digit id>`), so the stored
- * `i` attribute is not read back; every attribute returned costs the SDK's deserialization once per posting.
- */
-const Posting = v.object({
-  sk: v.pipe(v.string(), v.regex(/^P#\d{6}#\d{16}$/)),
-  tf: v.number(),
-  dl: v.number(),
-});
-const idOfPosting = (sk: string): number => Number(sk.slice(POSTING_PREFIX.length + 7));
+/** A block as a query reads it: only its postings text (its key says nothing a posting does not). */
+const Block = v.object({ p: v.string() });
 const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.string() });
 
 interface List {
@@ -72,7 +80,7 @@ interface List {
   bound: number;
 }
 interface Page {
-  postings: v.InferOutput<typeof Posting>[];
+  postings: BlockPosting[];
   lastKey: Record<string, unknown> | undefined;
 }
 interface Candidate {
@@ -96,13 +104,19 @@ interface Candidate {
 export function createSearch({
   client,
   tableName,
-  pageSize = SEARCH_DEFAULTS.pageSize,
-  laterPageSize = SEARCH_DEFAULTS.laterPageSize,
+  pageBlocks = SEARCH_DEFAULTS.pageBlocks,
+  laterPageBlocks = SEARCH_DEFAULTS.laterPageBlocks,
+  blockCapacity = BLOCK_CAPACITY,
   maxPostingsPerTerm = SEARCH_DEFAULTS.maxPostingsPerTerm,
   filterMaxPostingsPerTerm = SEARCH_DEFAULTS.filterMaxPostingsPerTerm,
   poolPerResult = SEARCH_DEFAULTS.poolPerResult,
 }: SearchOptions) {
-  /** Reads up to `limit` of a term's postings in descending impact order, from after `startKey`. */
+  const leastFill = Math.max(1, Math.floor(blockCapacity / 2));
+  /** Blocks to ask for: enough for `postings` more at the least fill, at least one, at most `pageLimit`. */
+  const blocksFor = (postings: number, pageLimit: number) =>
+    Math.max(1, Math.min(pageLimit, Math.ceil(postings / leastFill)));
+
+  /** Reads up to `limit` blocks of a term's postings in descending impact order, from after `startKey`. */
   async function fetchPage(
     term: string,
     startKey: Record<string, unknown> | undefined,
@@ -111,15 +125,16 @@ export function createSearch({
     const reply = await client.send(
       new QueryCommand({
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': termPk(term), ':p': POSTING_PREFIX },
-        ProjectionExpression: 'sk, tf, dl',
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :b)',
+        ExpressionAttributeValues: { ':pk': termPk(term), ':b': BLOCK_PREFIX },
+        ExpressionAttributeNames: { '#p': 'p' },
+        ProjectionExpression: '#p',
         Limit: limit,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
     return {
-      postings: (reply.Items ?? []).map((item) => v.parse(Posting, item)),
+      postings: (reply.Items ?? []).flatMap((item) => decodeBlock(v.parse(Block, item).p)),
       lastKey: reply.LastEvaluatedKey,
     };
   }
@@ -130,7 +145,7 @@ export function createSearch({
     // trip less on every query. A term with no postings costs one empty Query.
     const [meta, firstPages] = await Promise.all([
       batchGet(client, tableName, [STATS_KEY, ...[...terms.keys()].map(dfKey)]),
-      Promise.all([...terms.keys()].map((term) => fetchPage(term, undefined, Math.min(pageSize, budget)))),
+      Promise.all([...terms.keys()].map((term) => fetchPage(term, undefined, blocksFor(budget, pageBlocks)))),
     ]);
     const stats = meta.find((r) => r.pk === STATS_KEY.pk);
     const docs = typeof stats?.docs === 'number' ? stats.docs : 0;
@@ -188,7 +203,7 @@ export function createSearch({
       if (reading.length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
         const pages = await Promise.all(
           reading.map((list) =>
-            fetchPage(list.term, list.startKey, Math.min(laterPageSize, budget - list.read)),
+            fetchPage(list.term, list.startKey, blocksFor(budget - list.read, laterPageBlocks)),
           ),
         );
         // Pages are applied in list order, so scores add up in the same order on every run.
@@ -232,7 +247,7 @@ export function createSearch({
     function applyPage(list: List, { postings, lastKey }: Page): void {
       list.read += postings.length;
       for (const posting of postings) {
-        const id = idOfPosting(posting.sk);
+        const id = idOfKey(posting.key);
         if (rejected.has(id)) continue;
         const candidate = candidates.get(id) ?? { lower: 0, seen: new Set<string>() };
         if (candidate.seen.has(list.term)) continue;
@@ -244,7 +259,7 @@ export function createSearch({
       const last = postings.at(-1);
       list.done = !lastKey;
       list.bound =
-        list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactFromSk(last.sk) / 1e6) * stretch);
+        list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactOfKey(last.key) / 1e6) * stretch);
     }
 
     /**

@@ -1,14 +1,10 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { ItemRepository } from '../items/repository.ts';
+import { decodeBlock } from './blocks.ts';
 import type { Indexer } from './indexer.ts';
-import { POSTING_PREFIX, STATS_KEY } from './keys.ts';
+import { BLOCK_PREFIX, idOfKey, STATS_KEY, termPk } from './keys.ts';
+import { createPostingWriter, type Posting } from './postings.ts';
 
 export interface RebuildReport {
   items: number;
@@ -20,7 +16,7 @@ export interface RebuildReport {
 const Row = v.object({
   pk: v.string(),
   sk: v.string(),
-  i: v.optional(v.number()),
+  p: v.optional(v.string()),
   df: v.optional(v.number()),
   dl: v.optional(v.number()),
   version: v.optional(v.number()),
@@ -33,7 +29,8 @@ async function* scan(client: DynamoDBDocumentClient, tableName: string) {
       new ScanCommand({
         TableName: tableName,
         ExclusiveStartKey: startKey,
-        ProjectionExpression: 'pk, sk, i, df, dl, version',
+        ProjectionExpression: 'pk, sk, #p, df, dl, version',
+        ExpressionAttributeNames: { '#p': 'p' },
       }),
     );
     for (const row of page.Items ?? []) yield v.parse(Row, row);
@@ -51,12 +48,16 @@ export async function rebuildIndex({
   tableName,
   items,
   indexer,
+  blockCapacity,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
   items: ItemRepository;
   indexer: Indexer;
+  /** Postings per index block (see blocks.ts), as the indexer writes them. */
+  blockCapacity?: number;
 }): Promise<RebuildReport> {
+  const writer = createPostingWriter({ client, tableName, ...(blockCapacity ? { blockCapacity } : {}) });
   const report: RebuildReport = { items: 0, removed: 0, strayPostings: 0, repairedCounts: 0 };
   // 1. Every item, then every doc record without an item.
   for (let afterId: number | undefined, more = true; more; ) {
@@ -67,12 +68,13 @@ export async function rebuildIndex({
     more = page.hasMore;
   }
   const docs = new Map<number, { dl: number }>();
-  const postings: { pk: string; sk: string; id: number }[] = [];
+  const postings: Posting[] = [];
   const dfs = new Map<string, number>();
   for await (const row of scan(client, tableName)) {
     if (row.pk.startsWith('D#')) docs.set(Number(row.pk.slice(2)), { dl: row.dl ?? 0 });
-    else if (row.pk.startsWith('T#') && row.sk.startsWith(POSTING_PREFIX) && row.i !== undefined) {
-      postings.push({ pk: row.pk, sk: row.sk, id: row.i });
+    else if (row.pk.startsWith('T#') && row.sk.startsWith(BLOCK_PREFIX) && row.p !== undefined) {
+      const term = row.pk.slice(2);
+      for (const posting of decodeBlock(row.p)) postings.push({ term, ...posting });
     } else if (row.pk.startsWith('T#') && row.sk === 'DF') dfs.set(row.pk, row.df ?? 0);
   }
   for (const id of docs.keys()) {
@@ -81,41 +83,21 @@ export async function rebuildIndex({
       report.removed++;
     }
   }
-  // 2. Postings of items without a doc record cannot come from any rebuild: delete them with their df.
+  // 2. Postings of items without a doc record cannot come from any rebuild: remove them with their df.
   const counts = new Map<string, number>();
-  const strayByTerm = new Map<string, number>();
+  const stray: Posting[] = [];
   for (const posting of postings) {
-    if (docs.has(posting.id)) {
-      counts.set(posting.pk, (counts.get(posting.pk) ?? 0) + 1);
-      continue;
-    }
-    await client
-      .send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName,
-                Key: { pk: posting.pk, sk: posting.sk },
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
-            {
-              Update: {
-                TableName: tableName,
-                Key: { pk: posting.pk, sk: 'DF' },
-                UpdateExpression: 'ADD df :m',
-                ExpressionAttributeValues: { ':m': -1 },
-              },
-            },
-          ],
-        }),
-      )
-      .then(() => {
-        report.strayPostings++;
-        strayByTerm.set(posting.pk, (strayByTerm.get(posting.pk) ?? 0) + 1);
-      })
-      .catch(() => {});
+    const pk = termPk(posting.term);
+    if (docs.has(idOfKey(posting.key))) counts.set(pk, (counts.get(pk) ?? 0) + 1);
+    else stray.push(posting);
+  }
+  // One at a time: a posting a concurrent rebuild removed first is skipped (and not counted) by the writer.
+  const strayByTerm = new Map<string, number>();
+  for (const posting of stray) {
+    const pk = termPk(posting.term);
+    const removed = await writer.remove([posting]);
+    report.strayPostings += removed;
+    strayByTerm.set(pk, (strayByTerm.get(pk) ?? 0) + removed);
   }
   // 3. Counters that drifted (only possible after manual edits): compare-and-swap them back.
   const cas = async (key: Record<string, string>, field: string, seen: number | undefined, value: number) => {

@@ -1,8 +1,8 @@
-// Synthetic collections for `npm run bench:scale`, loaded once and kept. DynamoDB Local writes about 3,000
-// records/s here (its Java process is the bottleneck), so 100,000 items (~5 million records) take about half an
-// hour: each size is loaded by growing the next-smaller snapshot, then saved under .local/bench/collections/
-// keyed by a fingerprint of every file that decides what the records are. A later run reuses the snapshots;
-// changing the generator, the tokenizer or the record layout changes the fingerprint and reloads.
+// Synthetic collections for `npm run bench:scale`, loaded once and kept. Each size is built from scratch in
+// memory (items, doc records and posting blocks exactly as the repository and the indexer leave them) and
+// written to DynamoDB Local, then saved under .local/bench/collections/ keyed by a fingerprint of every file that
+// decides what the records are. A later run reuses the snapshots; changing the generator, the tokenizer or the
+// record layout changes the fingerprint and reloads.
 import { createHash } from 'node:crypto';
 import {
   cpSync,
@@ -22,7 +22,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
-import { bulkLoad, type CorpusState, emptyCorpus } from './synthetic.ts';
+import { bulkLoad } from './synthetic.ts';
 
 export const COLLECTION_TABLE = 'items-bench';
 
@@ -31,6 +31,7 @@ const INPUTS = [
   'scripts/bench/synthetic.ts',
   'lib/items/keys.ts',
   'lib/items/record.ts',
+  'lib/search/blocks.ts',
   'lib/search/bm25.ts',
   'lib/search/indexer.ts',
   'lib/search/keys.ts',
@@ -51,18 +52,7 @@ const CACHE = join(ROOT, '.local', 'bench', 'collections', fingerprint());
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
 const snapshotDir = (size: number) => join(CACHE, String(size));
-const isSnapshot = (size: number) => existsSync(join(snapshotDir(size), 'corpus.json'));
-
-interface StoredCorpus {
-  items: number;
-  totalLength: number;
-  df: [string, number][];
-}
-
-function readCorpus(size: number): CorpusState {
-  const stored: StoredCorpus = JSON.parse(readFileSync(join(snapshotDir(size), 'corpus.json'), 'utf8'));
-  return { items: stored.items, totalLength: stored.totalLength, df: new Map(stored.df) };
-}
+const isSnapshot = (size: number) => existsSync(join(snapshotDir(size), 'load.json'));
 
 /** DynamoDB Local on a scratch copy of a snapshot (or on an empty database). */
 async function openScratch(from: number | undefined): Promise<{ dir: string; dynamodb: DynamoDbLocal }> {
@@ -84,34 +74,25 @@ export interface LoadReport {
 }
 
 /**
- * Makes sure a snapshot exists for every size (ascending), growing each from the one before; returns what
- * each load took. Loading stops DynamoDB Local before copying, so a snapshot is always a closed database.
+ * Makes sure a snapshot exists for every size; returns what each load took. Loading stops DynamoDB Local before
+ * copying, so a snapshot is always a closed database.
  */
 export async function prepareCollections(sizes: readonly number[]): Promise<LoadReport[]> {
   const reports: LoadReport[] = [];
-  let previous: number | undefined;
   for (const size of [...sizes].sort((a, b) => a - b)) {
     if (isSnapshot(size)) {
       const { records } = JSON.parse(readFileSync(join(snapshotDir(size), 'load.json'), 'utf8'));
       reports.push({ size, loadSeconds: 0, records, reused: true });
-      previous = size;
       continue;
     }
-    const { dir, dynamodb } = await openScratch(previous);
+    const { dir, dynamodb } = await openScratch(undefined);
     try {
       const raw = localClient(dynamodb.endpoint);
       const client = DynamoDBDocumentClient.from(raw);
-      const corpus = previous === undefined ? emptyCorpus() : readCorpus(previous);
-      if (previous === undefined) {
-        const {
-          TimeToLiveSpecification: _ttl,
-          StreamSpecification: _stream,
-          ...definition
-        } = tableDefinition;
-        await raw.send(new CreateTableCommand({ TableName: COLLECTION_TABLE, ...definition }));
-      }
+      const { TimeToLiveSpecification: _ttl, StreamSpecification: _stream, ...definition } = tableDefinition;
+      await raw.send(new CreateTableCommand({ TableName: COLLECTION_TABLE, ...definition }));
       const begin = performance.now();
-      const { records } = await bulkLoad(client, COLLECTION_TABLE, corpus, size, { concurrency: 4 });
+      const { records } = await bulkLoad(client, COLLECTION_TABLE, size, { concurrency: 4 });
       const loadSeconds = (performance.now() - begin) / 1000;
       raw.destroy();
       await dynamodb.stop();
@@ -120,17 +101,10 @@ export async function prepareCollections(sizes: readonly number[]): Promise<Load
       mkdirSync(staging, { recursive: true });
       for (const file of readdirSync(dir).filter((f) => f.endsWith('.db')))
         cpSync(join(dir, file), join(staging, file));
-      const stored: StoredCorpus = {
-        items: corpus.items,
-        totalLength: corpus.totalLength,
-        df: [...corpus.df],
-      };
       writeFileSync(join(staging, 'load.json'), JSON.stringify({ records, loadSeconds }));
-      writeFileSync(join(staging, 'corpus.json'), JSON.stringify(stored));
       renameSync(staging, snapshotDir(size));
       console.log(`collection ${size}: +${records} records in ${loadSeconds.toFixed(0)} s, saved`);
       reports.push({ size, loadSeconds, records, reused: false });
-      previous = size;
     } finally {
       await dynamodb.stop();
       rmSync(dir, { recursive: true, force: true });

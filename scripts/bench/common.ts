@@ -50,9 +50,11 @@ export const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
 
 /** One part's results: markdown for BENCHMARKS.md and the raw figures. */
 /** bench:scale's packed-postings measurement at one collection size (p50 ms and read units of one page). */
+/** A common term's first postings read as blocks (`packed`) and one per DynamoDB item (`single`). */
 export interface PackedPage {
   size: number;
   postings: number;
+  blocks: number;
   single: number;
   packed: number;
   singleUnits: number;

@@ -8,8 +8,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
+import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
-import { POSTING_PREFIX, termPk } from '../../lib/search/keys.ts';
+import { BLOCK_PREFIX, termPk } from '../../lib/search/keys.ts';
 import { createSearch, SEARCH_DEFAULTS } from '../../lib/search/query.ts';
 import { indexInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
@@ -18,7 +19,7 @@ import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { median, ms, type PackedPage, quantile, writeResult } from './common.ts';
-import { bulkLoad, emptyCorpus, syntheticItem, vocabulary } from './synthetic.ts';
+import { bulkLoad, syntheticItem, vocabulary } from './synthetic.ts';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,2000,5000,10000,20000,50000,100000')
   .split(',')
@@ -68,7 +69,8 @@ function meteredClient(endpoint: string) {
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
       meter.calls++;
       if ((args.input as { KeyConditionExpression?: string }).KeyConditionExpression) {
-        meter.postings += (result.output as { Items?: unknown[] }).Items?.length ?? 0;
+        for (const item of (result.output as { Items?: { p?: { S?: string } }[] }).Items ?? [])
+          if (item.p?.S) meter.postings += item.p.S.split(',').length;
       }
       for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
         meter.units += (entry as { CapacityUnits?: number }).CapacityUnits ?? 0;
@@ -98,29 +100,35 @@ async function scanAll(raw: DynamoDBClient, tableName: string) {
   return records.map((r) => JSON.stringify(r, Object.keys(r as object).sort())).sort();
 }
 
-// The bulk loader writes what the repository and the indexer write: compare on 30 items.
+// The bulk loader writes what the repository and the indexer write: compare on 30 items, at the service's block
+// capacity and at a capacity of 4 postings, where blocks split many times.
 const timestamp = '2026-01-01T00:00:00.000Z';
 const checker = await startDynamoDbLocal({ port: await freePort() });
 let identical = false;
 try {
   const { raw, client } = meteredClient(checker.endpoint);
-  const real = `check-real-${randomUUID()}`;
-  const bulk = `check-bulk-${randomUUID()}`;
-  await ensureTable(raw, real);
-  await ensureTable(raw, bulk);
-  const items = createItemRepository({ client, tableName: real, now: () => new Date(timestamp) });
-  const indexer = createIndexer({ client, tableName: real, items });
-  for (let id = 1; id <= 30; id++) {
-    const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...fields } = syntheticItem(id, timestamp);
-    const created = await items.create(fields);
-    if (created.id !== id) throw new Error(`expected id ${id}, got ${created.id}`);
-    await indexer.reindexItem(id);
+  for (const blockCapacity of [BLOCK_CAPACITY, 4]) {
+    const real = `check-real-${randomUUID()}`;
+    const bulk = `check-bulk-${randomUUID()}`;
+    await ensureTable(raw, real);
+    await ensureTable(raw, bulk);
+    const items = createItemRepository({ client, tableName: real, now: () => new Date(timestamp) });
+    const indexer = createIndexer({ client, tableName: real, items, blockCapacity });
+    for (let id = 1; id <= 30; id++) {
+      const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...fields } = syntheticItem(id, timestamp);
+      const created = await items.create(fields);
+      if (created.id !== id) throw new Error(`expected id ${id}, got ${created.id}`);
+      await indexer.reindexItem(id);
+    }
+    await bulkLoad(client, bulk, 30, { timestamp, blockCapacity });
+    const [realRecords, bulkRecords] = [await scanAll(raw, real), await scanAll(raw, bulk)];
+    identical = isDeepStrictEqual(realRecords, bulkRecords);
+    if (!identical)
+      throw new Error(`the bulk loader does not write what the indexer writes (blocks of ${blockCapacity})`);
+    console.log(
+      `bulk loader check (blocks of ${blockCapacity}): ${realRecords.length} records identical to repository + indexer`,
+    );
   }
-  await bulkLoad(client, bulk, emptyCorpus(), 30, { timestamp });
-  const [realRecords, bulkRecords] = [await scanAll(raw, real), await scanAll(raw, bulk)];
-  identical = isDeepStrictEqual(realRecords, bulkRecords);
-  if (!identical) throw new Error('the bulk loader does not write what the indexer writes');
-  console.log(`bulk loader check: ${realRecords.length} records identical to repository + indexer`);
   raw.destroy();
 } finally {
   await checker.stop();
@@ -281,67 +289,68 @@ for (const result of results) {
 
 // The read budget's trade-off: other settings of it, on the smallest and the largest collection side by side.
 const SWEEP = [
-  { maxPostingsPerTerm: 500, poolPerResult: 2 },
   { maxPostingsPerTerm: 500, poolPerResult: 4 },
   { maxPostingsPerTerm: 1000, poolPerResult: 4 },
   { maxPostingsPerTerm: 2000, poolPerResult: 4 },
+  { maxPostingsPerTerm: 4000, poolPerResult: 4 },
 ];
 const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
 const rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[] = [];
-/** A raw Query for the first `limit` postings of the most common term, with the attributes the search reads. */
-const commonPostingsPage = (limit: number) => ({
+/** A raw Query for the first `limit` blocks of the most common term's postings, what the search reads. */
+const commonBlocksPage = (limit: number) => ({
   TableName: COLLECTION_TABLE,
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-  ExpressionAttributeValues: { ':pk': { S: termPk(vocabulary[0] ?? '') }, ':p': { S: POSTING_PREFIX } },
-  ProjectionExpression: 'sk, tf, dl',
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :b)',
+  ExpressionAttributeValues: { ':pk': { S: termPk(vocabulary[0] ?? '') }, ':b': { S: BLOCK_PREFIX } },
+  ExpressionAttributeNames: { '#p': 'p' },
+  ProjectionExpression: '#p',
   Limit: limit,
 });
+/** Block counts of the raw pages measured. */
+const RAW_PAGE_BLOCKS = [1, 4];
 const keepAlive = new Agent({ keepAlive: true });
 
 /**
- * A layout the service does not use (yet), measured as the floor's alternative: the most common term's first
- * postings packed PACKED_PER_ITEM to a DynamoDB item (`sk:tf:dl;…` in one string attribute), written under a
- * bench-only key into the scratch copy of each collection, then read back through the SDK and decoded, interleaved
- * with reading the same number of postings one per item, as the service reads them.
+ * What the block layout buys: the most common term's first blocks (at least LAYOUT_POSTINGS postings) read as the
+ * search reads them, against the same postings stored one per DynamoDB item (the layout before blocks, `sk, tf, dl`
+ * under a bench-only key, written for this measurement into the scratch copy of each collection), both read
+ * through the SDK and decoded, interleaved.
  */
-const PACKED_PER_ITEM = 256;
-/** At most this many postings (the smallest collection's list may be shorter: then as many as it has). */
-const PACKED_POSTINGS = 1024;
+const LAYOUT_POSTINGS = 1000;
 const packedPages: PackedPage[] = [];
-async function timePacked(runs: { size: number; raw: DynamoDBClient }[], sizes: number[]) {
-  const singlePage = (client: DynamoDBClient, limit = PACKED_POSTINGS) =>
-    client.send(new QueryCommand({ ...commonPostingsPage(limit), ReturnConsumedCapacity: 'TOTAL' }));
-  const packedPage = (client: DynamoDBClient, count: number) =>
+async function timeLayouts(runs: { size: number; raw: DynamoDBClient }[], sizes: number[]) {
+  const blocksPage = (client: DynamoDBClient, limit: number) =>
+    client.send(new QueryCommand({ ...commonBlocksPage(limit), ReturnConsumedCapacity: 'TOTAL' }));
+  const singlePage = (client: DynamoDBClient, limit: number) =>
     client.send(
       new QueryCommand({
         TableName: COLLECTION_TABLE,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: 'BENCH#packed' } },
-        Limit: Math.ceil(count / PACKED_PER_ITEM),
+        ExpressionAttributeValues: { ':pk': { S: 'BENCH#single' } },
+        ProjectionExpression: 'sk, tf, dl',
+        Limit: limit,
         ReturnConsumedCapacity: 'TOTAL',
       }),
     );
-  const targets = sizes.map((size) => ({ size, client: runs.find((r) => r.size === size)?.raw }));
-  let count = PACKED_POSTINGS;
-  for (const { client } of targets) {
-    if (client) count = Math.min(count, (await singlePage(client)).Items?.length ?? 0);
-  }
-  for (const { client } of targets) {
+  const targets = [];
+  for (const size of sizes) {
+    const client = runs.find((r) => r.size === size)?.raw;
     if (!client) continue;
-    const { Items = [] } = await singlePage(client, count);
-    const entries = Items.map((item) => `${item.sk?.S}:${item.tf?.N}:${item.dl?.N}`);
-    for (let b = 0; b * PACKED_PER_ITEM < entries.length; b++) {
+    const { Items = [] } = await blocksPage(client, Math.ceil(LAYOUT_POSTINGS / 8));
+    const postings = [];
+    let blocks = 0;
+    for (const item of Items) {
+      if (postings.length >= LAYOUT_POSTINGS) break;
+      postings.push(...decodeBlock(item.p?.S ?? ''));
+      blocks++;
+    }
+    for (const { key, tf, dl } of postings)
       await client.send(
         new PutItemCommand({
           TableName: COLLECTION_TABLE,
-          Item: {
-            pk: { S: 'BENCH#packed' },
-            sk: { S: `B#${String(b).padStart(4, '0')}` },
-            p: { S: entries.slice(b * PACKED_PER_ITEM, (b + 1) * PACKED_PER_ITEM).join(';') },
-          },
+          Item: { pk: { S: 'BENCH#single' }, sk: { S: key }, tf: { N: String(tf) }, dl: { N: String(dl) } },
         }),
       );
-    }
+    targets.push({ size, client, blocks, count: postings.length });
   }
   const kinds = targets.flatMap((t) =>
     (['single', 'packed'] as const).map((kind) => ({ ...t, kind, times: [] as number[], units: 0 })),
@@ -349,28 +358,28 @@ async function timePacked(runs: { size: number; raw: DynamoDBClient }[], sizes: 
   for (let r = 0; r < 10 * REPEATS; r++) {
     for (let i = 0; i < kinds.length; i++) {
       const k = kinds[(r + i) % kinds.length];
-      if (!k?.client) continue;
+      if (!k) continue;
       const begin = performance.now();
       let postings = 0;
       if (k.kind === 'single') {
-        const reply = await singlePage(k.client, count);
-        postings = reply.Items?.length ?? 0;
+        const reply = await singlePage(k.client, k.count);
+        for (const item of reply.Items ?? []) if (item.sk?.S && item.tf?.N && item.dl?.N) postings++;
         k.units = reply.ConsumedCapacity?.CapacityUnits ?? 0;
       } else {
-        const reply = await packedPage(k.client, count);
-        for (const item of reply.Items ?? [])
-          for (const entry of (item.p?.S ?? '').split(';')) if (entry.split(':').length === 3) postings++;
+        const reply = await blocksPage(k.client, k.blocks);
+        for (const item of reply.Items ?? []) postings += decodeBlock(item.p?.S ?? '').length;
         k.units = reply.ConsumedCapacity?.CapacityUnits ?? 0;
       }
       k.times.push(performance.now() - begin);
-      if (postings !== count) throw new Error(`read ${postings} ${k.kind} postings, not ${count}`);
+      if (postings !== k.count) throw new Error(`read ${postings} ${k.kind} postings, not ${k.count}`);
     }
   }
-  return targets.map(({ size }) => {
+  return targets.map(({ size, count, blocks }) => {
     const of = (kind: 'single' | 'packed') => kinds.find((k) => k.size === size && k.kind === kind);
     return {
       size,
       postings: count,
+      blocks,
       single: quantile(of('single')?.times ?? [], 0.5),
       packed: quantile(of('packed')?.times ?? [], 0.5),
       singleUnits: of('single')?.units ?? 0,
@@ -432,9 +441,9 @@ const sweep = await withCollections(ends, async (endpoints) => {
     }
   }
   await timeInterleaved(runs, (run, ms) => run.latencies.push(ms));
-  // The floor under those figures: one raw Query page of a common term's postings (the attributes the search
-  // reads), at each end, through the SDK and over plain HTTP without it, interleaved.
-  const pages = [250, 750].flatMap((limit) =>
+  // The floor under those figures: one raw Query page of a common term's blocks (what the search reads), at each
+  // end, through the SDK and over plain HTTP without it, interleaved.
+  const pages = RAW_PAGE_BLOCKS.flatMap((limit) =>
     ends.flatMap((size) =>
       (['sdk', 'http'] as const).map((via) => ({
         limit,
@@ -450,7 +459,7 @@ const sweep = await withCollections(ends, async (endpoints) => {
     for (let i = 0; i < pages.length; i++) {
       const page = pages[(r + i) % pages.length];
       if (!page?.client) continue;
-      const input = commonPostingsPage(page.limit);
+      const input = commonBlocksPage(page.limit);
       const begin = performance.now();
       const reply =
         page.via === 'sdk'
@@ -463,7 +472,7 @@ const sweep = await withCollections(ends, async (endpoints) => {
   rawPages.push(
     ...pages.map(({ limit, size, via, times }) => ({ limit, size, via, p50: quantile(times, 0.5) })),
   );
-  packedPages.push(...(await timePacked(runs, ends)));
+  packedPages.push(...(await timeLayouts(runs, ends)));
   for (const run of runs) run.raw.destroy();
   keepAlive.destroy();
   return SWEEP.map((setting) => {
@@ -503,11 +512,12 @@ const markdown = `## Retrieval at scale
 
 Synthetic items (seeded PRNG, Zipf-distributed vocabulary of ${vocabulary.length.toLocaleString('en')} pseudo-words;
 names of 2–4 words, descriptions of 30–80 words, 1–3 tags) loaded into DynamoDB Local with BatchWriteItem as the
-exact records the repository and the indexer write (items, doc records, postings, df, STATS, counter: checked
-record for record against \`items.create\` + \`indexer.reindexItem\` on 30 items, ${identical ? 'identical' : 'DIFFERENT'}).
-Each size is its own DynamoDB Local database, grown from the one before and kept as a snapshot under
+exact records the repository and the indexer write (items, doc records, posting blocks split as the posting writer
+splits them, df, STATS, counter: checked record for record against \`items.create\` + \`indexer.reindexItem\` on 30
+items, at blocks of ${BLOCK_CAPACITY} and of 4 postings: ${identical ? 'identical' : 'DIFFERENT'}).
+Each size is its own DynamoDB Local database, built from scratch and kept as a snapshot under
 \`.local/bench/collections/\` (keyed by a hash of the generator, tokenizer and record layout), so only the first run
-pays the load: DynamoDB Local writes about 3,000 records/s here, ~30 min for 100,000 items.
+pays the load (the *load* column).
 ${queries.length} fixed queries of 1–3 terms (common, middle and rare words), top ${TOP_K}, through
 \`createRetriever\`/\`createSearch\` with the service's settings (what \`POST /retrieve\` runs, without HTTP); latency over
 ${REPEATS} passes of the set (${REPEATS * queries.length} queries per size) after one unmeasured pass, with every size
@@ -538,19 +548,19 @@ collection served side by side and interleaved; the service's setting is ${SEARC
 |---|---|---|---|---|---|---|
 ${sweep.map((s) => `| ${s.maxPostingsPerTerm.toLocaleString('en')} | ${s.poolPerResult} × k | ${ms(s.p50Small)} | ${ms(s.p50Large)} | ${s.ratio.toFixed(2)} | ${mean(s.unitsLarge).toFixed(1)} / ${Math.max(...s.unitsLarge).toFixed(1)} | ${mean(s.recallLarge).toFixed(3)} / ${Math.min(...s.recallLarge).toFixed(1)} |`).join('\n')}
 
-Raw \`Query\` pages of the most common term's postings (\`sk, tf, dl\`, what the search reads), same run, interleaved (p50 ms):
+Raw \`Query\` pages of the most common term's posting blocks (what the search reads; up to ${BLOCK_CAPACITY} postings a block), same run, interleaved (p50 ms):
 
-| postings | ${ends.map((size) => `through the SDK at ${size.toLocaleString('en')}`).join(' | ')} | ${ends.map((size) => `plain HTTP at ${size.toLocaleString('en')}`).join(' | ')} |
+| blocks | ${ends.map((size) => `through the SDK at ${size.toLocaleString('en')}`).join(' | ')} | ${ends.map((size) => `plain HTTP at ${size.toLocaleString('en')}`).join(' | ')} |
 |---|---|---|---|---|
-${[250, 750].map((limit) => `| ${limit} | ${(['sdk', 'http'] as const).flatMap((via) => ends.map((size) => ms(rawPages.find((p) => p.limit === limit && p.size === size && p.via === via)?.p50 ?? Number.NaN))).join(' | ')} |`).join('\n')}
+${RAW_PAGE_BLOCKS.map((limit) => `| ${limit} | ${(['sdk', 'http'] as const).flatMap((via) => ends.map((size) => ms(rawPages.find((p) => p.limit === limit && p.size === size && p.via === via)?.p50 ?? Number.NaN))).join(' | ')} |`).join('\n')}
 
-The same term's first ${(packedPages[0]?.postings ?? 0).toLocaleString('en')} postings one per item (as the index stores them) and packed ${PACKED_PER_ITEM} to an item (a layout
-the service does not use; written for this measurement into the scratch copy of each collection), read through the
-SDK and decoded, same run, interleaved:
+What the block layout buys: the same term's first postings as the index stores them (blocks) and one per DynamoDB
+item (the layout before blocks; written for this measurement into the scratch copy of each collection), read through
+the SDK and decoded, same run, interleaved:
 
-| items | one posting per item: p50 ms | RCU | ${PACKED_PER_ITEM} postings per item: p50 ms | RCU |
-|---|---|---|---|---|
-${packedPages.map((p) => `| ${p.size.toLocaleString('en')} | ${ms(p.single)} | ${p.singleUnits} | ${ms(p.packed)} | ${p.packedUnits} |`).join('\n')}
+| items | postings | blocks: p50 ms | RCU | one posting per item: p50 ms | RCU |
+|---|---|---|---|---|---|
+${packedPages.map((p) => `| ${p.size.toLocaleString('en')} | ${p.postings.toLocaleString('en')} in ${p.blocks} blocks | ${ms(p.packed)} | ${p.packedUnits} | ${ms(p.single)} | ${p.singleUnits} |`).join('\n')}
 
 <details><summary>Read units and recall of each query at each size</summary>
 

@@ -4,8 +4,15 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import {
+  BLOCK_CAPACITY,
+  type BlockPosting,
+  encodeBlock,
+  split,
+  withPosting,
+} from '../../lib/search/blocks.ts';
 import { analyze, stored } from '../../lib/search/indexer.ts';
-import { dfKey, docKey, STATS_KEY, termPk } from '../../lib/search/keys.ts';
+import { blockSk, dfKey, docKey, LAST_BLOCK_SK, STATS_KEY, termPk } from '../../lib/search/keys.ts';
 import { postingsOf } from '../../lib/search/postings.ts';
 
 /** mulberry32: a small seeded PRNG, so every run generates the same collection. */
@@ -109,13 +116,36 @@ export function syntheticItem(id: number, timestamp: string): Item {
 /** The item record the repository writes. */
 const itemRecord = toRecord;
 
-/** Corpus counters the loader keeps between loads, so the collection can grow in steps. */
-export interface CorpusState {
-  items: number;
-  totalLength: number;
-  df: Map<string, number>;
+/** A term's blocks as the posting writer leaves them (see lib/search/postings.ts), in key order. */
+interface Block {
+  /** The block's end key; `~` for the last block. */
+  end: string;
+  postings: BlockPosting[];
+  v: number;
 }
-export const emptyCorpus = (): CorpusState => ({ items: 0, totalLength: 0, df: new Map() });
+
+/** The posting writer's add (lib/search/postings.ts), in memory: same block found, same split, same versions. */
+function addPosting(blocks: Block[], posting: BlockPosting, capacity: number): void {
+  let low = 0;
+  let high = blocks.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const end = blocks[middle]?.end ?? '~';
+    if (end !== '~' && end < posting.key) low = middle + 1;
+    else high = middle;
+  }
+  const block = blocks[low];
+  if (!block) {
+    blocks.push({ end: '~', postings: [posting], v: 1 });
+    return;
+  }
+  const postings = withPosting(block.postings, posting);
+  if (!postings) return;
+  const halves = split(postings, capacity);
+  block.v += 1;
+  block.postings = halves ? halves[1] : postings;
+  if (halves) blocks.splice(low, 0, { end: halves[0].at(-1)?.key ?? '', postings: halves[0], v: 1 });
+}
 
 async function batchWrite(
   client: DynamoDBDocumentClient,
@@ -132,43 +162,64 @@ async function batchWrite(
   }
 }
 
-/**
- * Adds items `state.items + 1 … target` as the repository and the indexer would leave them after a create and
- * its rebuild: the item, its doc record (rev 2), its postings, and then every df, STATS and the id counter.
- */
-export async function bulkLoad(
+/** Writes `records` in batches of 200 from `concurrency` workers at once. */
+async function writeAll(
   client: DynamoDBDocumentClient,
   tableName: string,
-  state: CorpusState,
-  target: number,
-  { timestamp = '2026-01-01T00:00:00.000Z', concurrency = 6 } = {},
-): Promise<{ records: number }> {
-  let next = state.items + 1;
-  let records = 0;
+  records: Record<string, unknown>[],
+  concurrency: number,
+) {
+  let next = 0;
   const worker = async () => {
-    while (next <= target) {
-      const batch: Record<string, unknown>[] = [];
-      for (; next <= target && batch.length < 200; next++) {
-        const item = syntheticItem(next, timestamp);
-        const indexed = analyze(item);
-        batch.push(itemRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
-        for (const { term, sk, tf, dl } of postingsOf(item.id, indexed).values()) {
-          batch.push({ pk: termPk(term), sk, i: item.id, tf, dl });
-          state.df.set(term, (state.df.get(term) ?? 0) + 1);
-        }
-        state.totalLength += indexed.dl;
-      }
-      records += batch.length;
+    while (next < records.length) {
+      const batch = records.slice(next, next + 200);
+      next += 200;
       await batchWrite(client, tableName, batch);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  state.items = target;
-  const counters = [
-    ...[...state.df].map(([term, df]) => ({ ...dfKey(term), df })),
-    { ...STATS_KEY, docs: state.items, len: state.totalLength },
-    { ...COUNTER_KEY, value: state.items },
-  ];
-  await batchWrite(client, tableName, counters);
-  return { records: records + counters.length };
+}
+
+/**
+ * Writes items 1 … size into an empty table as the repository and the indexer leave them after each item's
+ * create and rebuild, in id order: the item, its doc record (rev 2), its postings' blocks exactly as the posting
+ * writer would have split them, every df, STATS and the id counter.
+ */
+export async function bulkLoad(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  size: number,
+  {
+    timestamp = '2026-01-01T00:00:00.000Z',
+    concurrency = 6,
+    blockCapacity = BLOCK_CAPACITY,
+  }: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
+): Promise<{ records: number }> {
+  const terms = new Map<string, Block[]>();
+  const records: Record<string, unknown>[] = [];
+  let totalLength = 0;
+  for (let id = 1; id <= size; id++) {
+    const item = syntheticItem(id, timestamp);
+    const indexed = analyze(item);
+    records.push(itemRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
+    for (const { term, key, tf, dl } of postingsOf(item.id, indexed).values()) {
+      const blocks = terms.get(term) ?? [];
+      terms.set(term, blocks);
+      addPosting(blocks, { key, tf, dl }, blockCapacity);
+    }
+    totalLength += indexed.dl;
+  }
+  for (const [term, blocks] of terms) {
+    for (const { end, postings, v } of blocks)
+      records.push({
+        pk: termPk(term),
+        sk: end === '~' ? LAST_BLOCK_SK : blockSk(end),
+        p: encodeBlock(postings),
+        v,
+      });
+    records.push({ ...dfKey(term), df: blocks.reduce((sum, block) => sum + block.postings.length, 0) });
+  }
+  records.push({ ...STATS_KEY, docs: size, len: totalLength }, { ...COUNTER_KEY, value: size });
+  await writeAll(client, tableName, records, concurrency);
+  return { records: records.length };
 }

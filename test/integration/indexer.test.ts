@@ -1,9 +1,11 @@
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
 import { queryWeights } from '../../lib/search/bm25.ts';
 import { analyze, createIndexer } from '../../lib/search/indexer.ts';
+import { docKey, idOfKey } from '../../lib/search/keys.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { rebuildIndex } from '../../lib/search/rebuild.ts';
 import { tokenize } from '../../lib/search/tokenizer.ts';
@@ -11,8 +13,31 @@ import { freshTable } from '../support/stack.ts';
 
 type Table = Awaited<ReturnType<typeof freshTable>>;
 
+/**
+ * The block layout's invariants: each term's blocks are non-empty and within capacity, and each holds exactly
+ * keys after the previous block's end up to its own end (the last one, B#~, everything after).
+ */
+function checkBlocks(blocks: Record<string, unknown>[], capacity: number) {
+  const byTerm = Map.groupBy(blocks, (r) => String(r.pk));
+  for (const [pk, list] of byTerm) {
+    const sorted = list.map((r) => String(r.sk)).sort();
+    let previous = '';
+    for (const sk of sorted) {
+      const block = list.find((r) => r.sk === sk);
+      const keys = decodeBlock(String(block?.p)).map((p) => p.key);
+      expect(keys.length, `${pk} ${sk} size`).toBeGreaterThan(0);
+      expect(keys.length, `${pk} ${sk} size`).toBeLessThanOrEqual(capacity);
+      expect((keys[0] ?? '') > previous, `${pk} ${sk} starts after the previous block`).toBe(true);
+      const end = sk.slice(2);
+      // A block ends at its last key when written; removing that posting leaves the end where it was.
+      if (end !== '~') expect((keys.at(-1) ?? '') <= end, `${pk} ${sk} ends by its end key`).toBe(true);
+      previous = end;
+    }
+  }
+}
+
 /** Everything the index holds, as comparable plain data. */
-async function snapshot({ client, tableName }: Table) {
+async function snapshot({ client, tableName }: Table, capacity = BLOCK_CAPACITY) {
   const rows: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -22,9 +47,12 @@ async function snapshot({ client, tableName }: Table) {
     rows.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  const postings = rows
-    .filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('P#'))
-    .map((r) => `${String(r.pk).slice(2)}:${r.i}:${r.tf}:${r.dl}`)
+  const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('B#'));
+  checkBlocks(blocks, capacity);
+  const postings = blocks
+    .flatMap((r) =>
+      decodeBlock(String(r.p)).map((p) => `${String(r.pk).slice(2)}:${idOfKey(p.key)}:${p.tf}:${p.dl}`),
+    )
     .sort();
   const df = Object.fromEntries(
     rows.filter((r) => r.sk === 'DF' && r.df !== 0).map((r) => [String(r.pk).slice(2), r.df]),
@@ -225,6 +253,97 @@ describe('index maintenance on DynamoDB Local', () => {
       Array.from({ length: 4 }, () => createIndexer({ ...table, items }).reindexItem(boot.id)),
     );
     expect(await snapshot(table)).toMatchObject(expected([boot]));
+  });
+
+  describe('with blocks of three postings, so blocks split and empty', () => {
+    const WORDS = ['boot', 'trail', 'winter', 'rain', 'tent', 'stove', 'lamp', 'rope'];
+    /** Item `i`: a few shared words, repeated differently, so impacts (and so keys) differ between items. */
+    const describe_ = (i: number, shift = 0) => ({
+      name: `${WORDS[(i + shift) % WORDS.length]} ${WORDS[(i * 3 + shift) % WORDS.length]}`,
+      description: Array.from(
+        { length: 2 + ((i + shift) % 5) },
+        (_, j) => WORDS[(i + j * j + shift) % 8],
+      ).join(' '),
+      tags: [],
+      attributes: {},
+    });
+
+    it('keeps the index exact while many items are indexed, changed and deleted concurrently', {
+      timeout: 300_000,
+    }, async () => {
+      const indexer = createIndexer({ ...table, items, blockCapacity: 3 });
+      const created = await Promise.all(Array.from({ length: 24 }, (_, i) => items.create(describe_(i))));
+      await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
+      const built = await snapshot(table, 3);
+      expect(built).toMatchObject(expected(created));
+      // Several blocks a term: splits happened (24 items share 8 words).
+      expect(built.postings.length).toBeGreaterThan(24 * 3);
+
+      const changed = await Promise.all(
+        created
+          .filter((_, i) => i % 3 === 0)
+          .map((item) => items.update(item.id, () => describe_(item.id, 5))),
+      );
+      const deleted = created.filter((_, i) => i % 3 === 1);
+      await Promise.all(deleted.map((item) => items.delete(item.id)));
+      await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
+      const kept = [...changed, ...created.filter((_, i) => i % 3 === 2)];
+      expect(await snapshot(table, 3)).toMatchObject(expected(kept));
+
+      // Everything gone: every block is deleted with its last posting.
+      await Promise.all(kept.map((item) => items.delete(item.id)));
+      await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
+      expect(await snapshot(table, 3)).toStrictEqual({
+        postings: [],
+        df: {},
+        stats: { docs: 0, len: 0 },
+        docs: [],
+      });
+    });
+
+    it('converges after a crash at any step of a rebuild that splits and empties blocks', async () => {
+      let crashes = 0;
+      for (let failAt = 1; failAt < 200; failAt++) {
+        const t = await freshTable();
+        const repo = createItemRepository(t);
+        const others = [];
+        for (let i = 0; i < 6; i++) others.push(await repo.create(describe_(i)));
+        const target = await repo.create(describe_(6));
+        for (const item of [...others, target])
+          await createIndexer({ ...t, items: repo, blockCapacity: 3 }).reindexItem(item.id);
+        const changed = await repo.update(target.id, () => describe_(target.id, 3));
+        const crashed = await createIndexer({
+          client: crashingClient(t, failAt),
+          tableName: t.tableName,
+          items: repo,
+          blockCapacity: 3,
+        })
+          .reindexItem(target.id)
+          .then(
+            () => false,
+            () => true,
+          );
+        await createIndexer({ ...t, items: repo, blockCapacity: 3 }).reindexItem(target.id);
+        expect(await snapshot(t, 3), `crash at call ${failAt}`).toMatchObject(expected([...others, changed]));
+        if (!crashed) break;
+        crashes++;
+      }
+      expect(crashes).toBeGreaterThan(10);
+    }, 120_000);
+  });
+
+  it('npm run reindex removes postings no doc record accounts for, with their df, and repairs the counts', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const kept = await items.create(text);
+    const stray = await items.create({ ...text, name: 'Stray Lantern' });
+    await indexer.reindexItem(kept.id);
+    await indexer.reindexItem(stray.id);
+    // A manual edit: the item and its doc record are gone, its postings and the corpus counts are left.
+    await items.delete(stray.id);
+    await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: docKey(stray.id) }));
+    const report = await rebuildIndex({ ...table, items, indexer });
+    expect(report).toMatchObject({ strayPostings: Object.keys(analyze(stray).terms).length, removed: 0 });
+    expect(await snapshot(table)).toMatchObject(expected([kept]));
   });
 
   it('npm run reindex rebuilds from the items and removes deleted ones', async () => {

@@ -2,6 +2,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import { decodeBlock } from '../../lib/search/blocks.ts';
 import { queryWeights } from '../../lib/search/bm25.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { createSearch } from '../../lib/search/query.ts';
@@ -62,6 +63,8 @@ const next = random(42);
 const word = () => VOCABULARY[Math.floor(VOCABULARY.length * next() ** 2)] ?? 'boot';
 const sentence = (length: number) => Array.from({ length }, word).join(' ');
 
+/** Read one block of four postings at a time. */
+const ONE_BLOCK_PAGES = { pageBlocks: 1, laterPageBlocks: 1, blockCapacity: 4 } as const;
 let items: ItemRepository;
 let search: ReturnType<typeof createSearch>;
 const corpus: Item[] = [];
@@ -70,7 +73,8 @@ let table: Awaited<ReturnType<typeof freshTable>>;
 beforeAll(async () => {
   table = await freshTable();
   items = createItemRepository(table);
-  const indexer = createIndexer({ ...table, items });
+  // Blocks of four postings: lists span many blocks, as long lists do at the real capacity.
+  const indexer = createIndexer({ ...table, items, blockCapacity: 4 });
   for (let i = 0; i < 160; i++) {
     const item = await items.create({
       name: sentence(1 + Math.floor(next() * 3)),
@@ -81,8 +85,8 @@ beforeAll(async () => {
     corpus.push(item);
   }
   for (const item of corpus) await indexer.reindexItem(item.id);
-  // Tiny pages force many rounds, so the early stop is exercised, not just the full read.
-  search = createSearch({ ...table, pageSize: 4 });
+  // One block a page forces many rounds, so the early stop is exercised, not just the full read.
+  search = createSearch({ ...table, ...ONE_BLOCK_PAGES });
 }, 120_000);
 
 const reference = (query: string, topK: number, keep: (item: Item) => boolean = () => true) =>
@@ -191,16 +195,18 @@ function signal(what: string) {
 }
 
 describe('a read budget per query term', () => {
-  /** The table's real client, counting the postings each term's Query returns and the doc records read. */
+  /** The table's real client, recording the postings each of a term's Queries returns and the doc records read. */
   function countingClient(real: DynamoDBDocumentClient = table.client) {
-    const read = new Map<string, number>();
+    const pages = new Map<string, number[]>();
     const docs: string[] = [];
     const client = {
       send: async (command: unknown) => {
         const output = await real.send(command as never);
         if (command instanceof QueryCommand) {
           const pk = String(command.input.ExpressionAttributeValues?.[':pk']);
-          read.set(pk, (read.get(pk) ?? 0) + ((output as { Items?: unknown[] }).Items?.length ?? 0));
+          const blocks = (output as { Items?: { p: string }[] }).Items ?? [];
+          const postings = blocks.reduce((sum, block) => sum + decodeBlock(block.p).length, 0);
+          pages.set(pk, [...(pages.get(pk) ?? []), postings]);
         }
         if (command instanceof BatchGetCommand) {
           for (const { Keys = [] } of Object.values(command.input.RequestItems ?? {}))
@@ -209,15 +215,31 @@ describe('a read budget per query term', () => {
         return output;
       },
     } as unknown as DynamoDBDocumentClient;
-    return { client, read, docs };
+    const read = () => new Map([...pages].map(([pk, sizes]) => [pk, sizes.reduce((a, b) => a + b, 0)]));
+    return { client, read, pages, docs };
   }
   const query = 'boot rain jacket trail winter';
-  /** A search over the shared corpus with a budget of 8 postings a term, read 4 at a time. */
+  /** A search over the shared corpus with a budget of 8 postings a term, read a block at a time. */
   const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxPostingsPerTerm?: number } = {}) =>
-    createSearch({ client, tableName: table.tableName, pageSize: 4, maxPostingsPerTerm: 8, ...options });
+    createSearch({
+      client,
+      tableName: table.tableName,
+      ...ONE_BLOCK_PAGES,
+      maxPostingsPerTerm: 8,
+      ...options,
+    });
+  /** Each list was read until `budget` postings were, and not a page further. */
+  const stoppedAt = (pages: Map<string, number[]>, budget: number) => {
+    expect(pages.size).toBe(5);
+    for (const sizes of pages.values()) {
+      const total = sizes.reduce((a, b) => a + b, 0);
+      expect(total).toBeGreaterThanOrEqual(budget);
+      expect(total - (sizes.at(-1) ?? 0)).toBeLessThan(budget);
+    }
+  };
 
   it('reads at most maxPostingsPerTerm postings of each list, and scores what it returns exactly', async () => {
-    const { client, read } = countingClient();
+    const { client, pages } = countingClient();
     const cut = budgeted(client);
     const hits = await cut({
       terms: queryWeights(tokenize(query)),
@@ -226,7 +248,7 @@ describe('a read budget per query term', () => {
       accept: async (ids) => new Set(ids),
     });
     // These lists are far longer than 8 postings, so every one was cut short.
-    expect([...read.values()]).toStrictEqual([8, 8, 8, 8, 8]);
+    stoppedAt(pages, 8);
     expect(hits).toHaveLength(5);
     const exact = new Map(reference(query, corpus.length).map((hit) => [hit.id, hit]));
     for (const hit of hits) {
@@ -240,7 +262,7 @@ describe('a read budget per query term', () => {
     // Three items say "kettle" six times, twenty once: after the first page the top 3 is proven.
     const own = await freshTable();
     const ownItems = createItemRepository(own);
-    const indexer = createIndexer({ ...own, items: ownItems });
+    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
     const strong: number[] = [];
     for (let i = 0; i < 23; i++) {
       const times = i < 3 ? 6 : 1;
@@ -254,7 +276,7 @@ describe('a read budget per query term', () => {
       await indexer.reindexItem(item.id);
     }
     const { client, read, docs } = countingClient(own.client);
-    const search = createSearch({ client, tableName: own.tableName, pageSize: 4 });
+    const search = createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES });
     const hits = await search({
       terms: queryWeights(tokenize('kettle')),
       topK: 3,
@@ -262,7 +284,8 @@ describe('a read budget per query term', () => {
       accept: async (ids) => new Set(ids),
     });
     expect(hits.map((h) => h.id).sort((a, b) => a - b)).toStrictEqual(strong);
-    expect(read.get('T#kettl')).toBe(4);
+    // The list (23 postings) was not read to its end: the top 3 was proven early.
+    expect(read().get('T#kettl')).toBeLessThan(12);
     // No pool of 4 × k candidates: the top 3 alone are scored exactly.
     expect([...docs].sort()).toStrictEqual(strong.map((id) => `D#${id}`).sort());
 
@@ -281,7 +304,7 @@ describe('a read budget per query term', () => {
         return own.client.send(command as never);
       },
     } as unknown as DynamoDBDocumentClient;
-    const overlapping = createSearch({ client: gated, tableName: own.tableName, pageSize: 4 });
+    const overlapping = createSearch({ client: gated, tableName: own.tableName, ...ONE_BLOCK_PAGES });
     const again = await overlapping({
       terms: queryWeights(tokenize('kettle')),
       topK: 3,
@@ -306,7 +329,7 @@ describe('a read budget per query term', () => {
       filter: { tags: ['t3'], attributes: { even: false } },
     });
     // Few items pass: the search read on past 8 postings a term to fill the top 5 with items that do.
-    expect(Math.max(...read.values())).toBeGreaterThan(8);
+    expect(Math.max(...read().values())).toBeGreaterThan(11);
     expect(results).toHaveLength(Math.min(5, corpus.filter(keep).length));
     const exact = new Map(reference(query, corpus.length).map((hit) => [hit.id, hit.score]));
     for (const result of results) {
@@ -316,7 +339,7 @@ describe('a read budget per query term', () => {
   });
 
   it('stops at filterMaxPostingsPerTerm', async () => {
-    const { client, read } = countingClient();
+    const { client, pages } = countingClient();
     const cut = budgeted(client, { filterMaxPostingsPerTerm: 16 });
     const { results } = await createRetriever({ search: cut, items })({
       query,
@@ -325,6 +348,6 @@ describe('a read budget per query term', () => {
       filter: { tags: ['no-such-tag'] },
     });
     expect(results).toStrictEqual([]);
-    expect([...read.values()]).toStrictEqual([16, 16, 16, 16, 16]);
+    stoppedAt(pages, 16);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * Posting blocks: a term's postings are stored many to a DynamoDB item, in ascending key order, because a read
+ * costs per item returned far more than per byte (see BENCHMARKS.md). A block is the text `key:tf:dl,…`.
+ * These functions are pure: the posting writer applies them to the table, the benchmark loader in memory.
+ */
+export interface BlockPosting {
+  /** `<inverted impact>#<id>` (see keys.ts). */
+  key: string;
+  tf: number;
+  dl: number;
+}
+
+/** Postings a block holds at most (~30 bytes each: a full block is under 4 KB, one read unit). */
+export const BLOCK_CAPACITY = 128;
+
+const ENTRY = /^(\d{6}#\d{16}):([1-9]\d{0,8}):([1-9]\d{0,8})$/;
+
+export const encodeBlock = (postings: readonly BlockPosting[]): string =>
+  postings.map((p) => `${p.key}:${p.tf}:${p.dl}`).join(',');
+
+/** Parses a stored block; throws unless every entry is well formed and the keys strictly ascend. */
+export function decodeBlock(text: string): BlockPosting[] {
+  const postings: BlockPosting[] = [];
+  let previous = '';
+  for (const entry of text.split(',')) {
+    const match = ENTRY.exec(entry);
+    const key = match?.[1];
+    if (!match || key === undefined || key <= previous)
+      throw new Error(`Malformed posting block entry "${entry}"`);
+    postings.push({ key, tf: Number(match[2]), dl: Number(match[3]) });
+    previous = key;
+  }
+  return postings;
+}
+
+/** The index of the first posting whose key is not below `key`. */
+function lowerBound(postings: readonly BlockPosting[], key: string): number {
+  let low = 0;
+  let high = postings.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((postings[middle]?.key ?? '') < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The block's postings with `posting` added in order, or undefined when its key is already there. */
+export function withPosting(
+  postings: readonly BlockPosting[],
+  posting: BlockPosting,
+): BlockPosting[] | undefined {
+  const at = lowerBound(postings, posting.key);
+  if (postings[at]?.key === posting.key) return undefined;
+  return [...postings.slice(0, at), posting, ...postings.slice(at)];
+}
+
+/** The block's postings without `key`, or undefined when it is not there. */
+export function withoutPosting(postings: readonly BlockPosting[], key: string): BlockPosting[] | undefined {
+  const at = lowerBound(postings, key);
+  if (postings[at]?.key !== key) return undefined;
+  return [...postings.slice(0, at), ...postings.slice(at + 1)];
+}
+
+/**
+ * A block over capacity splits in two halves: the lower half becomes a new block ending at its last key, the
+ * upper half keeps the block's place (and its end). Returns [lower, upper], or undefined when it fits.
+ */
+export function split(
+  postings: readonly BlockPosting[],
+  capacity: number,
+): [BlockPosting[], BlockPosting[]] | undefined {
+  if (postings.length <= capacity) return undefined;
+  const half = Math.ceil(postings.length / 2);
+  return [postings.slice(0, half), postings.slice(half)];
+}
