@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -143,9 +144,18 @@ export function createItemRepository({
         ConditionExpression: 'attribute_not_exists(pk)',
       };
       if (alsoWrite) {
+        // The SDK sends a retried transaction with the same client request token: DynamoDB applies it once.
         await client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, alsoWrite(item)] }));
-      } else {
+        return item;
+      }
+      try {
         await client.send(new PutCommand(put));
+      } catch (error) {
+        // The id is fresh from the counter, so a record already there is this very write: the SDK retried a put
+        // whose reply was lost (a timeout) after it had landed. Anything else is a real failure.
+        if (!isConditionFailure(error)) throw error;
+        const stored = await get(id).catch(() => undefined);
+        if (!stored || !isDeepStrictEqual(toRecord(stored), toRecord(item))) throw error;
       }
       return item;
     },

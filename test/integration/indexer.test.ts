@@ -172,7 +172,7 @@ describe('index maintenance on DynamoDB Local', () => {
       crashes++;
     }
     expect(crashes).toBeGreaterThan(3);
-  });
+  }, 180_000);
 
   it('converges when two crashed rebuilds leave their targets pending', async () => {
     const boot = await items.create(text);

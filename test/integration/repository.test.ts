@@ -97,6 +97,41 @@ describe('item repository on DynamoDB Local', () => {
     await expect(repo.get(7)).rejects.toThrow();
   });
 
+  it('answers a create whose put landed but was sent again (a retry after a lost reply) with the item, once', async () => {
+    // The real client, but every put is sent twice: the first lands, the second is what a retry after a timeout
+    // sends. Regression: the retry's condition failure (the record exists) answered 500 for a created item.
+    const send = table.client.send.bind(table.client);
+    const retrying = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: Parameters<typeof send>[0]) => {
+          if (command instanceof PutCommand) await send(command);
+          return send(command);
+        };
+      },
+    });
+    const retried = createItemRepository({ client: retrying, tableName: table.tableName });
+    const item = await retried.create(boot);
+    expect(await repo.get(item.id)).toStrictEqual(item);
+    expect((await repo.list({ limit: 10 })).items).toStrictEqual([item]);
+    // A different record under that id is not this write: the failure stands.
+    const clashing = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: Parameters<typeof send>[0]) => {
+          if (command instanceof PutCommand) {
+            const { TableName, Item } = command.input;
+            await send(new PutCommand({ TableName, Item: { ...Item, name: 'Someone else' } }));
+          }
+          return send(command);
+        };
+      },
+    });
+    await expect(
+      createItemRepository({ client: clashing, tableName: table.tableName }).create(boot),
+    ).rejects.toThrow(/conditional/i);
+  });
+
   it('gives 50 parallel creates 50 distinct ids', async () => {
     const created = await Promise.all(
       Array.from({ length: 50 }, (_, i) => repo.create({ ...boot, name: `n${i}` })),
