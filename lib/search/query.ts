@@ -76,6 +76,8 @@ interface List {
   done: boolean;
   /** Postings read so far (against the per-term budget). */
   read: number;
+  /** The term's posting count: a list read that far is done, even when its last page ended on a page limit. */
+  df: number;
   /** The most any unread posting of this list can add to a score. */
   bound: number;
 }
@@ -165,6 +167,7 @@ export function createSearch({
           startKey: undefined,
           done: false,
           read: 0,
+          df,
           bound: weight * (K1 + 1),
         });
       }
@@ -257,7 +260,7 @@ export function createSearch({
       }
       list.startKey = lastKey;
       const last = postings.at(-1);
-      list.done = !lastKey;
+      list.done = !lastKey || list.read >= list.df;
       list.bound =
         list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactOfKey(last.key) / 1e6) * stretch);
     }

@@ -69,8 +69,9 @@ function meteredClient(endpoint: string) {
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
       meter.calls++;
       if ((args.input as { KeyConditionExpression?: string }).KeyConditionExpression) {
-        for (const item of (result.output as { Items?: { p?: { S?: string } }[] }).Items ?? [])
-          if (item.p?.S) meter.postings += item.p.S.split(',').length;
+        // Blocks of postings, as the document client returns them (`p` is the block's text).
+        for (const item of (result.output as { Items?: { p?: unknown }[] }).Items ?? [])
+          if (typeof item.p === 'string') meter.postings += item.p.split(',').length;
       }
       for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
         meter.units += (entry as { CapacityUnits?: number }).CapacityUnits ?? 0;

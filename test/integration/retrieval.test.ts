@@ -317,6 +317,26 @@ describe('a read budget per query term', () => {
     expect(again).toStrictEqual(hits);
   }, 60_000);
 
+  it('stops reading a list at its df: no Query for an empty page after a list that filled its last page', async () => {
+    const own = await freshTable();
+    const ownItems = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
+    for (let i = 0; i < 4; i++) {
+      const item = await ownItems.create({ name: `kettle ${i}`, description: '', tags: [], attributes: {} });
+      await indexer.reindexItem(item.id);
+    }
+    const { client, pages } = countingClient(own.client);
+    const hits = await createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES })({
+      terms: queryWeights(tokenize('kettle')),
+      topK: 10,
+      minScore: 0,
+      accept: async (ids) => new Set(ids),
+    });
+    expect(hits).toHaveLength(4);
+    // One block of four: the page ends on its limit, and the df says nothing follows.
+    expect(pages.get('T#kettl')).toStrictEqual([4]);
+  });
+
   it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
     const { client, read } = countingClient();
     const cut = budgeted(client, { filterMaxPostingsPerTerm: 10_000 });
