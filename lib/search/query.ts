@@ -68,6 +68,8 @@ const Block = v.object({ p: v.string() });
 const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.string() });
 
 interface List {
+  /** Its place in the query's lists, the order scores are summed in. */
+  index: number;
   term: string;
   /** idf times the term's occurrences in the query. */
   idf: number;
@@ -86,7 +88,10 @@ interface Page {
   lastKey: Record<string, unknown> | undefined;
 }
 interface Candidate {
+  /** The sum of `parts` in list order: the same additions, in the same order, as an exact score from a doc record. */
   lower: number;
+  /** Each list's contribution, by list index, once the candidate was seen in it. */
+  parts: (number | undefined)[];
   seen: Set<string>;
 }
 
@@ -162,6 +167,7 @@ export function createSearch({
         // ones and commits the counts); clamped, a term's weight stays positive meanwhile.
         const weight = occurrences * idf(docs, Math.min(df, docs));
         lists.push({
+          index: lists.length,
           term,
           idf: weight,
           startKey: undefined,
@@ -176,6 +182,8 @@ export function createSearch({
     const candidates = new Map<number, Candidate>();
     const rejected = new Set<number>();
     const scored = new Map<number, Hit | undefined>();
+    /** Ids whose doc record was missing when they were scored. */
+    const unindexedIds = new Set<number>();
     const firstPageOf = new Map([...terms.keys()].map((term, i) => [term, firstPages[i]]));
     for (const list of lists) {
       const page = firstPageOf.get(list.term);
@@ -221,11 +229,13 @@ export function createSearch({
       // cut short: a larger pool is scored exactly and its best taken.
       const bound = reading.length === unfinished.length ? rest : restOf(unfinished);
       const proven = kth >= bound || Math.max(kth, bound) <= minScore;
+      // A candidate seen in every unfinished list is known exactly (its lower bound is its score, summed as a doc
+      // record would be), so the ranking by (score, id) already places it: only partly seen ones can still tie.
       const pool = proven
         ? ranked.filter(([, c], i) => {
             if (i < topK) return true;
             const upper = upperOf(c, unfinished);
-            return upper >= kth && upper > minScore;
+            return upper > c.lower && upper >= kth && upper > minScore;
           })
         : ranked.slice(0, topK * poolPerResult);
       const ids = pool.map(([id]) => id);
@@ -235,9 +245,11 @@ export function createSearch({
         : [await exact(ids), undefined];
       const chosen = hits.slice(0, topK);
       const kept = keptPool ?? (await accept(chosen.map((hit) => hit.id)));
-      const failed = chosen.filter((hit) => !kept.has(hit.id));
-      if (failed.length === 0) return chosen;
-      for (const { id } of failed) {
+      const failed = chosen.filter((hit) => !kept.has(hit.id)).map((hit) => hit.id);
+      // Postings without a doc record (left by a crashed rebuild until the next one) are no answer either.
+      const unindexed = ids.filter((id) => unindexedIds.has(id));
+      if (failed.length === 0 && (chosen.length === topK || unindexed.length === 0)) return chosen;
+      for (const id of [...failed, ...unindexed]) {
         rejected.add(id);
         candidates.delete(id);
       }
@@ -252,9 +264,13 @@ export function createSearch({
       for (const posting of postings) {
         const id = idOfKey(posting.key);
         if (rejected.has(id)) continue;
-        const candidate = candidates.get(id) ?? { lower: 0, seen: new Set<string>() };
+        const candidate = candidates.get(id) ?? { lower: 0, parts: [], seen: new Set<string>() };
         if (candidate.seen.has(list.term)) continue;
-        candidate.lower += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
+        candidate.parts[list.index] = termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
+        candidate.lower = candidate.parts.reduce(
+          (sum: number, part) => (part === undefined ? sum : sum + part),
+          0,
+        );
         candidate.seen.add(list.term);
         candidates.set(id, candidate);
       }
@@ -272,7 +288,10 @@ export function createSearch({
     async function exact(ids: number[]): Promise<Hit[]> {
       const missing = ids.filter((id) => !scored.has(id));
       const records = await batchGet(client, tableName, missing.map(docKey));
-      for (const id of missing) scored.set(id, undefined);
+      for (const id of missing) {
+        scored.set(id, undefined);
+        unindexedIds.add(id);
+      }
       for (const record of records) {
         const doc = v.parse(Doc, record);
         // Term maps are JSON text (see indexer.ts); look terms up as own keys only (`constructor` is a word too).
@@ -283,6 +302,7 @@ export function createSearch({
           return count > 0 ? sum + termScore({ tf: count, dl: doc.dl, avgdl, idf: l.idf }) : sum;
         }, 0);
         const id = Number(doc.pk.slice(2));
+        unindexedIds.delete(id);
         scored.set(id, matchedTerms.length > 0 && score > minScore ? { id, score, matchedTerms } : undefined);
       }
       return ids

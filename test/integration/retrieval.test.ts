@@ -1,10 +1,16 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/blocks.ts';
 import { queryWeights } from '../../lib/search/bm25.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
+import { docKey } from '../../lib/search/keys.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { rankInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
@@ -316,6 +322,62 @@ describe('a read budget per query term', () => {
     });
     expect(again).toStrictEqual(hits);
   }, 60_000);
+
+  it('breaks ties by id without scoring the tied candidates it has seen in every list again', async () => {
+    // Twelve items score exactly the same for "kettle": the top 3 are the three lowest ids.
+    const own = await freshTable();
+    const ownItems = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const item = await ownItems.create({ name: 'kettle', description: 'steel', tags: [], attributes: {} });
+      ids.push(item.id);
+      await indexer.reindexItem(item.id);
+    }
+    const { client, docs } = countingClient(own.client);
+    const hits = await createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES })({
+      terms: queryWeights(tokenize('kettle')),
+      topK: 3,
+      minScore: 0,
+      accept: async (accepted) => new Set(accepted),
+    });
+    expect(hits.map((h) => h.id)).toStrictEqual(ids.slice(0, 3));
+    expect(new Set(hits.map((h) => h.score)).size).toBe(1);
+    // Each tied candidate's score is known from its posting, summed as its doc record would be: only the
+    // answer's doc records are read, not the nine it ties with.
+    expect([...docs].sort()).toStrictEqual(
+      ids
+        .slice(0, 3)
+        .map((id) => `D#${id}`)
+        .sort(),
+    );
+  });
+
+  it('fills the top k past a candidate whose doc record is missing (postings a crashed rebuild left)', async () => {
+    const own = await freshTable();
+    const ownItems = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: ownItems });
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const item = await ownItems.create({
+        name: 'kettle',
+        description: `${'kettle '.repeat(5 - i)}steel`,
+        tags: [],
+        attributes: {},
+      });
+      ids.push(item.id);
+      await indexer.reindexItem(item.id);
+    }
+    // The strongest item's doc record is gone, its postings are not.
+    await own.client.send(new DeleteCommand({ TableName: own.tableName, Key: docKey(ids[0] ?? 0) }));
+    const hits = await createSearch(own)({
+      terms: queryWeights(tokenize('kettle')),
+      topK: 3,
+      minScore: 0,
+      accept: async (accepted) => new Set(accepted),
+    });
+    expect(hits.map((h) => h.id)).toStrictEqual(ids.slice(1, 4));
+  });
 
   it('stops reading a list at its df: no Query for an empty page after a list that filled its last page', async () => {
     const own = await freshTable();
