@@ -38,8 +38,8 @@ export interface SearchOptions {
   /** Blocks read per term in each later round trip (up to the budget): fewer rounds for long lists. */
   laterPageBlocks?: number;
   /**
-   * The writer's block capacity (blocks.ts). A split leaves blocks at least half full, so a page asks for the
-   * blocks that hold what is left of the budget at that fill, and never more than its page size.
+   * The writer's block capacity (blocks.ts). A split leaves two half-full blocks (removals may empty them further),
+   * so a page asks for the blocks that hold what is left of the budget at half fill, never more than its page size.
    */
   blockCapacity?: number;
   /**

@@ -225,6 +225,19 @@ describe('a read budget per query term', () => {
     return { client, read, pages, docs };
   }
   const query = 'boot rain jacket trail winter';
+  /** A table of its own holding items with these names and descriptions, indexed in blocks of four. */
+  async function ownIndex(texts: { name: string; description: string }[]) {
+    const own = await freshTable();
+    const ownItems = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
+    const ids: number[] = [];
+    for (const text of texts) {
+      const item = await ownItems.create({ ...text, tags: [], attributes: {} });
+      ids.push(item.id);
+      await indexer.reindexItem(item.id);
+    }
+    return { own, ids };
+  }
   /** A search over the shared corpus with a budget of 8 postings a term, read a block at a time. */
   const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxPostingsPerTerm?: number } = {}) =>
     createSearch({
@@ -266,21 +279,13 @@ describe('a read budget per query term', () => {
 
   it('scores only a proven top k exactly, fetching its items meanwhile; the first page overlaps the statistics', async () => {
     // Three items say "kettle" six times, twenty once: after the first page the top 3 is proven.
-    const own = await freshTable();
-    const ownItems = createItemRepository(own);
-    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
-    const strong: number[] = [];
-    for (let i = 0; i < 23; i++) {
-      const times = i < 3 ? 6 : 1;
-      const item = await ownItems.create({
+    const { own, ids } = await ownIndex(
+      Array.from({ length: 23 }, (_, i) => ({
         name: `kettle ${i}`,
-        description: `${'kettle '.repeat(times - 1)}${'lorem '.repeat(10 + i)}`,
-        tags: [],
-        attributes: {},
-      });
-      if (i < 3) strong.push(item.id);
-      await indexer.reindexItem(item.id);
-    }
+        description: `${'kettle '.repeat(i < 3 ? 5 : 0)}${'lorem '.repeat(10 + i)}`,
+      })),
+    );
+    const strong = ids.slice(0, 3);
     const { client, read, docs } = countingClient(own.client);
     const search = createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES });
     const hits = await search({
@@ -325,15 +330,9 @@ describe('a read budget per query term', () => {
 
   it('breaks ties by id without scoring the tied candidates it has seen in every list again', async () => {
     // Twelve items score exactly the same for "kettle": the top 3 are the three lowest ids.
-    const own = await freshTable();
-    const ownItems = createItemRepository(own);
-    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
-    const ids: number[] = [];
-    for (let i = 0; i < 12; i++) {
-      const item = await ownItems.create({ name: 'kettle', description: 'steel', tags: [], attributes: {} });
-      ids.push(item.id);
-      await indexer.reindexItem(item.id);
-    }
+    const { own, ids } = await ownIndex(
+      Array.from({ length: 12 }, () => ({ name: 'kettle', description: 'steel' })),
+    );
     const { client, docs } = countingClient(own.client);
     const hits = await createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES })({
       terms: queryWeights(tokenize('kettle')),
@@ -354,20 +353,12 @@ describe('a read budget per query term', () => {
   });
 
   it('fills the top k past a candidate whose doc record is missing (postings a crashed rebuild left)', async () => {
-    const own = await freshTable();
-    const ownItems = createItemRepository(own);
-    const indexer = createIndexer({ ...own, items: ownItems });
-    const ids: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      const item = await ownItems.create({
+    const { own, ids } = await ownIndex(
+      Array.from({ length: 6 }, (_, i) => ({
         name: 'kettle',
         description: `${'kettle '.repeat(5 - i)}steel`,
-        tags: [],
-        attributes: {},
-      });
-      ids.push(item.id);
-      await indexer.reindexItem(item.id);
-    }
+      })),
+    );
     // The strongest item's doc record is gone, its postings are not.
     await own.client.send(new DeleteCommand({ TableName: own.tableName, Key: docKey(ids[0] ?? 0) }));
     const hits = await createSearch(own)({
@@ -380,13 +371,9 @@ describe('a read budget per query term', () => {
   });
 
   it('stops reading a list at its df: no Query for an empty page after a list that filled its last page', async () => {
-    const own = await freshTable();
-    const ownItems = createItemRepository(own);
-    const indexer = createIndexer({ ...own, items: ownItems, blockCapacity: 4 });
-    for (let i = 0; i < 4; i++) {
-      const item = await ownItems.create({ name: `kettle ${i}`, description: '', tags: [], attributes: {} });
-      await indexer.reindexItem(item.id);
-    }
+    const { own } = await ownIndex(
+      Array.from({ length: 4 }, (_, i) => ({ name: `kettle ${i}`, description: '' })),
+    );
     const { client, pages } = countingClient(own.client);
     const hits = await createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES })({
       terms: queryWeights(tokenize('kettle')),
