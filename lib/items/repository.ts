@@ -91,6 +91,15 @@ export function createItemRepository({
     return v.parse(ItemIdSchema, Attributes?.value);
   }
 
+  /**
+   * After a refused conditional put: whether the stored record is exactly `item`, i.e. the put had landed and its
+   * reply was lost (a timeout), so the SDK sent it again and the repeat's condition failed.
+   */
+  async function landed(item: Item): Promise<boolean> {
+    const stored = await get(item.id).catch(() => undefined);
+    return stored !== undefined && isDeepStrictEqual(toRecord(stored), toRecord(item));
+  }
+
   /** Writes `item` only if the stored version is still `expectedVersion`; explains a refusal. */
   async function putIfVersion(item: Item, expectedVersion: number): Promise<'written' | 'raced'> {
     try {
@@ -151,11 +160,8 @@ export function createItemRepository({
       try {
         await client.send(new PutCommand(put));
       } catch (error) {
-        // The id is fresh from the counter, so a record already there is this very write: the SDK retried a put
-        // whose reply was lost (a timeout) after it had landed. Anything else is a real failure.
-        if (!isConditionFailure(error)) throw error;
-        const stored = await get(id).catch(() => undefined);
-        if (!stored || !isDeepStrictEqual(toRecord(stored), toRecord(item))) throw error;
+        // The id is fresh from the counter, so a record already there is this very write, or a real failure.
+        if (!isConditionFailure(error) || !(await landed(item))) throw error;
       }
       return item;
     },
@@ -173,7 +179,10 @@ export function createItemRepository({
           version: current.version + 1,
         };
         if ((await putIfVersion(next, current.version)) === 'written') return next;
-        if (ifMatch !== undefined) throw new VersionConflictError(id, ifMatch);
+        if (ifMatch !== undefined) {
+          if (await landed(next)) return next;
+          throw new VersionConflictError(id, ifMatch);
+        }
         if (attempt >= maxAttempts) throw new WriteContentionError(id);
         await pause(Math.random() * Math.min(100, 5 * 2 ** attempt));
       }

@@ -97,7 +97,7 @@ describe('item repository on DynamoDB Local', () => {
     await expect(repo.get(7)).rejects.toThrow();
   });
 
-  it('answers a create whose put landed but was sent again (a retry after a lost reply) with the item, once', async () => {
+  it('answers a create or If-Match write whose put landed but was sent again (a retry after a lost reply) with the item', async () => {
     // The real client, but every put is sent twice: the first lands, the second is what a retry after a timeout
     // sends. Regression: the retry's condition failure (the record exists) answered 500 for a created item.
     const send = table.client.send.bind(table.client);
@@ -114,6 +114,11 @@ describe('item repository on DynamoDB Local', () => {
     const item = await retried.create(boot);
     expect(await repo.get(item.id)).toStrictEqual(item);
     expect((await repo.list({ limit: 10 })).items).toStrictEqual([item]);
+    // The same for a write with If-Match: its repeat finds version 2, its own, and is no conflict.
+    const renamed = await retried.update(item.id, () => ({ ...boot, name: 'Renamed' }), { ifMatch: 1 });
+    expect(renamed).toMatchObject({ version: 2, name: 'Renamed' });
+    expect(await repo.get(item.id)).toStrictEqual(renamed);
+    await expect(repo.update(item.id, () => boot, { ifMatch: 1 })).rejects.toThrow(VersionConflictError);
     // A different record under that id is not this write: the failure stands.
     const clashing = new Proxy(table.client, {
       get(target, property, receiver) {
