@@ -4,19 +4,17 @@ const isCancelled = (error: unknown) =>
   error instanceof TransactionCanceledException ||
   (error instanceof Error && error.name === 'TransactionCanceledException');
 
+/** A test for a transaction cancelled for these reasons only (`None` marks the actions that did not fail). */
+const cancelledOnlyFor =
+  (...codes: string[]) =>
+  (error: unknown): boolean =>
+    isCancelled(error) &&
+    ((error as TransactionCanceledException).CancellationReasons ?? []).every((reason) =>
+      ['None', ...codes].includes(reason.Code ?? ''),
+    );
+
 /** True when a transaction was cancelled by its condition checks alone (not by a conflict or throttling). */
-export const onlyConditionFailures = (error: unknown) =>
-  isCancelled(error) &&
-  ((error as TransactionCanceledException).CancellationReasons ?? []).every(
-    (reason) => reason.Code === 'None' || reason.Code === 'ConditionalCheckFailed',
-  );
+export const onlyConditionFailures = cancelledOnlyFor('ConditionalCheckFailed');
 
 /** True when a transaction was cancelled only by conditions or by a concurrent transaction on one of its items. */
-export const retryableCancellation = (error: unknown) =>
-  isCancelled(error) &&
-  ((error as TransactionCanceledException).CancellationReasons ?? []).every(
-    (reason) =>
-      reason.Code === 'None' ||
-      reason.Code === 'ConditionalCheckFailed' ||
-      reason.Code === 'TransactionConflict',
-  );
+export const retryableCancellation = cancelledOnlyFor('ConditionalCheckFailed', 'TransactionConflict');

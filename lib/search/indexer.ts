@@ -63,7 +63,7 @@ export function createIndexer({
   /** Postings per index block (see blocks.ts); tests use tiny blocks. */
   blockCapacity?: number;
 }): Indexer {
-  const postings = createPostingWriter({ client, tableName, ...(blockCapacity ? { blockCapacity } : {}) });
+  const postings = createPostingWriter({ client, tableName, blockCapacity });
 
   async function readDoc(id: number): Promise<Doc | undefined> {
     const { Item } = await client.send(

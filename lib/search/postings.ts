@@ -73,8 +73,8 @@ export function createPostingWriter({
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Postings per block at most (tests use tiny blocks to exercise splits). */
-  blockCapacity?: number;
+  /** Postings per block at most (tests use tiny blocks to exercise splits); BLOCK_CAPACITY when undefined. */
+  blockCapacity?: number | undefined;
 }) {
   /** The block covering `key`: the first block ending at or after it (none when the term's last block is gone). */
   async function locate(term: string, key: string): Promise<Block | undefined> {

@@ -57,7 +57,7 @@ export async function rebuildIndex({
   /** Postings per index block (see blocks.ts), as the indexer writes them. */
   blockCapacity?: number;
 }): Promise<RebuildReport> {
-  const writer = createPostingWriter({ client, tableName, ...(blockCapacity ? { blockCapacity } : {}) });
+  const writer = createPostingWriter({ client, tableName, blockCapacity });
   const report: RebuildReport = { items: 0, removed: 0, strayPostings: 0, repairedCounts: 0 };
   // 1. Every item, then every doc record without an item.
   for (let afterId: number | undefined, more = true; more; ) {
