@@ -3,17 +3,21 @@ import {
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../concurrency.ts';
 
 /** Reads up to any number of keys with BatchGetItem (100 a call), retrying unprocessed keys. */
 export async function batchGet(
   client: DynamoDBDocumentClient,
   tableName: string,
   keys: Record<string, unknown>[],
-  options: { consistent?: boolean } = {},
+  options: { consistent?: boolean; concurrency?: number } = {},
 ): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    let pending: Record<string, unknown>[] | undefined = keys.slice(start, start + 100);
+  const chunks = Array.from({ length: Math.ceil(keys.length / 100) }, (_, i) =>
+    keys.slice(i * 100, i * 100 + 100),
+  );
+  await mapLimit(chunks, options.concurrency ?? 1, async (chunk) => {
+    let pending: Record<string, unknown>[] | undefined = chunk;
     for (let attempt = 0; pending && pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
       if (attempt > 8) throw new Error('BatchGetItem kept leaving keys unprocessed');
@@ -25,6 +29,6 @@ export async function batchGet(
       found.push(...(reply.Responses?.[tableName] ?? []));
       pending = reply.UnprocessedKeys?.[tableName]?.Keys;
     }
-  }
+  });
   return found;
 }

@@ -1,6 +1,11 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
-const isCancelled = (error: unknown) =>
+/** True for a single write refused by its condition. */
+export const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+
+export const isCancelled = (error: unknown) =>
   error instanceof TransactionCanceledException ||
   (error instanceof Error && error.name === 'TransactionCanceledException');
 

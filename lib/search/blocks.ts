@@ -74,3 +74,36 @@ export function split(
   const half = Math.ceil(postings.length / 2);
   return [postings.slice(0, half), postings.slice(half)];
 }
+
+/**
+ * A block's postings after a batch of changes: `add` (keys already there are skipped) and `remove` (keys not there
+ * are skipped), in key order. Returns the new postings and how many were actually added and removed.
+ */
+export function edit(
+  postings: readonly BlockPosting[],
+  add: readonly BlockPosting[],
+  remove: ReadonlySet<string>,
+): { postings: BlockPosting[]; added: number; removed: number } {
+  const kept = postings.filter((p) => !remove.has(p.key));
+  const present = new Set(postings.map((p) => p.key));
+  const fresh = add.filter((p) => !present.has(p.key));
+  const result = [...kept, ...fresh].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (let i = 1; i < result.length; i++)
+    if (result[i - 1]?.key === result[i]?.key) throw new Error(`Posting ${result[i]?.key} added twice`);
+  return { postings: result, added: fresh.length, removed: postings.length - kept.length };
+}
+
+/**
+ * Cuts postings over capacity into the fewest blocks that fit, as even as possible, larger ones first (for one
+ * posting over capacity that is `split`'s two halves). Returns the postings whole when they fit.
+ */
+export function splitInto(postings: readonly BlockPosting[], capacity: number): BlockPosting[][] {
+  const count = Math.max(1, Math.ceil(postings.length / capacity));
+  const chunks: BlockPosting[][] = [];
+  for (let taken = 0, i = 0; i < count; i++) {
+    const size = Math.ceil((postings.length - taken) / (count - i));
+    chunks.push(postings.slice(taken, taken + size));
+    taken += size;
+  }
+  return chunks;
+}

@@ -1,14 +1,15 @@
-import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { retryableCancellation } from '../dynamodb/conditions.ts';
 import {
-  BLOCK_CAPACITY,
-  type BlockPosting,
-  decodeBlock,
-  encodeBlock,
-  split,
-  withoutPosting,
-  withPosting,
-} from './blocks.ts';
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../concurrency.ts';
+import { batchGet } from '../dynamodb/batch-get.ts';
+import { isConditionFailure, retryableCancellation } from '../dynamodb/conditions.ts';
+import { withRetries } from '../dynamodb/retry.ts';
+import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, edit, encodeBlock, splitInto } from './blocks.ts';
 import { saturation } from './bm25.ts';
 import { blockSk, dfKey, impactOf, LAST_BLOCK_SK, postingKey, REFERENCE_LENGTH, termPk } from './keys.ts';
 
@@ -16,11 +17,6 @@ import { blockSk, dfKey, impactOf, LAST_BLOCK_SK, postingKey, REFERENCE_LENGTH, 
 export interface Posting extends BlockPosting {
   term: string;
 }
-
-/** Terms per transaction: a term takes up to three actions (a split block and its df), of 100 at most. */
-const TERMS_PER_TRANSACTION = 25;
-/** Attempts at one posting change that keeps losing a race for its block (each re-reads the block). */
-const ATTEMPTS = 30;
 
 /** The postings of an indexed state, keyed by term and posting key (deterministic: retries write the same keys). */
 export function postingsOf(
@@ -35,23 +31,8 @@ export function postingsOf(
   return postings;
 }
 
-/** Splits postings into transactions of at most 25 terms, never touching one term twice in a transaction. */
-function chunks(postings: Posting[]): Posting[][] {
-  const result: Posting[][] = [];
-  let current: Posting[] = [];
-  let terms = new Set<string>();
-  for (const posting of postings) {
-    if (current.length === TERMS_PER_TRANSACTION || terms.has(posting.term)) {
-      result.push(current);
-      current = [];
-      terms = new Set();
-    }
-    current.push(posting);
-    terms.add(posting.term);
-  }
-  if (current.length > 0) result.push(current);
-  return result;
-}
+/** Actions per transaction (DynamoDB allows 100): a block's rewrite with its splits, and the df. */
+const ACTIONS_PER_TRANSACTION = 100;
 
 interface Block {
   sk: string;
@@ -60,44 +41,122 @@ interface Block {
   v: number;
 }
 
+/** What the writer reads of a term before changing it. */
+interface TermState {
+  /** The term's last block (`B#~`), if any. */
+  last: Block | undefined;
+  /** The term's DF record, which exists once the term has had more than one block; undefined when it has none. */
+  df: number | undefined;
+}
+
+interface TermChange {
+  add: BlockPosting[];
+  remove: Set<string>;
+}
+
+/** Thrown inside the writer when a compare-and-swap lost to another writer: the term is read again and redone. */
+class LostRace extends Error {}
+
+export interface PostingChanges {
+  add?: readonly Posting[];
+  remove?: readonly Posting[];
+}
+
+export interface ApplyOptions {
+  /** Called before every write; throws to stop the writer (the indexer's lease on its items is running out). */
+  fence?: () => void;
+}
+
 /**
- * Adds and removes postings in their blocks. Each change rewrites the block that covers the posting's key
- * (compare-and-swap on the block's version) together with its term's df in one transaction, so df always equals
- * the posting count; a full block splits in the same transaction, an emptied one is deleted. A posting already
- * in (or out of) place is skipped, so every call is idempotent and safe to retry or run concurrently.
+ * Applies a batch of posting changes grouped by term: each term is read once and each of its blocks touched by the
+ * batch is rewritten once, under a compare-and-swap on the block's version, whatever the number of changes in it.
+ *
+ * A term's df is kept where it costs least: a term whose postings fit one block (most terms) has no DF record, its
+ * df is its last block's posting count, and a change is one conditional write of that block. When a term first
+ * needs a second block, its DF record is created in the same transaction as the split, and from then on every
+ * change rewrites the touched blocks and adds to the df in one transaction. So df always equals the posting count.
+ *
+ * Adding a posting already in place, or removing one already gone, changes nothing, so every call is idempotent and
+ * safe to retry or to run concurrently with another: a write that lost a race re-reads its term and is redone.
  */
 export function createPostingWriter({
   client,
   tableName,
   blockCapacity = BLOCK_CAPACITY,
+  concurrency = 16,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
   /** Postings per block at most (tests use tiny blocks to exercise splits); BLOCK_CAPACITY when undefined. */
   blockCapacity?: number | undefined;
+  /** Terms written at once. */
+  concurrency?: number;
 }) {
-  /** The block covering `key`: the first block ending at or after it (none when the term's last block is gone). */
-  async function locate(term: string, key: string): Promise<Block | undefined> {
-    const { Items = [] } = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :last',
-        ExpressionAttributeValues: { ':pk': termPk(term), ':from': blockSk(key), ':last': LAST_BLOCK_SK },
-        ExpressionAttributeNames: { '#p': 'p' },
-        ProjectionExpression: 'sk, #p, v',
-        Limit: 1,
-        ConsistentRead: true,
-      }),
-    );
-    const [item] = Items;
-    if (!item) return undefined;
+  const parseBlock = (item: Record<string, unknown>): Block => {
     const { sk, p, v } = item;
     if (typeof sk !== 'string' || typeof p !== 'string' || typeof v !== 'number')
-      throw new Error(`Malformed posting block ${termPk(term)} ${String(sk)}`);
+      throw new Error(`Malformed posting block ${String(item.pk)} ${String(sk)}`);
     return { sk, postings: decodeBlock(p), v };
+  };
+
+  /** Each term's last block and DF record, read consistently (two keys a term, 100 keys a call). */
+  async function readStates(terms: readonly string[]): Promise<Map<string, TermState>> {
+    const rows = await batchGet(
+      client,
+      tableName,
+      terms.flatMap((term) => [{ pk: termPk(term), sk: LAST_BLOCK_SK }, dfKey(term)]),
+      { consistent: true, concurrency: 4 },
+    );
+    const states = new Map(
+      terms.map((term): [string, TermState] => [term, { last: undefined, df: undefined }]),
+    );
+    for (const row of rows) {
+      const state = states.get(String(row.pk).slice(2));
+      if (!state) continue;
+      if (row.sk === 'DF') state.df = typeof row.df === 'number' ? row.df : 0;
+      else state.last = parseBlock(row);
+    }
+    return states;
   }
 
-  const put = (term: string, sk: string, postings: BlockPosting[], v: number, was?: number) => ({
+  /** Blocks of a term with several, from the first one that covers `from` to the last. */
+  async function blocksFrom(term: string, from: string, limit?: number): Promise<Block[]> {
+    const blocks: Block[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :last',
+          ExpressionAttributeValues: { ':pk': termPk(term), ':from': blockSk(from), ':last': LAST_BLOCK_SK },
+          ExpressionAttributeNames: { '#p': 'p' },
+          ProjectionExpression: 'sk, #p, v',
+          ConsistentRead: true,
+          ...(limit ? { Limit: limit } : {}),
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      blocks.push(...(page.Items ?? []).map(parseBlock));
+      startKey = limit ? undefined : page.LastEvaluatedKey;
+    } while (startKey);
+    return blocks;
+  }
+
+  /**
+   * The blocks that cover `keys` (sorted): one range read from the first key when the keys are many for the
+   * term's size (a batch touching most blocks), else a one-block read per key (duplicates dropped).
+   */
+  async function covering(term: string, keys: readonly string[], df: number): Promise<Block[]> {
+    const first = keys[0];
+    if (first === undefined) return [];
+    const blocksAtHalfFill = Math.ceil(df / Math.max(1, blockCapacity / 2));
+    if (keys.length * 4 >= blocksAtHalfFill) return blocksFrom(term, first);
+    const found = await Promise.all(keys.map((key) => blocksFrom(term, key, 1)));
+    const bySk = new Map(found.flat().map((block) => [block.sk, block]));
+    return [...bySk.values()].sort((a, b) => (a.sk < b.sk ? -1 : 1));
+  }
+
+  const putBlock = (term: string, sk: string, postings: BlockPosting[], v: number, was?: number) => ({
     Put: {
       TableName: tableName,
       Item: { pk: termPk(term), sk, p: encodeBlock(postings), v },
@@ -106,6 +165,44 @@ export function createPostingWriter({
         : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': was } }),
     },
   });
+  const deleteBlock = (term: string, block: Block) => ({
+    Delete: {
+      TableName: tableName,
+      Key: { pk: termPk(term), sk: block.sk },
+      ConditionExpression: 'v = :v',
+      ExpressionAttributeValues: { ':v': block.v },
+    },
+  });
+
+  /** The writes that turn `block` (undefined: a new last block) into `postings`, splitting what is over capacity. */
+  function rewrite(term: string, block: Block | undefined, postings: BlockPosting[]): object[] {
+    if (postings.length === 0) return block ? [deleteBlock(term, block)] : [];
+    const chunks = splitInto(postings, blockCapacity);
+    const upper = chunks.pop() ?? [];
+    return [
+      ...chunks.map((lower) => putBlock(term, blockSk(lower.at(-1)?.key ?? ''), lower, 1)),
+      block ? putBlock(term, block.sk, upper, block.v + 1, block.v) : putBlock(term, LAST_BLOCK_SK, upper, 1),
+    ];
+  }
+
+  /** Sends one write alone or several in a transaction; a lost compare-and-swap or conflict is a LostRace. */
+  async function send(actions: object[], fence: () => void): Promise<void> {
+    fence();
+    try {
+      const [only] = actions;
+      if (actions.length === 1 && only && 'Put' in only)
+        await client.send(new PutCommand((only as { Put: ConstructorParameters<typeof PutCommand>[0] }).Put));
+      else if (actions.length === 1 && only && 'Delete' in only)
+        await client.send(
+          new DeleteCommand((only as { Delete: ConstructorParameters<typeof DeleteCommand>[0] }).Delete),
+        );
+      else await client.send(new TransactWriteCommand({ TransactItems: actions as never[] }));
+    } catch (error) {
+      if (isConditionFailure(error) || retryableCancellation(error)) throw new LostRace();
+      throw error;
+    }
+  }
+
   const dfAdd = (term: string, delta: number) => ({
     Update: {
       TableName: tableName,
@@ -115,81 +212,101 @@ export function createPostingWriter({
     },
   });
 
-  /** The writes that add (or remove) `posting` given the block that covers it; none when already in place. */
-  function change(posting: Posting, block: Block | undefined, add: boolean): object[] {
-    const { term } = posting;
-    if (!add) {
-      const rest = block && withoutPosting(block.postings, posting.key);
-      if (!block || !rest) return [];
-      const write =
-        rest.length === 0
-          ? {
-              Delete: {
-                TableName: tableName,
-                Key: { pk: termPk(term), sk: block.sk },
-                ConditionExpression: 'v = :v',
-                ExpressionAttributeValues: { ':v': block.v },
-              },
-            }
-          : put(term, block.sk, rest, block.v + 1, block.v);
-      return [write, dfAdd(term, -1)];
+  /** Applies one term's changes to its current state; returns how many postings were added and removed. */
+  async function applyTerm(term: string, change: TermChange, state: TermState, fence: () => void) {
+    if (state.df === undefined) {
+      // One block at most: df is its posting count, and it needs no DF record until it splits.
+      const result = edit(state.last?.postings ?? [], change.add, change.remove);
+      if (result.added + result.removed === 0) return result;
+      const writes = rewrite(term, state.last, result.postings);
+      if (writes.length > 1)
+        writes.push({
+          Put: {
+            TableName: tableName,
+            Item: { ...dfKey(term), df: result.postings.length },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
+      await send(writes, fence);
+      return result;
     }
-    const entry = { key: posting.key, tf: posting.tf, dl: posting.dl };
-    if (!block) return [put(term, LAST_BLOCK_SK, [entry], 1), dfAdd(term, 1)];
-    const postings = withPosting(block.postings, entry);
-    if (!postings) return [];
-    const halves = split(postings, blockCapacity);
-    if (!halves) return [put(term, block.sk, postings, block.v + 1, block.v), dfAdd(term, 1)];
-    const [lower, upper] = halves;
-    return [
-      put(term, blockSk(lower.at(-1)?.key ?? ''), lower, 1),
-      put(term, block.sk, upper, block.v + 1, block.v),
-      dfAdd(term, 1),
-    ];
+    const keys = [...new Set([...change.add.map((p) => p.key), ...change.remove])].sort();
+    const blocks = await covering(term, keys, state.df);
+    // Each key goes to the first block ending at or after it; keys past every block to a new last block.
+    const groups = new Map<Block | undefined, TermChange>();
+    for (const key of keys) {
+      const block = blocks.find((b) => b.sk >= blockSk(key));
+      const group = groups.get(block) ?? { add: [], remove: new Set<string>() };
+      groups.set(block, group);
+      if (change.remove.has(key)) group.remove.add(key);
+    }
+    for (const posting of change.add) {
+      const block = blocks.find((b) => b.sk >= blockSk(posting.key));
+      groups.get(block)?.add.push(posting);
+    }
+    let added = 0;
+    let removed = 0;
+    const batches: { writes: object[]; delta: number }[] = [];
+    for (const [block, group] of groups) {
+      const result = edit(block?.postings ?? [], group.add, group.remove);
+      if (result.added + result.removed === 0) continue;
+      added += result.added;
+      removed += result.removed;
+      const writes = rewrite(term, block, result.postings);
+      const delta = result.added - result.removed;
+      const open = batches.at(-1);
+      // A block's writes stay in one transaction (a split must land whole), with room for the df.
+      if (open && open.writes.length + writes.length < ACTIONS_PER_TRANSACTION) {
+        open.writes.push(...writes);
+        open.delta += delta;
+      } else batches.push({ writes, delta });
+    }
+    // Each transaction carries the df change of its own blocks, so df equals the posting count after each one.
+    for (const { writes, delta } of batches)
+      await send(delta === 0 ? writes : [...writes, dfAdd(term, delta)], fence);
+    return { added, removed };
   }
 
-  /**
-   * Applies one transaction's worth of changes; returns how many postings it changed, or undefined when it lost
-   * a race (nothing was written then).
-   */
-  async function attempt(postings: Posting[], add: boolean): Promise<number | undefined> {
-    const blocks = await Promise.all(postings.map((p) => locate(p.term, p.key)));
-    const changes = postings.map((posting, i) => change(posting, blocks[i], add)).filter((c) => c.length > 0);
-    if (changes.length === 0) return 0;
-    try {
-      await client.send(new TransactWriteCommand({ TransactItems: changes.flat() as never[] }));
-      return changes.length;
-    } catch (error) {
-      if (retryableCancellation(error)) return undefined;
-      throw error;
-    }
-  }
-
-  async function applyOne(posting: Posting, add: boolean): Promise<number> {
-    for (let n = 1; n <= ATTEMPTS; n++) {
-      if (n > 1)
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** n)));
-      const changed = await attempt([posting], add);
-      if (changed !== undefined) return changed;
-    }
-    throw new Error(`Posting ${posting.term} ${posting.key} kept losing races for its block`);
-  }
-
-  async function apply(postings: Posting[], add: boolean): Promise<number> {
-    let changed = 0;
-    for (const chunk of chunks(postings)) {
-      // A chunk that lost a race (another writer changed one of its blocks) goes on one posting at a time.
-      const all = await attempt(chunk, add);
-      const each = all === undefined ? await Promise.all(chunk.map((p) => applyOne(p, add))) : [all];
-      changed += each.reduce((sum, n) => sum + n, 0);
-    }
-    return changed;
+  async function apply(changes: PostingChanges, { fence = () => {} }: ApplyOptions = {}) {
+    const byTerm = new Map<string, TermChange>();
+    const changeOf = (term: string) => {
+      const change = byTerm.get(term) ?? { add: [], remove: new Set<string>() };
+      byTerm.set(term, change);
+      return change;
+    };
+    for (const { term, key, tf, dl } of changes.add ?? []) changeOf(term).add.push({ key, tf, dl });
+    for (const { term, key } of changes.remove ?? []) changeOf(term).remove.add(key);
+    const terms = [...byTerm.keys()];
+    const states = await readStates(terms);
+    const results = await mapLimit(terms, concurrency, async (term) => {
+      const change = byTerm.get(term) as TermChange;
+      let state = states.get(term) as TermState;
+      return withRetries(
+        async () => {
+          try {
+            return await applyTerm(term, change, state, fence);
+          } catch (error) {
+            if (error instanceof LostRace) state = (await readStates([term])).get(term) as TermState;
+            throw error;
+          }
+        },
+        { retryable: (error) => error instanceof LostRace, attempts: 30, what: `postings of ${term}` },
+      );
+    });
+    return {
+      added: results.reduce((sum, r) => sum + r.added, 0),
+      removed: results.reduce((sum, r) => sum + r.removed, 0),
+    };
   }
 
   return {
-    /** Adds postings and 1 to each term's df; postings already there are skipped. Returns how many it added. */
-    add: (postings: Posting[]) => apply(postings, true),
-    /** Removes postings and takes 1 from each term's df; postings already gone are skipped. Returns how many. */
-    remove: (postings: Posting[]) => apply(postings, false),
+    /** Applies additions and removals grouped by term (see above); returns how many were added and removed. */
+    apply,
+    /** Adds postings (those already there are skipped); returns how many it added. */
+    add: async (postings: Posting[], options?: ApplyOptions) =>
+      (await apply({ add: postings }, options)).added,
+    /** Removes postings (those already gone are skipped); returns how many it removed. */
+    remove: async (postings: Posting[], options?: ApplyOptions) =>
+      (await apply({ remove: postings }, options)).removed,
   };
 }

@@ -159,10 +159,13 @@ export function createSearch({
     if (docs <= 0) return [];
     const avgdl = (typeof stats?.len === 'number' ? stats.len : 0) / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
+    const firstPageOf = new Map([...terms.keys()].map((term, i) => [term, firstPages[i]]));
     const lists: List[] = [];
     for (const [term, occurrences] of terms) {
-      const df = meta.find((r) => r.pk === termPk(term) && r.sk === 'DF')?.df;
-      if (typeof df === 'number' && df > 0) {
+      const recorded = meta.find((r) => r.pk === termPk(term) && r.sk === 'DF')?.df;
+      // A term whose postings fit one block has no DF record (postings.ts): its df is its first page's count.
+      const df = typeof recorded === 'number' ? recorded : (firstPageOf.get(term)?.postings.length ?? 0);
+      if (df > 0) {
         // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old
         // ones and commits the counts); clamped, a term's weight stays positive meanwhile.
         const weight = occurrences * idf(docs, Math.min(df, docs));
@@ -184,7 +187,6 @@ export function createSearch({
     const scored = new Map<number, Hit | undefined>();
     /** Ids whose doc record was missing when they were scored. */
     const unindexedIds = new Set<number>();
-    const firstPageOf = new Map([...terms.keys()].map((term, i) => [term, firstPages[i]]));
     for (const list of lists) {
       const page = firstPageOf.get(list.term);
       if (page) applyPage(list, page);

@@ -1,0 +1,31 @@
+/**
+ * Runs `task` on every value with at most `limit` running at once, and returns the results in order. When a task
+ * fails, no new task starts, and the first error is thrown only once every running task has ended: nothing the
+ * caller started is still in flight when it sees the error.
+ */
+export async function mapLimit<T, R>(
+  values: readonly T[],
+  limit: number,
+  task: (value: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(values.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!failure && next < values.length) {
+      const index = next++;
+      try {
+        results[index] = await task(values[index] as T, index);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, values.length)) }, worker));
+  if (failure) throw failure.error;
+  return results;
+}
+
+/** Waits a random time up to `ceiling` ms (full jitter), so racing writers spread out. */
+export const jitter = (ceiling: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
