@@ -66,11 +66,13 @@ export interface Indexer {
 
 /** Docs committed a transaction (DynamoDB allows 100 actions; one is the corpus counts). */
 const DOCS_PER_COMMIT = 99;
-/** How long a writer holds the items it works on (longer than the stream consumer's 60 s timeout is not needed:
- * the writer stops writing `FENCE_MS` before its lease ends, and a Lambda that times out writes nothing more). */
-const LEASE_MS = 30_000;
+/**
+ * How long a writer holds the items it works on: longer than the stream consumer's 60 s timeout, so a consumer
+ * that Lambda stops at its timeout has written its last posting before anyone takes its items over.
+ */
+const LEASE_MS = 90_000;
 /** A writer's last write is sent at least this long before its lease ends (request time-outs and retries included). */
-const FENCE_MS = 10_000;
+const FENCE_MS = 15_000;
 
 const isDataError = (error: unknown) => error instanceof v.ValiError || error instanceof SyntaxError;
 

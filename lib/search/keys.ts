@@ -4,9 +4,11 @@ import { itemSk } from '../items/keys.ts';
  * Index records in the items table (see lib/items/keys.ts for the items themselves):
  *   T#<term> / B#<end key>       a block of the term's postings (see blocks.ts): every posting key after the
  *                                previous block's end, up to and including <end key>; the last block is B#~
- *   T#<term> / DF                the term's document frequency (= its number of postings)
- *   D#<id>   / DOC               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending
- *   STATS    / CORPUS            docs (N) and len (sum of dl) over indexed items
+ *   T#<term> / DF                the term's document frequency (= its number of postings), once the term has had
+ *                                more than one block; a term without it has one block, whose count is its df
+ *   D#<id>   / DOC               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at
+ *                                most one state), and the lease of the writer working on it
+ *   STATS    / CORPUS            docs (N) and len (sum of dl) over indexed items, changed once per commit of a batch
  * A posting key is `<999999 - impact, 6 digits>#<16-digit id>`: ascending key order is descending impact, so a
  * query reads the strongest postings of a term first, many to a DynamoDB item.
  */

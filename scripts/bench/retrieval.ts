@@ -1,5 +1,5 @@
 // `npm run bench:retrieval`: Cranfield through the real code. Loads the 1,400 documents into DynamoDB Local
-// through the items repository and the indexer (as the stream consumer does), runs the 225 queries through the
+// through the items repository, then indexes them in stream-sized batches (as the stream consumer does), runs the 225 queries through the
 // retriever that POST /retrieve uses, and prints nDCG@10 and MAP@100 (scoring rules: the collection's README).
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -10,6 +10,8 @@ import { createRetriever } from '../../lib/search/retrieve.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { evaluate, loadCranfield } from './cranfield.ts';
+
+const STREAM_BATCH_SIZE = 1000;
 
 const collection = await loadCranfield();
 const dynamodb = await startDynamoDbLocal({ port: await freePort() });
@@ -36,11 +38,16 @@ try {
         attributes: {},
       });
       docOfItem.set(item.id, doc.id);
-      await indexer.reindexItem(item.id);
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
   const loadSeconds = (Date.now() - started) / 1000;
+  // Indexed as the stream consumer does, in batches of the stream's batch size.
+  const indexStarted = Date.now();
+  const ids = [...docOfItem.keys()].sort((a, b) => a - b);
+  for (let start = 0; start < ids.length; start += STREAM_BATCH_SIZE)
+    await indexer.reindexItems(ids.slice(start, start + STREAM_BATCH_SIZE));
+  const indexSeconds = (Date.now() - indexStarted) / 1000;
 
   const retrieve = createRetriever({ search: createSearch({ client, tableName }), items });
   const queryStarted = Date.now();
@@ -54,7 +61,10 @@ try {
   console.log(`| metric | value |\n|---|---|`);
   console.log(`| nDCG@10 | ${scores.ndcgAt10.toFixed(3)} |`);
   console.log(`| MAP@100 | ${scores.mapAt100.toFixed(3)} |`);
-  console.log(`| documents indexed | ${collection.docs.length} in ${loadSeconds.toFixed(1)} s |`);
+  console.log(`| documents created | ${collection.docs.length} in ${loadSeconds.toFixed(1)} s |`);
+  console.log(
+    `| documents indexed (batches of ${STREAM_BATCH_SIZE}) | ${collection.docs.length} in ${indexSeconds.toFixed(1)} s |`,
+  );
   console.log(`| mean time per query (topK 100) | ${perQuery.toFixed(1)} ms |`);
   console.log('Reference (README of the collection): plain BM25 nDCG@10 0.537, MAP@100 0.392.');
   raw.destroy();

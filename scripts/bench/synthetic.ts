@@ -183,7 +183,7 @@ async function writeAll(
 /**
  * Writes items 1 … size into an empty table as the repository and the indexer leave them after each item's
  * create and rebuild, in id order: the item, its doc record (rev 2), its postings' blocks exactly as the posting
- * writer would have split them, every df, STATS and the id counter.
+ * writer would have split them, the df of every term with several blocks, STATS and the id counter.
  */
 export async function bulkLoad(
   client: DynamoDBDocumentClient,
@@ -217,7 +217,9 @@ export async function bulkLoad(
         p: encodeBlock(postings),
         v,
       });
-    records.push({ ...dfKey(term), df: blocks.reduce((sum, block) => sum + block.postings.length, 0) });
+    // As the posting writer: a term gets its DF record when it first splits (one block's df is its count).
+    if (blocks.length > 1)
+      records.push({ ...dfKey(term), df: blocks.reduce((sum, block) => sum + block.postings.length, 0) });
   }
   records.push({ ...STATS_KEY, docs: size, len: totalLength }, { ...COUNTER_KEY, value: size });
   await writeAll(client, tableName, records, concurrency);
