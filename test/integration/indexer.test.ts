@@ -106,9 +106,9 @@ function crashingClient(table: Table, failAt: number): DynamoDBDocumentClient {
   });
 }
 
-/** An indexer whose clock is a minute ahead: the leases of writers that died before it have run out. */
+/** An indexer whose clock is ten minutes ahead: the leases of writers that died before it have run out. */
 const later = (options: Parameters<typeof createIndexer>[0]) =>
-  createIndexer({ ...options, now: () => Date.now() + 60_000 });
+  createIndexer({ ...options, now: () => Date.now() + 10 * 60_000 });
 
 let table: Table;
 let items: ItemRepository;
@@ -190,14 +190,14 @@ describe('index maintenance on DynamoDB Local', () => {
   it('keeps the doc record bounded and converges however many rebuilds die on the way', async () => {
     const boot = await items.create(text);
     await createIndexer({ ...table, items }).reindexItem(boot.id);
-    // Six versions, each rebuild dying after its write-ahead and some postings (each a minute after the last,
+    // Six versions, each rebuild dying after its write-ahead and some postings (each ten minutes after the last,
     // so the dead writer's lease has run out): `pending` never holds more than one state.
     for (let version = 2; version <= 7; version++) {
       await items.update(boot.id, () => ({
         ...text,
         description: `Version ${version} words w${version}a w${version}b.`,
       }));
-      const clock = Date.now() + version * 60_000;
+      const clock = Date.now() + version * 10 * 60_000;
       await createIndexer({
         client: crashingClient(table, 6),
         tableName: table.tableName,
@@ -213,13 +213,41 @@ describe('index maintenance on DynamoDB Local', () => {
       expect(docs).toStrictEqual([{ id: `D#${boot.id}`, pending: [expect.anything()] }]);
     }
     await items.delete(boot.id);
-    await createIndexer({ ...table, items, now: () => Date.now() + 10 * 60_000 }).reindexItem(boot.id);
+    await createIndexer({ ...table, items, now: () => Date.now() + 100 * 60_000 }).reindexItem(boot.id);
     expect(await snapshot(table)).toStrictEqual({
       postings: [],
       df: {},
       stats: { docs: 0, len: 0 },
       docs: [],
     });
+  });
+
+  it('stops a writer whose lease ran out before it writes a posting, and lets another take the item over', async () => {
+    const boot = await items.create(text);
+    // The writer's clock jumps past its lease right after its write-ahead (its third call).
+    let calls = 0;
+    const send = table.client.send.bind(table.client);
+    const counting = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (...args: Parameters<typeof send>) => {
+          calls++;
+          return send(...args);
+        };
+      },
+    });
+    const slow = createIndexer({
+      client: counting,
+      tableName: table.tableName,
+      items,
+      now: () => Date.now() + (calls >= 3 ? 10 * 60_000 : 0),
+    });
+    await expect(slow.reindexItem(boot.id)).rejects.toThrow(/ran out of its lease/);
+    const stopped = await snapshot(table);
+    expect(stopped.postings).toStrictEqual([]);
+    expect(stopped.docs).toStrictEqual([{ id: `D#${boot.id}`, pending: [expect.anything()] }]);
+    await later({ ...table, items }).reindexItem(boot.id);
+    expect(await snapshot(table)).toMatchObject(expected([boot]));
   });
 
   it('indexes and finds words that are also JavaScript property names (regression: found by fuzzing)', async () => {
