@@ -69,7 +69,10 @@ function valueBytes(value: AttributeValue): number {
 
 /** Bytes of a marshalled item: attribute names plus values. */
 export function itemBytes(item: AttributeMap): number {
-  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value),
+    0,
+  );
 }
 
 const pkOf = (key: AttributeMap | undefined): string => String(key?.pk?.S ?? '?');
@@ -96,7 +99,12 @@ function writeActions(
   const old = (key: AttributeMap) => sizes.get(`${pkOf(key)} ${skOf(key)}`) ?? 0;
   const put = (item: AttributeMap, factor: number): WriteAction => {
     const bytes = itemBytes(item);
-    return { pk: pkOf(item), sk: skOf(item), units: factor * unitsOf(Math.max(bytes, old(item))), after: bytes };
+    return {
+      pk: pkOf(item),
+      sk: skOf(item),
+      units: factor * unitsOf(Math.max(bytes, old(item))),
+      after: bytes,
+    };
   };
   const update = (key: AttributeMap, factor: number): WriteAction => ({
     pk: pkOf(key),
@@ -256,7 +264,8 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
       const actions = WRITES.has(command) ? writeActions(command, input, meter.sizes) : [];
       if (command === 'TransactWriteItemsCommand') {
         for (const pk of new Set(actions.map((a) => a.pk))) tally(phase.keys, pk).transactions++;
-        for (const item of new Set(actions.map((a) => `${a.pk} ${a.sk}`))) tally(phase.items, item).transactions++;
+        for (const item of new Set(actions.map((a) => `${a.pk} ${a.sk}`)))
+          tally(phase.items, item).transactions++;
       }
       let result: Awaited<ReturnType<typeof next>>;
       try {
@@ -265,7 +274,7 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
         counts.failed++;
         throw error;
       }
-      const output = result.output as Record<string, unknown> | undefined;
+      const output = result.output as unknown as Record<string, unknown> | undefined;
       if (!(command in meter.samples)) meter.samples[command] = output?.ConsumedCapacity;
       const units = consumed(output);
       // DynamoDB Local answers CapacityUnits only (no read/write split): classify by command.
@@ -276,7 +285,10 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
         for (const action of actions) {
           counts.wcu += action.units;
           phase.wcu += action.units;
-          for (const entry of [tally(phase.keys, action.pk), tally(phase.items, `${action.pk} ${action.sk}`)]) {
+          for (const entry of [
+            tally(phase.keys, action.pk),
+            tally(phase.items, `${action.pk} ${action.sk}`),
+          ]) {
             entry.wcu += action.units;
             entry.writes++;
           }
