@@ -48,6 +48,8 @@ interface Units {
 }
 export interface IngestCollection {
   name: string;
+  /** The 1-minute load average of the machine when the collection started and when it settled. */
+  loadAverage: [number, number];
   label: string;
   planned: number;
   written: number;
@@ -168,6 +170,11 @@ export function ingestMarkdown(
         const top = [...c.hotItems].sort((x, y) => y.transactionsPer1000 - x.transactionsPer1000)[0];
         return keyCell(top, (k) => f(k.transactionsPer1000, 0));
       },
+      name,
+    );
+    row(
+      'machine load average (1 min) at start / end',
+      (c) => `${f(c.loadAverage[0])} / ${f(c.loadAverage[1])}`,
       name,
     );
     row(
