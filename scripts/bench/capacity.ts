@@ -339,10 +339,14 @@ export function mergePhases(tallies: readonly (PhaseTally | undefined)[]): Phase
   return merged;
 }
 
-/** The `count` keys with the most WCU. */
-export function hottest(map: Map<string, KeyTally>, count = 5): ({ key: string } & KeyTally)[] {
+/** The `count` keys with the most WCU (or transactions). */
+export function hottest(
+  map: Map<string, KeyTally>,
+  count = 5,
+  by: 'wcu' | 'transactions' = 'wcu',
+): ({ key: string } & KeyTally)[] {
   return [...map]
     .map(([key, t]) => ({ key, ...t }))
-    .sort((a, b) => b.wcu - a.wcu)
+    .sort((a, b) => b[by] - a[by])
     .slice(0, count);
 }

@@ -13,6 +13,7 @@
 // BENCH_SAVE_BEFORE=1 (also keep the result as benchmarks/ingest-before.json, the report's "before" column).
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -247,8 +248,8 @@ function consumeStream(
 }
 
 /**
- * Polls until every id in `expected` is indexed at its version and N equals `count`, or the deadline passes.
- * Returns the time it settled (ms since the epoch), or undefined at the deadline; `progress` says how many are in.
+ * Polls until every id in `expected` is indexed at its version and N equals the items in the table, or the
+ * deadline passes. Returns when it settled (ms since the epoch; undefined at the deadline) and how many are in.
  */
 async function settle(
   client: DynamoDBDocumentClient,
@@ -305,7 +306,6 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
     const raw = localClient(dynamodb.endpoint);
     const tableName = `ingest-${randomUUID()}`;
     await ensureTable(raw, tableName);
-    const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
     const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) throw new Error('the table has no stream');
@@ -428,6 +428,12 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       writesPer1000: (k.writes / n) * 1000,
       transactionsPer1000: (k.transactions / n) * 1000,
     }));
+    const transactedItems = hottest(ingestIndex.items, 3, 'transactions').map((k) => ({
+      key: k.key,
+      wcuPer1000: (k.wcu / n) * 1000,
+      writesPer1000: (k.writes / n) * 1000,
+      transactionsPer1000: (k.transactions / n) * 1000,
+    }));
     // The item writes' own keys (the id counter and the ITEM partition are written by every create).
     const itemHotKeys = hottest(ingestItems.keys, 3).map((k) => ({
       key: k.key,
@@ -452,6 +458,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       item: perUnit(ingestItems, n),
       hotKeys,
       hotItems,
+      transactedItems,
       itemHotKeys,
       edits,
       samples: indexMeter.samples,
