@@ -219,12 +219,11 @@ try {
 }
 
 const data: FreshnessData = { ...sourceVersion(), date: new Date().toISOString(), runs };
-const result = {
-  part: 'freshness',
-  markdown: freshnessMarkdown(data, loadBefore<FreshnessData>('freshness')),
-  data,
-  seconds: (Date.now() - started) / 1000,
-};
+const seconds = (Date.now() - started) / 1000;
+// The "before" file first, so this run's own markdown shows it in the right column.
+if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore({ part: 'freshness', markdown: '', data, seconds });
+const before = loadBefore<FreshnessData>('freshness');
+const result = { part: 'freshness', markdown: freshnessMarkdown(data, before), data, seconds };
 if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore(result);
 writeResult(result);
 process.exit(0);
