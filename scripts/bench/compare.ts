@@ -10,13 +10,15 @@ import { type PartResult, ROOT } from './common.ts';
 
 export const BEFORE_DIR = join(ROOT, 'benchmarks');
 
-/** The code a run measured: the commit, and whether the work tree had changes on top of it. */
+/**
+ * The code a run measured: the last commit that changed the service's code (lib, functions, infra,
+ * serverless.yml; benchmark-only commits do not count), and whether the work tree has changes there.
+ */
 export function sourceVersion(): { commit: string; dirty: boolean } {
+  const paths = '-- lib functions infra serverless.yml';
   try {
-    const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty =
-      execSync('git status --porcelain -- lib functions scripts', { cwd: ROOT, encoding: 'utf8' }).trim() !==
-      '';
+    const commit = execSync(`git log -1 --format=%h ${paths}`, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execSync(`git status --porcelain ${paths}`, { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
     return { commit, dirty };
   } catch {
     return { commit: 'unknown', dirty: false };

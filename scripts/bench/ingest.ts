@@ -78,6 +78,7 @@ const POLL_MS = 250;
 const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_INGEST_REQUEST_TIMEOUT_MS ?? 10_000);
 const REGION = 'us-east-1';
 const started = Date.now();
+const version = sourceVersion();
 const priority = raisePriority();
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -502,7 +503,7 @@ for (const name of COLLECTIONS) {
 }
 
 const data: IngestData = {
-  ...sourceVersion(),
+  ...version,
   date: new Date().toISOString(),
   priority,
   writers: WRITERS,
