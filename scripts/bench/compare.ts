@@ -273,6 +273,10 @@ export interface FreshnessRun {
   halfSeconds: number | undefined;
   missing: number;
   retrieveCalls: number;
+  /** Polling queries that failed or timed out (they count as finding nothing). */
+  retrieveErrors?: number;
+  /** The machine's 1-minute load average at the first create and when the last item was found. */
+  loadAverage?: [number, number];
 }
 export interface FreshnessData {
   commit: string;
@@ -303,6 +307,9 @@ export function freshnessMarkdown(
         : `**${f(r.freshSeconds)}**`,
     );
     line('… until half are retrievable', (r) => f(r.halfSeconds));
+    line('machine load average (1 min) at start / end', (r) =>
+      r.loadAverage ? `${f(r.loadAverage[0])} / ${f(r.loadAverage[1])}` : '—',
+    );
   }
   const burst = after?.runs.find((r) => r.clients > 1);
   const verdict = burst
@@ -314,7 +321,7 @@ export function freshnessMarkdown(
 stream consumer of scripts/local/stream-consumer.ts), tokens from a fresh local issuer (RS256, editor and reader).
 After a warm-up (8 creates, indexed), each item gets a unique made-up word in its name and description; from the
 last 201 of the creates (POST /items, editor token), POST /retrieve (reader token) is polled with the words not yet
-found (up to 40 words a query, topK 50, 4 queries at a time) until every item is among the results. Burst: 200
+found (up to 20 words a query, topK 50, 4 queries at a time) until every item is among the results. Burst: 200
 creates from 8 concurrent clients (Cranfield abstracts as descriptions); sequential: 300 creates one after another
 with README sections as descriptions (≤ 4,900 characters), on the same stack after the burst has settled. "Before": ${codeOf(before)}${before ? ` on ${before.date.slice(0, 10)}` : ' not measured'}; "after": ${after ? `${codeOf(after)} on ${after.date.slice(0, 10)}` : 'not yet measured'}.
 Reproduce: \`npm run bench:freshness\` (\`BENCH_SAVE_BEFORE=1\` kept the before run).
