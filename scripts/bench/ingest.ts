@@ -1,0 +1,520 @@
+// `npm run bench:ingest`: how fast, and at what cost, the index keeps up with new items, through the real stream
+// consumer path on DynamoDB Local. For each collection (Cranfield's 1,400 documents, the synthetic collection of
+// bench:scale): a fresh in-memory DynamoDB Local and table (with its stream), items written with the items
+// repository (8 writers), and the stream read as scripts/local/stream-consumer.ts reads it, each batch handed to
+// `indexChanges(indexer, records)` with the indexer the handler builds. Measured: the time until the index has
+// settled (every item indexed at its version, N right), items/s, and the capacity of every index read and write
+// (capacity.ts): per new item, per edit (a patch of the description that changes its length, on a sample), and
+// by partition key, for the capacity model (the hottest key's WCU per 1,000 items and the ceiling it implies).
+//
+// Options (environment): BENCH_INGEST_COLLECTIONS (cranfield,synthetic), BENCH_INGEST_SYNTHETIC (items of the
+// synthetic collection, 10000; a prefix when smaller), BENCH_INGEST_EDITS (100), BENCH_INGEST_LIMIT_SECONDS (time
+// limit per collection's ingest, 3600: past it the run stops and reports how far it got),
+// BENCH_SAVE_BEFORE=1 (also keep the result as benchmarks/ingest-before.json, the report's "before" column).
+import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { ITEM_PK } from '../../lib/items/keys.ts';
+import { writableFields } from '../../lib/items/merge-patch.ts';
+import { createItemRepository } from '../../lib/items/repository.ts';
+import type { ItemWrite } from '../../lib/items/schema.ts';
+import { createIndexer } from '../../lib/search/indexer.ts';
+import { docKey, STATS_KEY } from '../../lib/search/keys.ts';
+import { indexChanges } from '../../lib/search/stream.ts';
+import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
+import { freePort } from '../local/ports.ts';
+import {
+  type CapacityMeter,
+  createMeter,
+  hottest,
+  mergePhases,
+  meterClient,
+  type PhaseTally,
+} from './capacity.ts';
+import { raisePriority, writeResult } from './common.ts';
+import {
+  type IngestCollection,
+  type IngestData,
+  ingestMarkdown,
+  loadBefore,
+  saveBefore,
+  sourceVersion,
+} from './compare.ts';
+import { loadCranfield } from './cranfield.ts';
+import { syntheticItem } from './synthetic.ts';
+
+const COLLECTIONS = (process.env.BENCH_INGEST_COLLECTIONS ?? 'cranfield,synthetic').split(',');
+const SYNTHETIC_SIZE = Number(process.env.BENCH_INGEST_SYNTHETIC ?? 10_000);
+const SYNTHETIC_FULL = 10_000;
+const EDITS = Number(process.env.BENCH_INGEST_EDITS ?? 100);
+const LIMIT_SECONDS = Number(process.env.BENCH_INGEST_LIMIT_SECONDS ?? 3600);
+/** Concurrent writers of items (the repository's create), and of the edits. */
+const WRITERS = 8;
+/** As scripts/local/stream-consumer.ts (and serverless.yml's batchSize): records per GetRecords, retries. */
+const BATCH_LIMIT = 100;
+const MAX_ATTEMPTS = 10;
+const POLL_MS = 250;
+/**
+ * Per-request time limit of every client here. The handler's client allows 2 s (lib/dynamodb/client.ts); DynamoDB
+ * Local on this shared 2-core machine stalls past that under load, and a timed-out batch is retried whole, which
+ * measures the machine, not the index. Same client factory and retries otherwise.
+ */
+const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_INGEST_REQUEST_TIMEOUT_MS ?? 10_000);
+const REGION = 'us-east-1';
+const started = Date.now();
+const version = sourceVersion();
+const priority = raisePriority();
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------------------------
+// ADAPT HERE when the index's records change: how the benchmark tells that the index has settled. Today an item is
+// indexed at version v when its doc record D#<id>/DOC holds version v and no unfinished rebuild (`pending`), and N
+// is STATS/CORPUS's `docs`. Reads go through an unmetered client: they are the benchmark's, not the index's.
+/** The version each of `ids` is indexed at (missing: not indexed). */
+async function indexedVersions(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  ids: readonly number[],
+): Promise<Map<number, number>> {
+  const found = new Map<number, number>();
+  for (let start = 0; start < ids.length; start += 100) {
+    let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + 100).map(docKey);
+    for (let attempt = 0; keys && keys.length > 0 && attempt < 10; attempt++) {
+      const reply: BatchGetCommandOutput = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'pk, version, pending' },
+          },
+        }),
+      );
+      for (const doc of reply.Responses?.[tableName] ?? []) {
+        const pending = doc.pending as unknown[] | undefined;
+        if (!pending || pending.length === 0) found.set(Number(String(doc.pk).slice(2)), Number(doc.version));
+      }
+      keys = reply.UnprocessedKeys?.[tableName]?.Keys;
+    }
+  }
+  return found;
+}
+/** Items in the table (what N must come to). */
+async function itemCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const reply: QueryCommandOutput = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': ITEM_PK },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    count += reply.Count ?? 0;
+    start = reply.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+/** N as the index has it. */
+async function indexedCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: STATS_KEY, ConsistentRead: true }),
+  );
+  return Number(Item?.docs ?? 0);
+}
+// ---------------------------------------------------------------------------------------------------------------
+
+interface ConsumerStats {
+  batches: number;
+  records: number;
+  itemRecords: number;
+  retriedBatches: number;
+  skippedBatches: number;
+  /** When the last GetRecords with records was answered (ms since the epoch). */
+  lastBusy: number;
+}
+
+/**
+ * Reads the table's stream as scripts/local/stream-consumer.ts does (every shard from TRIM_HORIZON, GetRecords of
+ * up to 100 records, a failing batch retried from its start with back-off, then skipped) and hands each batch to
+ * `handle`, until `stop()` is called.
+ */
+function consumeStream(
+  endpoint: string,
+  streamArn: string,
+  handle: (records: DynamoDBRecord[]) => Promise<{ batchItemFailures: unknown[] }>,
+) {
+  const streams = new DynamoDBStreamsClient({
+    endpoint,
+    region: REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const stats: ConsumerStats = {
+    batches: 0,
+    records: 0,
+    itemRecords: 0,
+    retriedBatches: 0,
+    skippedBatches: 0,
+    lastBusy: 0,
+  };
+  const iterators = new Map<string, string | undefined>();
+  const attempts = new Map<string, number>();
+  const finished = new Set<string>();
+  let stopping = false;
+  const discover = async () => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const id = shard.ShardId;
+      if (!id || iterators.has(id) || finished.has(id)) continue;
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
+      );
+      iterators.set(id, ShardIterator);
+    }
+  };
+  const loop = (async () => {
+    let lastDiscovery = 0;
+    while (!stopping) {
+      if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
+        await discover().catch(() => {});
+        lastDiscovery = Date.now();
+      }
+      let busy = false;
+      for (const [shardId, iterator] of iterators) {
+        if (stopping) break;
+        if (!iterator) {
+          iterators.delete(shardId);
+          finished.add(shardId);
+          continue;
+        }
+        try {
+          const reply = await streams.send(
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_LIMIT }),
+          );
+          const records = (reply.Records ?? []) as unknown as DynamoDBRecord[];
+          if (records.length > 0) {
+            busy = true;
+            const tries = (attempts.get(iterator) ?? 0) + 1;
+            if (tries === 1) {
+              stats.batches++;
+              stats.records += records.length;
+              stats.itemRecords += records.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM').length;
+            }
+            const { batchItemFailures } = await handle(records);
+            stats.lastBusy = Date.now();
+            if (batchItemFailures.length > 0 && tries < MAX_ATTEMPTS) {
+              attempts.set(iterator, tries);
+              stats.retriedBatches++;
+              await pause(Math.min(2000, 50 * 2 ** tries));
+              continue;
+            }
+            attempts.delete(iterator);
+            if (batchItemFailures.length > 0) stats.skippedBatches++;
+          }
+          iterators.set(shardId, reply.NextShardIterator);
+        } catch {
+          iterators.delete(shardId);
+          finished.delete(shardId);
+        }
+      }
+      if (!busy) await pause(100);
+    }
+  })();
+  return {
+    stats,
+    async stop() {
+      stopping = true;
+      await loop;
+      streams.destroy();
+    },
+  };
+}
+
+/**
+ * Polls until every id in `expected` is indexed at its version and N equals the items in the table, or the
+ * deadline passes. Returns when it settled (ms since the epoch; undefined at the deadline) and how many are in.
+ */
+async function settle(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  expected: Map<number, number>,
+  deadline: number,
+  label: string,
+): Promise<{ at: number | undefined; done: number }> {
+  const waiting = new Set(expected.keys());
+  let lastLog = Date.now();
+  const begin = Date.now();
+  while (Date.now() < deadline) {
+    // The oldest first, 100 at a time: the stream delivers in order, so the probe moves on while whole chunks
+    // are in, and pauses at the first chunk that is not.
+    for (;;) {
+      const probe = [...waiting].slice(0, 100);
+      if (probe.length === 0) break;
+      const versions = await indexedVersions(client, tableName, probe);
+      for (const id of probe) if (versions.get(id) === expected.get(id)) waiting.delete(id);
+      if (probe.some((id) => waiting.has(id))) break;
+    }
+    if (
+      waiting.size === 0 &&
+      (await indexedCount(client, tableName)) === (await itemCount(client, tableName))
+    ) {
+      return { at: Date.now(), done: expected.size };
+    }
+    if (Date.now() - lastLog > 15_000) {
+      lastLog = Date.now();
+      const done = expected.size - waiting.size;
+      console.log(
+        `  ${label}: ${done}/${expected.size} indexed after ${((Date.now() - begin) / 1000).toFixed(0)} s (${(done / ((Date.now() - begin) / 1000)).toFixed(1)}/s)`,
+      );
+    }
+    await pause(POLL_MS);
+  }
+  return { at: undefined, done: expected.size - waiting.size };
+}
+
+const perUnit = (tally: PhaseTally, count: number) => ({
+  wcu: tally.wcu / count,
+  reportedWcu: tally.reportedWcu / count,
+  rcu: tally.rcu / count,
+});
+
+async function runCollection(name: string, label: string, writes: ItemWrite[]): Promise<IngestCollection> {
+  const dynamodb = await startDynamoDbLocal({ port: await freePort() });
+  const stopOnSignal = () => {
+    void dynamodb.stop().then(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  try {
+    const raw = localClient(dynamodb.endpoint);
+    const tableName = `ingest-${randomUUID()}`;
+    await ensureTable(raw, tableName);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
+    const streamArn = Table?.LatestStreamArn;
+    if (!streamArn) throw new Error('the table has no stream');
+
+    // The items' own writes (the API's repository) and the index's calls (the handler's runtime: one client
+    // for the indexer and the repository it reads items with) are metered apart.
+    const itemMeter: CapacityMeter = createMeter('ingest');
+    const indexMeter: CapacityMeter = createMeter('ingest');
+    const clientOptions = {
+      region: REGION,
+      endpoint: dynamodb.endpoint,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    };
+    const itemClient = createDocumentClient(clientOptions);
+    const indexClient = createDocumentClient(clientOptions);
+    const probeClient = createDocumentClient(clientOptions);
+    meterClient(itemClient, itemMeter);
+    meterClient(indexClient, indexMeter);
+    const items = createItemRepository({ client: itemClient, tableName });
+    const indexer = createIndexer({
+      client: indexClient,
+      tableName,
+      items: createItemRepository({ client: indexClient, tableName }),
+    });
+
+    const consumer = consumeStream(dynamodb.endpoint, streamArn, (records) => indexChanges(indexer, records));
+    const deadline = Date.now() + LIMIT_SECONDS * 1000;
+    const loadAtStart = loadavg()[0] ?? 0;
+    const begin = Date.now();
+    const expected = new Map<number, number>();
+    let next = 0;
+    const writer = async () => {
+      while (next < writes.length && Date.now() < deadline) {
+        const fields = writes[next++];
+        if (!fields) break;
+        const item = await items.create(fields);
+        expected.set(item.id, item.version);
+      }
+    };
+    await Promise.all(Array.from({ length: WRITERS }, writer));
+    const written = Date.now();
+    console.log(`  ${label}: ${expected.size} items written in ${((written - begin) / 1000).toFixed(1)} s`);
+    const ingest = await settle(probeClient, tableName, expected, deadline, label);
+    const settledAt = ingest.at ?? Date.now();
+    const seconds = (settledAt - begin) / 1000;
+    console.log(
+      `  ${label}: ${ingest.done}/${expected.size} indexed in ${seconds.toFixed(1)} s${ingest.at ? '' : ' (time limit)'}`,
+    );
+
+    // Let the consumer finish the stream's tail (re-deliveries of settled items) before counting edits apart.
+    const quietSince = Date.now();
+    while (
+      Date.now() - Math.max(consumer.stats.lastBusy, quietSince) < 2_000 &&
+      Date.now() < deadline + 60_000
+    )
+      await pause(200);
+    const ingestIndex = mergePhases([indexMeter.phases.get('ingest')]);
+    const ingestItems = mergePhases([itemMeter.phases.get('ingest')]);
+    const ingestConsumer = { ...consumer.stats };
+
+    // Edits: a sample spread over the collection, each appending words to the description (its length changes,
+    // so every posting's impact key moves), written as the patch handler writes them.
+    let edits: IngestCollection['edits'];
+    if (ingest.at !== undefined && EDITS > 0) {
+      indexMeter.phase = 'edit';
+      itemMeter.phase = 'edit';
+      const ids = [...expected.keys()].sort((a, b) => a - b);
+      const sample = Array.from(
+        { length: Math.min(EDITS, ids.length) },
+        (_, i) => ids[Math.floor((i * ids.length) / Math.min(EDITS, ids.length))] ?? 1,
+      );
+      const editExpected = new Map<number, number>();
+      const editBegin = Date.now();
+      const queue = [...sample];
+      const editor = async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          const item = await items.update(id, (current) => ({
+            ...writableFields(current),
+            description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
+          }));
+          editExpected.set(id, item.version);
+        }
+      };
+      await Promise.all(Array.from({ length: WRITERS }, editor));
+      const editDeadline = Date.now() + LIMIT_SECONDS * 1000;
+      const settled = await settle(probeClient, tableName, editExpected, editDeadline, `${label} edits`);
+      const editSeconds = ((settled.at ?? Date.now()) - editBegin) / 1000;
+      const quiet = Date.now();
+      while (
+        Date.now() - Math.max(consumer.stats.lastBusy, quiet) < 2_000 &&
+        Date.now() < editDeadline + 60_000
+      )
+        await pause(200);
+      const editIndex = mergePhases([indexMeter.phases.get('edit')]);
+      const editItems = mergePhases([itemMeter.phases.get('edit')]);
+      edits = {
+        count: sample.length,
+        settled: settled.at !== undefined,
+        seconds: editSeconds,
+        index: perUnit(editIndex, sample.length),
+        item: perUnit(editItems, sample.length),
+        commands: editIndex.commands,
+      };
+      console.log(
+        `  ${label}: ${sample.length} edits indexed in ${editSeconds.toFixed(1)} s, ${edits.index.wcu.toFixed(1)} WCU and ${edits.index.rcu.toFixed(1)} RCU of index per edit`,
+      );
+    }
+    await consumer.stop();
+
+    const n = ingest.done;
+    const hotKeys = hottest(ingestIndex.keys, 5).map((k) => ({
+      key: k.key,
+      wcuPer1000: (k.wcu / n) * 1000,
+      writesPer1000: (k.writes / n) * 1000,
+      transactionsPer1000: (k.transactions / n) * 1000,
+    }));
+    const hotItems = hottest(ingestIndex.items, 5).map((k) => ({
+      key: k.key,
+      wcuPer1000: (k.wcu / n) * 1000,
+      writesPer1000: (k.writes / n) * 1000,
+      transactionsPer1000: (k.transactions / n) * 1000,
+    }));
+    const transactedItems = hottest(ingestIndex.items, 3, 'transactions').map((k) => ({
+      key: k.key,
+      wcuPer1000: (k.wcu / n) * 1000,
+      writesPer1000: (k.writes / n) * 1000,
+      transactionsPer1000: (k.transactions / n) * 1000,
+    }));
+    // The item writes' own keys (the id counter and the ITEM partition are written by every create).
+    const itemHotKeys = hottest(ingestItems.keys, 3).map((k) => ({
+      key: k.key,
+      wcuPer1000: (k.wcu / n) * 1000,
+      writesPer1000: (k.writes / n) * 1000,
+      transactionsPer1000: (k.transactions / n) * 1000,
+    }));
+    for (const c of [raw, itemClient, indexClient, probeClient]) c.destroy();
+    return {
+      name,
+      loadAverage: [loadAtStart, loadavg()[0] ?? 0],
+      label,
+      planned: writes.length,
+      written: expected.size,
+      indexed: n,
+      settled: ingest.at !== undefined,
+      writeSeconds: (written - begin) / 1000,
+      seconds,
+      itemsPerSecond: n / seconds,
+      consumer: ingestConsumer,
+      index: { ...perUnit(ingestIndex, n), total: ingestIndex.wcu, commands: ingestIndex.commands },
+      item: perUnit(ingestItems, n),
+      hotKeys,
+      hotItems,
+      transactedItems,
+      itemHotKeys,
+      edits,
+      samples: indexMeter.samples,
+    };
+  } finally {
+    process.off('SIGINT', stopOnSignal);
+    process.off('SIGTERM', stopOnSignal);
+    await dynamodb.stop();
+  }
+}
+
+const collections: IngestCollection[] = [];
+for (const name of COLLECTIONS) {
+  if (name === 'cranfield') {
+    const { docs } = await loadCranfield();
+    // As bench:retrieval: name = title (≤ 200 characters, "untitled" when empty), description = text (≤ 5,000).
+    const writes = docs.map((doc) => ({
+      name: doc.title.trim().slice(0, 200).trim() || 'untitled',
+      description: doc.text.slice(0, 5000),
+      tags: [],
+      attributes: {},
+    }));
+    console.log(`ingest: Cranfield, ${writes.length} documents`);
+    collections.push(
+      await runCollection('cranfield', `Cranfield (${writes.length.toLocaleString('en')})`, writes),
+    );
+  } else if (name === 'synthetic') {
+    const writes = Array.from({ length: SYNTHETIC_SIZE }, (_, i) => {
+      const { name: itemName, description, tags, attributes } = syntheticItem(i + 1, '');
+      return { name: itemName, description, tags, attributes };
+    });
+    const label =
+      SYNTHETIC_SIZE < SYNTHETIC_FULL
+        ? `synthetic, first ${SYNTHETIC_SIZE.toLocaleString('en')} of ${SYNTHETIC_FULL.toLocaleString('en')}`
+        : `synthetic ${SYNTHETIC_SIZE.toLocaleString('en')}`;
+    console.log(`ingest: ${label}`);
+    collections.push(await runCollection('synthetic', label, writes));
+  } else {
+    throw new Error(`unknown collection ${name} (cranfield, synthetic)`);
+  }
+}
+
+const data: IngestData = {
+  ...version,
+  date: new Date().toISOString(),
+  priority,
+  writers: WRITERS,
+  batchLimit: BATCH_LIMIT,
+  collections,
+};
+const seconds = (Date.now() - started) / 1000;
+// The "before" file first, so this run's own markdown shows it in the right column.
+if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore({ part: 'ingest', markdown: '', data, seconds });
+const before = loadBefore<IngestData>('ingest');
+const result = { part: 'ingest', markdown: ingestMarkdown(data, before), data, seconds };
+if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore(result);
+writeResult(result);
+process.exit(0);
