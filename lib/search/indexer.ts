@@ -4,6 +4,7 @@ import { onlyConditionFailures } from '../dynamodb/conditions.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
 import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
+import { reindexEach } from './batch.ts';
 import { termFrequencies } from './bm25.ts';
 import { docKey, STATS_KEY } from './keys.ts';
 import { createPostingWriter, postingsOf } from './postings.ts';
@@ -43,6 +44,8 @@ export function analyze(item: Item): Indexed {
 export interface Indexer {
   /** Makes the index agree with the item's current state (idempotent; safe to retry or run concurrently). */
   reindexItem(id: number): Promise<'unchanged' | 'indexed' | 'removed'>;
+  /** Brings the index up to date for these items as one batch; returns each id's outcome. */
+  reindexItems(ids: readonly number[]): Promise<Map<number, 'unchanged' | 'indexed' | 'removed'>>;
 }
 
 /**
@@ -94,7 +97,7 @@ export function createIndexer({
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
       : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': rev } };
 
-  return {
+  const single: Pick<Indexer, 'reindexItem'> = {
     async reindexItem(id) {
       for (let attempt = 1; attempt <= 20; attempt++) {
         // Rebuilds of one item that race each other's compare-and-swap back off, so one of them wins.
@@ -158,4 +161,6 @@ export function createIndexer({
       throw new Error(`Item ${id} kept changing while it was being indexed`);
     },
   };
+  // A shim until the batched write path lands: the batch is its items, rebuilt a few at a time.
+  return { ...single, reindexItems: (ids) => reindexEach(single, ids) };
 }

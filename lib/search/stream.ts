@@ -1,10 +1,8 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import * as v from 'valibot';
 import { ITEM_PK } from '../items/keys.ts';
 import { logger } from '../logger.ts';
+import { reindexBatch } from './batch.ts';
 import type { Indexer } from './indexer.ts';
-
-const isDataError = (error: unknown) => error instanceof v.ValiError || error instanceof SyntaxError;
 
 /** The distinct item ids a batch of stream records touches, each with its first sequence number. */
 export function changedItems(records: readonly DynamoDBRecord[]): Map<number, string> {
@@ -20,33 +18,22 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
 }
 
 /**
- * Brings the index up to date for every item a batch touches. Each item is rebuilt from its current state,
- * so order, duplicates and retries do not matter; a failed item is reported so Lambda retries from there.
+ * Brings the index up to date for every item a batch touches, as one batch (`reindexItems`). Each item is rebuilt
+ * from its current state, so order, duplicates and retries do not matter. If the batch fails, its items are taken
+ * one by one and the failed ones reported, so Lambda retries from the first of them (and, after its retries, sends
+ * the rest of the batch to the failures queue: README, "Index operations").
  */
 export async function indexChanges(
   indexer: Indexer,
   records: readonly DynamoDBRecord[],
   concurrency = 4,
 ): Promise<DynamoDBBatchResponse> {
-  const queue = [...changedItems(records)];
-  const failures: { itemIdentifier: string }[] = [];
-  const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const [id, sequenceNumber] = next;
-      try {
-        await indexer.reindexItem(id);
-      } catch (error) {
-        // A stored record that does not parse cannot be fixed by retrying: report it and move on,
-        // so one bad record never holds up the index for every change behind it.
-        if (isDataError(error)) {
-          logger.error('item cannot be indexed: its stored record is invalid', { itemId: id, error });
-          continue;
-        }
-        logger.error('indexing failed', { itemId: id, error });
-        failures.push({ itemIdentifier: sequenceNumber });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return { batchItemFailures: failures };
+  const changed = changedItems(records);
+  const { invalid, failed } = await reindexBatch(indexer, [...changed.keys()], concurrency);
+  // A stored record that does not parse cannot be fixed by retrying: say so and move on, so one bad record never
+  // holds up the index for every change behind it (rewriting the item brings a new stream record).
+  for (const { id, error } of invalid)
+    logger.error('item cannot be indexed: its stored record is invalid', { itemId: id, error });
+  for (const { id, error } of failed) logger.error('indexing failed', { itemId: id, error });
+  return { batchItemFailures: failed.map(({ id }) => ({ itemIdentifier: changed.get(id) ?? '' })) };
 }
