@@ -23,7 +23,7 @@ const PERMISSIONS = {
   openapi: [],
 };
 
-/** Statements beyond the table: reading the stream, calling the one configured model. */
+/** Statements beyond the table: reading the stream, sending to the failures queue, calling the one configured model. */
 function extraStatements(fn, { modelArn }) {
   if (fn === 'indexItems') {
     return [
@@ -37,6 +37,12 @@ function extraStatements(fn, { modelArn }) {
         Action: ['dynamodb:ListStreams'],
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder, not JavaScript.
         Resource: [{ 'Fn::Sub': '${ItemsTable.Arn}/stream/*' }],
+      },
+      // The stream event's on-failure destination: Lambda sends a batch it gives up on with this role.
+      {
+        Effect: 'Allow',
+        Action: ['sqs:SendMessage'],
+        Resource: [{ 'Fn::GetAtt': ['IndexFailuresQueue', 'Arn'] }],
       },
     ];
   }

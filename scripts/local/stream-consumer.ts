@@ -1,6 +1,11 @@
 // The local stand-in for Lambda's DynamoDB Streams trigger: polls DynamoDB Local's stream for the table and
 // hands each batch to the very handler that runs on AWS (functions/index-items.ts). Started by the local stack.
+// Batching and retries are the AWS event's (infra/stream.json, see stream-batches.ts); a batch given up on is
+// written, as the on-failure record Lambda would send to the SQS queue, to .local/index-failures.jsonl.
 
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type _Record,
@@ -10,6 +15,8 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { ITEM_PK } from '../../lib/items/keys.ts';
+import { deliverBatch, streamSettings } from './stream-batches.ts';
 
 const endpoint = process.env.DYNAMODB_ENDPOINT ?? '';
 const tableName = process.env.TABLE_NAME ?? '';
@@ -26,9 +33,14 @@ if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
 
 // Shard id → iterator. Shards are read from their start: rebuilding is idempotent, so replays are harmless.
 const iterators = new Map<string, string | undefined>();
-// As Lambda's maximumRetryAttempts: a batch that keeps failing is retried with back-off, then skipped.
-const MAX_ATTEMPTS = 10;
-const attempts = new Map<string, number>();
+const FAILURES =
+  process.env.INDEX_FAILURES_FILE ??
+  fileURLToPath(new URL('../../.local/index-failures.jsonl', import.meta.url));
+// One GetRecords is one batch: its Limit is the batch size (1,000 at most, DynamoDB Streams' own limit), and with
+// a batching window of 0 Lambda too invokes with whatever one read returns.
+if (streamSettings.batchWindow !== 0)
+  throw new Error('the local stream consumer supports a batchWindow of 0 only');
+const LIMIT = Math.min(streamSettings.batchSize, 1000);
 const finished = new Set<string>();
 let stopping = false;
 process.on('SIGTERM', () => {
@@ -47,8 +59,10 @@ async function discoverShards() {
   }
 }
 
-/** The stream records as Lambda delivers them (the SDK's shape is the same JSON). */
-const toLambdaRecords = (records: _Record[]) => records as unknown as DynamoDBRecord[];
+/** The stream records as Lambda delivers them (the SDK's shape is the same JSON), filtered as serverless.yml's
+ * filterPatterns filter them (items only). */
+const toLambdaRecords = (records: _Record[]) =>
+  (records as unknown as DynamoDBRecord[]).filter((r) => r.dynamodb?.Keys?.pk?.S === ITEM_PK);
 
 let lastDiscovery = 0;
 while (!stopping) {
@@ -64,21 +78,30 @@ while (!stopping) {
       continue;
     }
     try {
-      const reply = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
-      const records = reply.Records ?? [];
+      const reply = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: LIMIT }));
+      const records = toLambdaRecords(reply.Records ?? []);
+      if ((reply.Records ?? []).length > 0) busy = true;
       if (records.length > 0) {
-        busy = true;
-        const { batchItemFailures } = await handler({ Records: toLambdaRecords(records) });
-        const tries = (attempts.get(iterator) ?? 0) + 1;
-        // As Lambda does: retry the batch from the start, leaving the iterator where it was.
-        if (batchItemFailures.length > 0 && tries < MAX_ATTEMPTS) {
-          attempts.set(iterator, tries);
-          await pause(Math.min(2000, 50 * 2 ** tries));
-          continue;
-        }
-        attempts.delete(iterator);
-        if (batchItemFailures.length > 0)
-          console.error(`stream consumer: skipping a batch after ${tries} attempts`);
+        await deliverBatch(records, {
+          handler,
+          settings: streamSettings,
+          streamArn,
+          shardId,
+          stopping: () => stopping,
+          onFailure(record) {
+            mkdirSync(dirname(FAILURES), { recursive: true });
+            appendFileSync(FAILURES, `${JSON.stringify(record)}\n`);
+            const info = record.DDBStreamBatchInfo;
+            const file = relative(process.cwd(), FAILURES);
+            console.error(
+              `stream consumer: gave up on ${info.batchSize} stream records (shard ${info.shardId}, sequence ` +
+                `${info.startSequenceNumber} to ${info.endSequenceNumber}) after ` +
+                `${record.requestContext?.approximateInvokeCount} attempts; the failure record is in ${file}. ` +
+                `Redrive: npm run reindex -- --failure ${file}`,
+            );
+          },
+        });
+        if (stopping) break;
       }
       iterators.set(shardId, reply.NextShardIterator);
     } catch {

@@ -9,6 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // `osls package --stage prod` needs no AWS credentials: build the real CloudFormation and check what it grants.
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+const ALARM_EMAIL = 'ops@example.com';
+const STREAM = JSON.parse(await readFile(join(ROOT, 'infra/stream.json'), 'utf8'));
 type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
 let resources: Record<string, Resource>;
 
@@ -25,6 +27,7 @@ beforeAll(async () => {
       out,
       '--param=generator=bedrock',
       `--param=bedrockModelId=${MODEL}`,
+      `--param=alarmEmail=${ALARM_EMAIL}`,
     ],
     {
       cwd: ROOT,
@@ -191,5 +194,84 @@ describe('osls package --stage prod', () => {
         },
       ]);
     }
+  });
+
+  it('consumes the stream with the shared batch settings, bisecting, bounded retries and age, and a failures queue', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(1);
+    const [, mapping] = mappings[0] as [string, Resource];
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': ['ItemsTable', 'StreamArn'] },
+      FunctionName: { 'Fn::GetAtt': ['IndexItemsLambdaFunction', 'Arn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: STREAM.batchSize,
+      MaximumBatchingWindowInSeconds: STREAM.batchWindow,
+      MaximumRetryAttempts: STREAM.maximumRetryAttempts,
+      MaximumRecordAgeInSeconds: STREAM.maximumRecordAgeInSeconds,
+      ParallelizationFactor: STREAM.parallelizationFactor,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['IndexFailuresQueue', 'Arn'] } } },
+    });
+    // Bounded: retries well below the default (infinite), records dropped to the queue while the stream still has them.
+    expect(STREAM).toStrictEqual({
+      batchSize: 1000,
+      batchWindow: 0,
+      maximumRetryAttempts: 10,
+      maximumRecordAgeInSeconds: 3600,
+      parallelizationFactor: 1,
+    });
+    expect(resources.IndexFailuresQueue).toStrictEqual({
+      Type: 'AWS::SQS::Queue',
+      Properties: {
+        QueueName: 'items-prod-index-failures',
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      },
+    });
+  });
+
+  it('lets only the index consumer send to the failures queue, and nothing else there', () => {
+    const QUEUE = { 'Fn::GetAtt': ['IndexFailuresQueue', 'Arn'] };
+    for (const [name, role] of ofType('AWS::IAM::Role')) {
+      const sqs = statementsOf(role).filter((s) => s.Action.some((a) => a.startsWith('sqs:')));
+      if (name !== 'IndexItemsRole') expect(sqs, name).toStrictEqual([]);
+      else expect(sqs).toStrictEqual([{ Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [QUEUE] }]);
+    }
+  });
+
+  it('alarms on the consumer falling behind and on any message in the failures queue, mailed to the stage address', () => {
+    const topic = { Ref: 'IndexAlarmTopic' };
+    expect(resources.IndexItemsIteratorAgeAlarm).toMatchObject({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'IndexItemsLambdaFunction' } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 5,
+        Threshold: 60_000,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [topic],
+      },
+    });
+    expect(resources.IndexFailuresQueueAlarm).toMatchObject({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['IndexFailuresQueue', 'QueueName'] } }],
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [topic],
+      },
+    });
+    expect(resources.IndexAlarmTopic).toMatchObject({
+      Type: 'AWS::SNS::Topic',
+      Properties: { Subscription: [{ Protocol: 'email', Endpoint: ALARM_EMAIL }] },
+    });
+    // The function the iterator-age alarm watches is the one the mapping feeds.
+    expect(resources.IndexItemsLambdaFunction?.Type).toBe('AWS::Lambda::Function');
   });
 });

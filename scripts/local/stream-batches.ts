@@ -1,0 +1,113 @@
+// How Lambda's DynamoDB stream event source mapping treats one batch, for the local consumer (stream-consumer.ts),
+// with the settings serverless.yml gives it (infra/stream.json): a batch whose invocation throws is split in two and
+// each half retried on its own; a reported partial failure is retried from the first failed record; after
+// maximumRetryAttempts retries the batch is given up and its on-failure record (the JSON Lambda sends to the SQS
+// destination) handed to `onFailure`.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import type { FailureRecord } from '../../lib/search/redrive.ts';
+
+export interface StreamSettings {
+  batchSize: number;
+  batchWindow: number;
+  maximumRetryAttempts: number;
+  maximumRecordAgeInSeconds: number;
+  parallelizationFactor: number;
+}
+
+/** The stream event's settings, as serverless.yml reads them. */
+export const streamSettings: StreamSettings = JSON.parse(
+  readFileSync(new URL('../../infra/stream.json', import.meta.url), 'utf8'),
+);
+
+export type StreamHandler = (event: { Records: DynamoDBRecord[] }) => Promise<DynamoDBBatchResponse>;
+
+export interface BatchOptions {
+  handler: StreamHandler;
+  settings: Pick<StreamSettings, 'maximumRetryAttempts'>;
+  streamArn: string;
+  shardId: string;
+  functionArn?: string;
+  /** Waits between retries (Lambda backs off too). */
+  pause?: (attempt: number) => Promise<void>;
+  /** Stop retrying (the consumer is shutting down); the batch is left as it is. */
+  stopping?: () => boolean;
+  onFailure: (record: FailureRecord) => Promise<void> | void;
+}
+
+/** Lambda's timestamps in a failure record: ISO 8601 to the second. */
+function arrival(record: DynamoDBRecord | undefined): string {
+  const value = record?.dynamodb?.ApproximateCreationDateTime as unknown;
+  const date = value instanceof Date ? value : new Date(Number(value ?? 0) * 1000);
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function failureRecord(
+  batch: readonly DynamoDBRecord[],
+  { streamArn, shardId, functionArn }: Pick<BatchOptions, 'streamArn' | 'shardId' | 'functionArn'>,
+  { invokeCount, functionError }: { invokeCount: number; functionError: boolean },
+): FailureRecord {
+  return {
+    requestContext: {
+      requestId: randomUUID(),
+      functionArn: functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:items-local-indexItems',
+      condition: 'RetryAttemptsExhausted',
+      approximateInvokeCount: invokeCount,
+    },
+    responseContext: {
+      statusCode: 200,
+      executedVersion: '$LATEST',
+      ...(functionError ? { functionError: 'Unhandled' } : {}),
+    },
+    version: '1.0',
+    timestamp: new Date().toISOString(),
+    DDBStreamBatchInfo: {
+      shardId,
+      startSequenceNumber: batch[0]?.dynamodb?.SequenceNumber ?? '',
+      endSequenceNumber: batch.at(-1)?.dynamodb?.SequenceNumber ?? '',
+      approximateArrivalOfFirstRecord: arrival(batch[0]),
+      approximateArrivalOfLastRecord: arrival(batch.at(-1)),
+      batchSize: batch.length,
+      streamArn,
+    },
+  };
+}
+
+/** Delivers one batch as Lambda would; resolves once it succeeded or was given up (see `onFailure`). */
+export async function deliverBatch(records: readonly DynamoDBRecord[], options: BatchOptions): Promise<void> {
+  const pause =
+    options.pause ?? ((attempt) => new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt))));
+  // Splitting a batch does not use up a retry; each half starts with the retries its parent had left.
+  async function deliver(initial: readonly DynamoDBRecord[], retries: number): Promise<void> {
+    let batch = initial;
+    for (let invokeCount = 1, retried = retries; ; invokeCount++, retried++) {
+      let functionError = false;
+      try {
+        const { batchItemFailures = [] } = (await options.handler({ Records: [...batch] })) ?? {};
+        if (batchItemFailures.length === 0) return;
+        // Partial success: retry from the earliest failed record (an unknown identifier fails the whole batch).
+        const failed = batchItemFailures.map((f) =>
+          batch.findIndex((r) => r.dynamodb?.SequenceNumber === f.itemIdentifier),
+        );
+        const from = failed.includes(-1) ? 0 : Math.min(...failed);
+        batch = batch.slice(from);
+      } catch {
+        functionError = true;
+        if (batch.length > 1) {
+          const half = Math.ceil(batch.length / 2);
+          await deliver(batch.slice(0, half), retried);
+          await deliver(batch.slice(half), retried);
+          return;
+        }
+      }
+      if (retried >= options.settings.maximumRetryAttempts) {
+        await options.onFailure(failureRecord(batch, options, { invokeCount, functionError }));
+        return;
+      }
+      if (options.stopping?.()) return;
+      await pause(retried + 1);
+    }
+  }
+  await deliver(records, 0);
+}
