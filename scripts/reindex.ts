@@ -68,6 +68,7 @@ try {
     process.exitCode = ok ? 0 : 1;
   } else if (args.failure !== undefined) {
     const records = parseFailureRecords(readFileSync(args.failure, 'utf8'));
+    if (records.length === 0) console.log(`No failure records in ${args.failure}: nothing to redrive.`);
     let gone = 0;
     let ok = true;
     for (const [i, record] of records.entries()) {
