@@ -77,6 +77,11 @@ export function itemBytes(item: AttributeMap): number {
 
 const pkOf = (key: AttributeMap | undefined): string => String(key?.pk?.S ?? '?');
 const skOf = (key: AttributeMap | undefined): string => String(key?.sk?.S ?? '?');
+/** A key attribute of an answer: marshalled ({S}) from a low-level client, plain from a document client. */
+const keyText = (value: unknown): string =>
+  typeof value === 'object' && value !== null
+    ? String((value as { S?: unknown }).S ?? '?')
+    : String(value ?? '?');
 
 /** One write action of a command: the key it writes, its AWS units, and the size it leaves (undefined: deleted). */
 interface WriteAction {
@@ -261,7 +266,7 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
       phase.commands[command] = counts;
       counts.calls++;
       const input = args.input as Record<string, unknown>;
-      const actions = WRITES.has(command) ? writeActions(command, input, meter.sizes) : [];
+      let actions = WRITES.has(command) ? writeActions(command, input, meter.sizes) : [];
       if (command === 'TransactWriteItemsCommand') {
         for (const pk of new Set(actions.map((a) => a.pk))) tally(phase.keys, pk).transactions++;
         for (const item of new Set(actions.map((a) => `${a.pk} ${a.sk}`)))
@@ -279,6 +284,23 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
       const units = consumed(output);
       // DynamoDB Local answers CapacityUnits only (no read/write split): classify by command.
       if (WRITES.has(command)) {
+        // A BatchWriteItem's unprocessed requests were not written (the caller sends them again): not costed.
+        if (command === 'BatchWriteItemCommand') {
+          const unprocessed = new Set(
+            Object.values(
+              (output?.UnprocessedItems ?? {}) as Record<
+                string,
+                Record<string, { Item?: AttributeMap; Key?: AttributeMap }>[]
+              >,
+            )
+              .flat()
+              .map((request) => {
+                const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
+                return `${keyText(key.pk)} ${keyText(key.sk)}`;
+              }),
+          );
+          actions = actions.filter((a) => !unprocessed.has(`${a.pk} ${a.sk}`));
+        }
         const reported = units.wcu || units.total;
         counts.reportedWcu += reported;
         phase.reportedWcu += reported;

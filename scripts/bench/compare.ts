@@ -235,6 +235,13 @@ transactions are not AWS's (it charges a transaction about 2 × its largest item
 Edits: ${latest?.collections[0]?.edits?.count ?? 100} items spread over the collection, each a patch appending words to the description (its
 length changes), indexed the same way. "Before": ${codeOf(before)}${before ? ` on ${before.date.slice(0, 10)}` : ' not measured'}; "after": ${after ? `${codeOf(after)} on ${after.date.slice(0, 10)}` : 'not yet measured'}.
 
+The local stream carries every write, the index's own included (Lambda's filterPatterns keep only items on AWS; the
+local consumer hands all records to the handler, which skips non-item ones), so a batch of 100 records holds few
+items once the index writes interleave: see the records row. The load-average rows show how busy the shared 2-core
+machine was (other developers' test suites); compare before and after at similar loads, or re-run both back to
+back: \`git checkout e22c453 -- lib functions infra serverless.yml && BENCH_SAVE_BEFORE=1 npm run bench:ingest;
+git checkout HEAD -- lib functions infra serverless.yml\`, then \`npm run bench:ingest\`.
+
 Reproduce: \`npm run bench:ingest\` (both collections, all 10,000 synthetic items); the "before" column was run with
 \`BENCH_INGEST_SYNTHETIC=1000 BENCH_SAVE_BEFORE=1 npm run bench:ingest\` (the first 1,000 synthetic items only: all
 10,000 would take ~40 minutes or more on that code). One collection: \`BENCH_INGEST_COLLECTIONS=cranfield\`.
@@ -324,7 +331,8 @@ last 201 of the creates (POST /items, editor token), POST /retrieve (reader toke
 found (up to 20 words a query, topK 50, 4 queries at a time) until every item is among the results. Burst: 200
 creates from 8 concurrent clients (Cranfield abstracts as descriptions); sequential: 300 creates one after another
 with README sections as descriptions (≤ 4,900 characters), on the same stack after the burst has settled. "Before": ${codeOf(before)}${before ? ` on ${before.date.slice(0, 10)}` : ' not measured'}; "after": ${after ? `${codeOf(after)} on ${after.date.slice(0, 10)}` : 'not yet measured'}.
-Reproduce: \`npm run bench:freshness\` (\`BENCH_SAVE_BEFORE=1\` kept the before run).
+Reproduce: \`npm run bench:freshness\` (\`BENCH_SAVE_BEFORE=1\` kept the before run). Mind the load-average rows:
+the stack's consumer times out (2 s per request) and retries whole batches when the machine is this busy.
 
 | | before | after |
 |---|---|---|

@@ -2,7 +2,7 @@
 // ports: DynamoDB Local in memory, serverless-offline, the stream consumer). Each item carries a unique made-up
 // word in its name and description. Burst: 200 creates (POST /items, editor token) from 8 concurrent clients;
 // sequential: 300 creates one after another with README-sized descriptions (≤ 4,900 characters). After the last
-// 201, POST /retrieve (reader token) is polled with the words not yet found — up to 40 words a query, topK 50, 4
+// 201, POST /retrieve (reader token) is polled with the words not yet found — up to 20 words a query, topK 50, 4
 // queries at a time — until every item is among the results; measured from the last 201 to the answer that found
 // the last item. Options: BENCH_FRESHNESS_RUNS (burst,sequential), BENCH_FRESHNESS_LIMIT_SECONDS (600: polling
 // stops there and the run reports what is missing), BENCH_SAVE_BEFORE=1 (keep as benchmarks/freshness-before.json).

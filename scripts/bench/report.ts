@@ -332,9 +332,10 @@ const sections = PARTS.map((part) => {
   if (!result) return previousSection(part) ?? `## ${part}\n\nNot measured in this run.\n`;
   return result.markdown + (part === 'scale' ? scaleNote : '');
 });
+const previousDate = /Written by .*? on (\d{4}-\d{2}-\d{2})/.exec(previous)?.[1] ?? 'an earlier date';
 const carriedNote =
   carried.length > 0
-    ? `\nNot re-measured in this run, kept from the previous report: ${carried.map((part) => `\`bench:${part}\``).join(', ')}.\n`
+    ? `\nNot re-measured in this run (the time above is only the parts that were), kept from the report of ${previousDate}: ${carried.map((part) => `\`bench:${part}\``).join(', ')}.\n`
     : '';
 writeFileSync(join(ROOT, 'BENCHMARKS.md'), `${header}${carriedNote}\n${budgets}\n${sections.join('\n')}`);
 console.log(`BENCHMARKS.md written (${minutes(totalSeconds)})`);
