@@ -39,6 +39,7 @@ import { docKey, STATS_KEY } from '../../lib/search/keys.ts';
 import { indexChanges } from '../../lib/search/stream.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
+import { streamSettings } from '../local/stream-batches.ts';
 import {
   type CapacityMeter,
   createMeter,
@@ -66,8 +67,8 @@ const EDITS = Number(process.env.BENCH_INGEST_EDITS ?? 100);
 const LIMIT_SECONDS = Number(process.env.BENCH_INGEST_LIMIT_SECONDS ?? 3600);
 /** Concurrent writers of items (the repository's create), and of the edits. */
 const WRITERS = 8;
-/** As scripts/local/stream-consumer.ts (and serverless.yml's batchSize): records per GetRecords, retries. */
-const BATCH_LIMIT = 100;
+/** As scripts/local/stream-consumer.ts (and serverless.yml, both from infra/stream.json): records per GetRecords. */
+const BATCH_LIMIT = Math.min(streamSettings.batchSize, 1000);
 const MAX_ATTEMPTS = 10;
 const POLL_MS = 250;
 /**
@@ -154,7 +155,7 @@ interface ConsumerStats {
 
 /**
  * Reads the table's stream as scripts/local/stream-consumer.ts does (every shard from TRIM_HORIZON, GetRecords of
- * up to 100 records, a failing batch retried from its start with back-off, then skipped) and hands each batch to
+ * up to the stream's batch size, item records only, a failing batch retried from its start with back-off, then skipped) and hands each batch to
  * `handle`, until `stop()` is called.
  */
 function consumeStream(
@@ -209,13 +210,16 @@ function consumeStream(
           const reply = await streams.send(
             new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_LIMIT }),
           );
-          const records = (reply.Records ?? []) as unknown as DynamoDBRecord[];
+          // Only item records reach the handler, as serverless.yml's filter pattern (and the local consumer) do.
+          const all = (reply.Records ?? []) as unknown as DynamoDBRecord[];
+          const records = all.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM');
+          if (all.length > 0 && records.length === 0) busy = true;
           if (records.length > 0) {
             busy = true;
             const tries = (attempts.get(iterator) ?? 0) + 1;
             if (tries === 1) {
               stats.batches++;
-              stats.records += records.length;
+              stats.records += all.length;
               stats.itemRecords += records.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM').length;
             }
             const { batchItemFailures } = await handle(records);
