@@ -39,7 +39,7 @@ import { docKey, STATS_KEY } from '../../lib/search/keys.ts';
 import { indexChanges } from '../../lib/search/stream.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
-import { streamSettings } from '../local/stream-batches.ts';
+import { readBatch, streamSettings } from '../local/stream-batches.ts';
 import {
   type CapacityMeter,
   createMeter,
@@ -67,8 +67,8 @@ const EDITS = Number(process.env.BENCH_INGEST_EDITS ?? 100);
 const LIMIT_SECONDS = Number(process.env.BENCH_INGEST_LIMIT_SECONDS ?? 3600);
 /** Concurrent writers of items (the repository's create), and of the edits. */
 const WRITERS = 8;
-/** As scripts/local/stream-consumer.ts (and serverless.yml, both from infra/stream.json): records per GetRecords. */
-const BATCH_LIMIT = Math.min(streamSettings.batchSize, 1000);
+/** As scripts/local/stream-consumer.ts (and serverless.yml, both from infra/stream.json): item records a batch. */
+const BATCH_LIMIT = streamSettings.batchSize;
 const MAX_ATTEMPTS = 10;
 const POLL_MS = 250;
 /**
@@ -207,19 +207,14 @@ function consumeStream(
           continue;
         }
         try {
-          const reply = await streams.send(
-            new GetRecordsCommand({ ShardIterator: iterator, Limit: BATCH_LIMIT }),
-          );
-          // Only item records reach the handler, as serverless.yml's filter pattern (and the local consumer) do.
-          const all = (reply.Records ?? []) as unknown as DynamoDBRecord[];
-          const records = all.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM');
-          if (all.length > 0 && records.length === 0) busy = true;
+          const { records, read, next } = await readBatch(streams, iterator, BATCH_LIMIT);
+          if (read > 0) busy = true;
           if (records.length > 0) {
             busy = true;
             const tries = (attempts.get(iterator) ?? 0) + 1;
             if (tries === 1) {
               stats.batches++;
-              stats.records += all.length;
+              stats.records += read;
               stats.itemRecords += records.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM').length;
             }
             const { batchItemFailures } = await handle(records);
@@ -233,7 +228,7 @@ function consumeStream(
             attempts.delete(iterator);
             if (batchItemFailures.length > 0) stats.skippedBatches++;
           }
-          iterators.set(shardId, reply.NextShardIterator);
+          iterators.set(shardId, next);
         } catch {
           iterators.delete(shardId);
           finished.delete(shardId);

@@ -5,7 +5,13 @@
 // destination) handed to `onFailure`.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import {
+  type DynamoDBStreamsClient,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+} from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { ITEM_PK } from '../../lib/items/keys.ts';
 import type { FailureRecord } from '../../lib/search/redrive.ts';
 
 export interface StreamSettings {
@@ -20,6 +26,33 @@ export interface StreamSettings {
 export const streamSettings: StreamSettings = JSON.parse(
   readFileSync(new URL('../../infra/stream.json', import.meta.url), 'utf8'),
 );
+
+/**
+ * Reads one batch as Lambda's poller makes it: GetRecords after GetRecords until `batchSize` item records are in
+ * hand or the shard has nothing more for now (with a batching window of 0 Lambda invokes with what there is).
+ * Records of other kinds (the index's own, idempotency records) are dropped as serverless.yml's filter pattern drops
+ * them, and do not count towards the batch: on this one table they are most of the stream.
+ */
+export async function readBatch(
+  streams: DynamoDBStreamsClient,
+  iterator: string,
+  batchSize: number,
+): Promise<{ records: DynamoDBRecord[]; read: number; next: string | undefined }> {
+  const records: DynamoDBRecord[] = [];
+  let read = 0;
+  let next: string | undefined = iterator;
+  while (next && records.length < batchSize) {
+    const reply: GetRecordsCommandOutput = await streams.send(
+      new GetRecordsCommand({ ShardIterator: next, Limit: Math.min(1000, batchSize - records.length) }),
+    );
+    const page = (reply.Records ?? []) as unknown as DynamoDBRecord[];
+    read += page.length;
+    next = reply.NextShardIterator;
+    records.push(...page.filter((r) => r.dynamodb?.Keys?.pk?.S === ITEM_PK));
+    if (page.length === 0) break;
+  }
+  return { records, read, next };
+}
 
 export type StreamHandler = (event: { Records: DynamoDBRecord[] }) => Promise<DynamoDBBatchResponse>;
 

@@ -8,15 +8,11 @@ import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
-  GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBRecord } from 'aws-lambda';
-import { ITEM_PK } from '../../lib/items/keys.ts';
-import { deliverBatch, streamSettings } from './stream-batches.ts';
+import { deliverBatch, readBatch, streamSettings } from './stream-batches.ts';
 
 const endpoint = process.env.DYNAMODB_ENDPOINT ?? '';
 const tableName = process.env.TABLE_NAME ?? '';
@@ -36,11 +32,10 @@ const iterators = new Map<string, string | undefined>();
 const FAILURES =
   process.env.INDEX_FAILURES_FILE ??
   fileURLToPath(new URL('../../.local/index-failures.jsonl', import.meta.url));
-// One GetRecords is one batch: its Limit is the batch size (1,000 at most, DynamoDB Streams' own limit), and with
-// a batching window of 0 Lambda too invokes with whatever one read returns.
+// A batch is what readBatch gathers (stream-batches.ts): up to batchSize item records, or what there is now, as
+// Lambda invokes with a batching window of 0.
 if (streamSettings.batchWindow !== 0)
   throw new Error('the local stream consumer supports a batchWindow of 0 only');
-const LIMIT = Math.min(streamSettings.batchSize, 1000);
 const finished = new Set<string>();
 let stopping = false;
 process.on('SIGTERM', () => {
@@ -59,11 +54,6 @@ async function discoverShards() {
   }
 }
 
-/** The stream records as Lambda delivers them (the SDK's shape is the same JSON), filtered as serverless.yml's
- * filterPatterns filter them (items only). */
-const toLambdaRecords = (records: _Record[]) =>
-  (records as unknown as DynamoDBRecord[]).filter((r) => r.dynamodb?.Keys?.pk?.S === ITEM_PK);
-
 let lastDiscovery = 0;
 while (!stopping) {
   if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
@@ -78,9 +68,8 @@ while (!stopping) {
       continue;
     }
     try {
-      const reply = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: LIMIT }));
-      const records = toLambdaRecords(reply.Records ?? []);
-      if ((reply.Records ?? []).length > 0) busy = true;
+      const { records, read, next } = await readBatch(streams, iterator, streamSettings.batchSize);
+      if (read > 0) busy = true;
       if (records.length > 0) {
         await deliverBatch(records, {
           handler,
@@ -103,7 +92,7 @@ while (!stopping) {
         });
         if (stopping) break;
       }
-      iterators.set(shardId, reply.NextShardIterator);
+      iterators.set(shardId, next);
     } catch {
       iterators.delete(shardId);
       finished.delete(shardId);
