@@ -101,7 +101,7 @@ export function createIndexer({
   blockCapacity,
   leaseMs = LEASE_MS,
   fenceMs = Math.min(FENCE_MS, leaseMs / 2),
-  concurrency = 16,
+  concurrency = 32,
   now = Date.now,
 }: {
   client: DynamoDBDocumentClient;

@@ -83,7 +83,7 @@ export function createPostingWriter({
   client,
   tableName,
   blockCapacity = BLOCK_CAPACITY,
-  concurrency = 16,
+  concurrency = 32,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
