@@ -69,6 +69,32 @@ describe('idempotent creates on DynamoDB Local', () => {
     expect((await create(body, request('burst'))).body).toStrictEqual(item);
   });
 
+  it('creates once when its own key record landed but was sent again (a retry after a lost reply) (regression)', async () => {
+    // The real client, but every put is sent twice: the first lands, the second is what the SDK sends after a
+    // time-out. Regression: the repeat found the record, locked by this very request, and answered 409.
+    const send = table.client.send.bind(table.client);
+    const retrying = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: Parameters<typeof send>[0]) => {
+          if (command instanceof PutCommand) await send(command);
+          return send(command);
+        };
+      },
+    });
+    const retried = createItemOperation({
+      items,
+      once: createIdempotency({ client: retrying, tableName: table.tableName }),
+    });
+    const first = await retried(body, request('lost-reply'));
+    expect(first.statusCode).toBe(201);
+    expect(await count()).toBe(1);
+    expect(await create(body, request('lost-reply'))).toStrictEqual({
+      ...first,
+      headers: { ...first.headers, 'Idempotent-Replayed': 'true' },
+    });
+  });
+
   it('keeps the record of the first request when duplicates are refused while it runs (regression)', async () => {
     // Powertools idempotency 2.35's middy middleware deletes the record of a refused duplicate, so a third
     // request runs the operation again. Here refusals never touch the record.
