@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// A passing run stays quiet: tests that cause faults on purpose would print the service's ERROR lines (the local
+// stack's functions and stream consumer read LOG_LEVEL, in-process handlers POWERTOOLS_LOG_LEVEL). Set either,
+// e.g. `LOG_LEVEL=WARN npm test`, to see them; a failing test reports its own assertion either way.
+process.env.LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_LOG_LEVEL ??= process.env.LOG_LEVEL;
+
 export default defineConfig({
   test: {
     pool: 'forks',

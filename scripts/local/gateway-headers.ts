@@ -1,9 +1,12 @@
-// Preloaded into serverless-offline (`node --import`, scripts/local/offline.ts): repeated request headers reach the
-// functions as API Gateway (HTTP API, payload 2.0) delivers them — one header, the values joined with commas —
-// instead of serverless-offline's last-one-wins. The functions' own checks then see what they see on AWS: two
-// `Authorization` lines become one value with a comma, which lib/middleware/request-headers.ts refuses (400).
+// Preloaded into serverless-offline (`node --import`, scripts/local/offline.ts), where it differs from API Gateway
+// (HTTP API, payload 2.0) in headers:
+// - repeated request headers reach the functions as API Gateway delivers them — one header, the values joined with
+//   commas — instead of serverless-offline's last-one-wins. The functions' own checks then see what they see on
+//   AWS: two `Authorization` lines become one value with a comma, which lib/middleware/request-headers.ts refuses;
+// - a 204 goes out without the `Content-Type: application/json` serverless-offline adds to every reply that has
+//   none: the function gave it none, and there is no body for it to describe.
 import { subscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isMainThread } from 'node:worker_threads';
 
 /** One entry per header name (first spelling and position kept), repeated values joined with commas. */
@@ -33,7 +36,13 @@ export function joinRepeatedHeaders(rawHeaders: readonly string[]): {
 // Published synchronously before the server's 'request' event, so Hapi and serverless-offline see the result.
 if (isMainThread) {
   subscribe('http.server.request.start', (message) => {
-    const { request } = message as { request: IncomingMessage };
+    const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
+    const writeHead = response.writeHead;
+    // Hapi sets each header, then calls writeHead with the status alone.
+    response.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+      if (args[0] === 204) this.removeHeader('content-type');
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
     const { raw, joined } = joinRepeatedHeaders(request.rawHeaders);
     if (joined.size === 0) return;
     // Node builds `headers` lazily from the original list; build it first, then align both with the joined list.
