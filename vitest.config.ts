@@ -14,6 +14,8 @@ export default defineConfig({
     projects: [
       // Pure logic: needs nothing running.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs.
+      { extends: true, test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'] } },
       // DynamoDB Local and serverless-offline, started once on free ports by the global setup.
       {
         extends: true,

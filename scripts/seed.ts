@@ -10,7 +10,7 @@ import { loadOrCreateIssuer, mintToken } from './local/issuer.ts';
 import { LOCAL_DIR, readRunningStack } from './local/state.ts';
 
 /** Creates in flight at once: enough to overlap the round trips, few enough for a 2-core laptop. */
-const CONCURRENCY = 4;
+const CONCURRENCY = 2;
 
 // An explicit API_URL or PORT first, then the `npm start` running from this folder, then the default port.
 const baseUrl =
@@ -31,14 +31,16 @@ const items = v.parse(
   JSON.parse(await readFile(new URL('./seed-data.json', import.meta.url), 'utf8')),
 );
 
+/** The network error's code (ECONNREFUSED…) that fetch keeps as its cause. */
+const causeOf = (error: Error) => (error as { cause?: { code?: string } }).cause?.code ?? error.message;
+
 /** A GET against the API; a refused connection means no stack answers there. */
 async function get(url: string): Promise<Response> {
   try {
     return await fetch(url);
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     return fail(
-      `No API answers at ${baseUrl} (${cause}). Start the local stack first (npm start), or point the seed at ` +
+      `No API answers at ${baseUrl} (${causeOf(error as Error)}). Start the local stack first (npm start), or point the seed at ` +
         'the one that runs: PORT=<its port> npm run seed, or API_URL=<its URL>.',
     );
   }
@@ -67,25 +69,37 @@ const token = mintToken(await loadOrCreateIssuer(join(LOCAL_DIR, 'issuer')), {
   sub: 'seed',
 });
 
+/** Answers that may pass: the service was busy or a retry of the same create is still running. */
+const TRANSIENT = new Set([409, 502, 503, 504]);
+const ATTEMPTS = 6;
+
+/** Creates one item; a transient answer is retried with the same key, so the item is still created once. */
 async function create(item: SeedItem): Promise<void> {
   const body = JSON.stringify(item);
-  const response = await fetch(`${baseUrl}/items`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'idempotency-key': `seed-${createHash('sha256').update(body).digest('hex').slice(0, 32)}`,
-    },
-    body,
-  });
-  if (response.status === 401) {
-    fail(
-      `The API at ${baseUrl} refused the seed's token (401): it trusts another issuer than ${LOCAL_DIR}/issuer. ` +
-        'Run the seed from the folder (and with the LOCAL_DIR) that `npm start` was run with.',
-    );
-  }
-  if (response.status !== 201) {
-    fail(`POST /items answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const key = `seed-${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${baseUrl}/items`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      },
+      body,
+    }).catch((error: Error) => fail(`POST /items at ${baseUrl} failed: ${causeOf(error)}`));
+    if (response.status === 201) return;
+    if (response.status === 401) {
+      fail(
+        `The API at ${baseUrl} refused the seed's token (401): it trusts another issuer than ${LOCAL_DIR}/issuer. ` +
+          'Run the seed from the folder (and with the LOCAL_DIR) that `npm start` was run with.',
+      );
+    }
+    const text = (await response.text()).slice(0, 300);
+    if (!TRANSIENT.has(response.status) || attempt === ATTEMPTS) {
+      fail(`POST /items for "${item.name}" answered ${response.status}: ${text}`);
+    }
+    // 1, 2, 4, 8, 16 s: past the 30 s for which a create that was cut off holds its key.
+    await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
   }
 }
 
