@@ -4,7 +4,7 @@ import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../../lib
 import { canonicalJson, createIdempotency } from '../../lib/idempotency/store.ts';
 import { createItemOperation } from '../../lib/items/create.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
-import { freshTable } from '../support/stack.ts';
+import { freshTable, sendingPutsTwice } from '../support/stack.ts';
 
 const alice = { sub: 'alice', username: 'alice', groups: ['editor'] };
 const bob = { sub: 'bob', username: 'bob', groups: ['editor'] };
@@ -70,21 +70,10 @@ describe('idempotent creates on DynamoDB Local', () => {
   });
 
   it('creates once when its own key record landed but was sent again (a retry after a lost reply) (regression)', async () => {
-    // The real client, but every put is sent twice: the first lands, the second is what the SDK sends after a
-    // time-out. Regression: the repeat found the record, locked by this very request, and answered 409.
-    const send = table.client.send.bind(table.client);
-    const retrying = new Proxy(table.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (command: Parameters<typeof send>[0]) => {
-          if (command instanceof PutCommand) await send(command);
-          return send(command);
-        };
-      },
-    });
+    // Regression: the repeat of the key record's put found the record, locked by this very request: 409.
     const retried = createItemOperation({
       items,
-      once: createIdempotency({ client: retrying, tableName: table.tableName }),
+      once: createIdempotency({ client: sendingPutsTwice(table.client), tableName: table.tableName }),
     });
     const first = await retried(body, request('lost-reply'));
     expect(first.statusCode).toBe(201);

@@ -106,7 +106,16 @@ async function leftOver({ procs, groups }: { procs: Proc[]; groups: number[] }, 
   };
 }
 
-const nothingLeft = { processes: [], groups: [], ports: [] };
+/** Waits up to 30 s for the stack's processes, groups and ports to be gone, then says what is left, if any. */
+async function expectNothingLeft(before: ReturnType<typeof snapshot>, stack: Started) {
+  const ports = [stack.port, stack.dynamodbPort];
+  const nothingLeft = { processes: [], groups: [], ports: [] };
+  await eventually(
+    async () => JSON.stringify(await leftOver(before, ports)) === JSON.stringify(nothingLeft),
+    30_000,
+  );
+  expect(await leftOver(before, ports)).toStrictEqual(nothingLeft);
+}
 
 describe('npm run seed', () => {
   it('says that no stack answers, and how to start or find it, when none runs there', async () => {
@@ -165,12 +174,7 @@ describe('npm start, then npm run seed, then SIGTERM to the npm process alone', 
     const npmExited = new Promise((resolve) => stack.npm.once('exit', resolve));
     stack.npm.kill('SIGTERM');
     await npmExited;
-    const ports = [stack.port, stack.dynamodbPort];
-    await eventually(
-      async () => JSON.stringify(await leftOver(before, ports)) === JSON.stringify(nothingLeft),
-      30_000,
-    );
-    expect(await leftOver(before, ports)).toStrictEqual(nothingLeft);
+    await expectNothingLeft(before, stack);
   }, 60_000);
 });
 
@@ -182,11 +186,6 @@ describe('npm start when its start script is killed with SIGKILL', () => {
     const script = before.procs.find((proc) => proc.command.endsWith('scripts/start.ts'));
     if (!script) throw new Error(`no scripts/start.ts below npm: ${JSON.stringify(before.procs)}`);
     process.kill(script.pid, 'SIGKILL');
-    const ports = [stack.port, stack.dynamodbPort];
-    await eventually(
-      async () => JSON.stringify(await leftOver(before, ports)) === JSON.stringify(nothingLeft),
-      30_000,
-    );
-    expect(await leftOver(before, ports)).toStrictEqual(nothingLeft);
+    await expectNothingLeft(before, stack);
   }, 240_000);
 });
