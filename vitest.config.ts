@@ -14,8 +14,12 @@ export default defineConfig({
     projects: [
       // Pure logic: needs nothing running.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs.
-      { extends: true, test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'] } },
+      // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs. Run after the others,
+      // so that those stacks do not take the 2 cores from the stack project's concurrency tests.
+      {
+        extends: true,
+        test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'], sequence: { groupOrder: 1 } },
+      },
       // DynamoDB Local and serverless-offline, started once on free ports by the global setup.
       {
         extends: true,
