@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// A passing run stays quiet: tests that cause faults on purpose would print the service's ERROR lines (the local
+// stack's functions and stream consumer read LOG_LEVEL, in-process handlers POWERTOOLS_LOG_LEVEL). Set either,
+// e.g. `LOG_LEVEL=WARN npm test`, to see them; a failing test reports its own assertion either way.
+process.env.LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_LOG_LEVEL ??= process.env.LOG_LEVEL;
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -8,6 +14,12 @@ export default defineConfig({
     projects: [
       // Pure logic: needs nothing running.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs. Run after the others,
+      // so that those stacks do not take the 2 cores from the stack project's concurrency tests.
+      {
+        extends: true,
+        test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'], sequence: { groupOrder: 1 } },
+      },
       // DynamoDB Local and serverless-offline, started once on free ports by the global setup.
       {
         extends: true,

@@ -25,7 +25,10 @@ export function getRuntime(): Runtime {
   const config = getConfig();
   const client = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
   lifecycle.onShutdown('dynamodb client', () => client.destroy());
-  lifecycle.onShutdown('metrics', () => metrics.publishStoredMetrics());
+  // Flushing an empty buffer only logs a warning ("No application metrics to publish"), on every stop.
+  lifecycle.onShutdown('metrics', () => {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  });
   lifecycle.onShutdown('logs', () => logger.flushBuffer());
   installShutdownHook();
   runtime = {

@@ -1,6 +1,9 @@
 // `npm run token -- --groups editor,admin [--sub ID] [--expires-in SECONDS] [--token-use access|id] [--client-id ID]`
+
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadOrCreateIssuer, mintToken } from './local/issuer.ts';
+import { LOCAL_DIR } from './local/state.ts';
 
 const { values } = parseArgs({
   options: {
@@ -23,7 +26,7 @@ if (tokenUse !== 'access' && tokenUse !== 'id') {
   process.exit(2);
 }
 
-const issuer = await loadOrCreateIssuer('.local/issuer');
+const issuer = await loadOrCreateIssuer(join(LOCAL_DIR, 'issuer'));
 const groups = values.groups
   .split(',')
   .map((group) => group.trim())

@@ -95,27 +95,30 @@ export function createIdempotency({
       if (existing.status === 'done' && existing.response) {
         return { ...v.parse(Stored, JSON.parse(existing.response)), replayed: true };
       }
-      if (existing.lockedUntil > now()) throw new IdempotencyInProgressError();
+      // This request's own put, landed though its reply was lost and the SDK sent it again: the key is ours.
+      const ours = existing.token === token && existing.status === 'in_progress';
+      if (!ours && existing.lockedUntil > now()) throw new IdempotencyInProgressError();
       // The first request stopped without finishing (nothing was committed): take its place.
-      await client
-        .send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key,
-            UpdateExpression: 'SET #token = :token, lockedUntil = :until',
-            ConditionExpression: '#token = :old AND #status = :inProgress',
-            ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':token': token,
-              ':until': lock().lockedUntil,
-              ':old': existing.token,
-              ':inProgress': 'in_progress',
-            },
-          }),
-        )
-        .catch((e: unknown) => {
-          throw e instanceof ConditionalCheckFailedException ? new IdempotencyInProgressError() : e;
-        });
+      if (!ours)
+        await client
+          .send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: key,
+              UpdateExpression: 'SET #token = :token, lockedUntil = :until',
+              ConditionExpression: '#token = :old AND #status = :inProgress',
+              ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':token': token,
+                ':until': lock().lockedUntil,
+                ':old': existing.token,
+                ':inProgress': 'in_progress',
+              },
+            }),
+          )
+          .catch((e: unknown) => {
+            throw e instanceof ConditionalCheckFailedException ? new IdempotencyInProgressError() : e;
+          });
     }
 
     const commit: CommitWrite = (response) => ({

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
 /** Counts Unicode code points, which is what the contract (and JSON Schema) mean by "characters". */
 export const charCount = (value: string): number => {
@@ -177,9 +178,11 @@ export const ItemListSchema = v.array(ItemSchema);
 export const ItemPathSchema = v.object({
   item_id: v.pipe(
     v.string('is required'),
-    v.regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer'),
+    v.regex(
+      new RegExp(`^${SAFE_POSITIVE_INTEGER}$`),
+      `must be a positive integer, at most ${Number.MAX_SAFE_INTEGER}`,
+    ),
     v.transform(Number),
-    v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a positive integer'),
   ),
 });
 

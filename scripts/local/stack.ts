@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
+import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
 import type { Issuer } from './issuer.ts';
 import { startOffline } from './offline.ts';
 import { startStreamConsumer } from './stream-runner.ts';
@@ -38,6 +38,12 @@ export function loadOrCreateSecret(file: string): string {
   return secret;
 }
 
+/**
+ * Told of each step of the start as it begins (`step`, `detail`); the function it returns is called when the step
+ * is done, with what it found (`created`, `reused`…), so a caller can show progress with timings.
+ */
+export type Progress = (step: string, detail: string) => (outcome?: string) => void;
+
 export interface StackOptions {
   issuer: Issuer;
   cursorKey: string;
@@ -46,42 +52,72 @@ export interface StackOptions {
   dynamodbPort: number;
   dataDir?: string;
   log?: boolean;
+  progress?: Progress;
 }
 
-/** Starts DynamoDB Local, creates the table, then serves the API under serverless-offline. */
+const quiet: Progress = () => () => {};
+
+/**
+ * Starts DynamoDB Local, creates the table, starts the stream consumer and serves the API under
+ * serverless-offline. serverless-offline is spawned first, since packaging the functions is the longest step and
+ * needs no database; it is asked to answer only once the table exists.
+ */
 export async function startStack(options: StackOptions) {
-  const dynamodb = await startDynamoDbLocal({
-    port: options.dynamodbPort,
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  const progress = options.progress ?? quiet;
+  const env = localEnv(options.issuer, `http://127.0.0.1:${options.dynamodbPort}`, options.cursorKey);
+  const table = Promise.withResolvers<void>();
+  const apiDone = progress('API', `serverless-offline on port ${options.port}, packaging the functions`);
+  const offlineStarted = startOffline({
+    port: options.port,
+    lambdaPort: options.lambdaPort,
+    env,
+    log: options.log ?? false,
+    ready: table.promise,
   });
+  // Its failure is reported below, once the database's own outcome is known.
+  offlineStarted.catch(() => {});
+  let dynamodb: DynamoDbLocal | undefined;
+  let consumer: Awaited<ReturnType<typeof startStreamConsumer>> | undefined;
   try {
-    const client = localClient(dynamodb.endpoint);
-    await ensureTable(client, LOCAL_TABLE);
-    client.destroy();
-    const env = localEnv(options.issuer, dynamodb.endpoint, options.cursorKey);
-    const consumer = startStreamConsumer(env);
-    const offline = await startOffline({
-      port: options.port,
-      lambdaPort: options.lambdaPort,
-      env,
-      log: options.log ?? false,
-    }).catch(async (error) => {
-      await consumer.stop();
-      throw error;
+    const dynamodbDone = progress(
+      'DynamoDB Local',
+      `port ${options.dynamodbPort}, ${options.dataDir ? `data in ${options.dataDir}` : 'in memory'}`,
+    );
+    dynamodb = await startDynamoDbLocal({
+      port: options.dynamodbPort,
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     });
+    dynamodbDone();
+    const tableDone = progress('table', LOCAL_TABLE);
+    const client = localClient(dynamodb.endpoint);
+    const created = await ensureTable(client, LOCAL_TABLE).finally(() => client.destroy());
+    tableDone(created ? 'created' : 'found');
+    const consumerDone = progress('stream consumer', 'indexes every change for search');
+    consumer = startStreamConsumer(env);
+    consumerDone(`started, pid ${consumer.process.pid}`);
+    table.resolve();
+    const offline = await offlineStarted;
+    apiDone(offline.baseUrl);
+    const parts = { dynamodb, consumer, offline };
     return {
       baseUrl: offline.baseUrl,
-      dynamodb,
-      offline,
-      consumer,
+      ...parts,
       env,
-      async stop() {
-        await Promise.all([offline.stop(), consumer.stop()]);
-        await dynamodb.stop();
-      },
+      /** Stops the API and the consumer, then DynamoDB Local; each gets SIGKILL if SIGTERM is not enough. */
+      stop: () => stopParts(parts),
     };
   } catch (error) {
-    await dynamodb.stop();
+    table.reject(error);
+    const offline = await offlineStarted.catch(() => undefined);
+    await stopParts({ dynamodb, consumer, offline });
     throw error;
   }
+}
+
+/** The API and the consumer first (both use the database), then DynamoDB Local. */
+async function stopParts(
+  parts: Record<'dynamodb' | 'consumer' | 'offline', { stop(): Promise<void> } | undefined>,
+) {
+  await Promise.all([parts.offline?.stop(), parts.consumer?.stop()]);
+  await parts.dynamodb?.stop();
 }

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnChild } from './children.ts';
 
 const CONSUMER = fileURLToPath(new URL('./stream-consumer.ts', import.meta.url));
 
@@ -8,16 +9,9 @@ export function startStreamConsumer(env: Record<string, string>): {
   process: ChildProcess;
   stop(): Promise<void>;
 } {
-  const child = spawn(process.execPath, [CONSUMER], {
+  const child = spawnChild(process.execPath, [CONSUMER], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    process: child,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { process: child.process, stop: child.stop };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, type Reply } from '../support/http.ts';
+import { call, callWithHeaderLines, type Reply } from '../support/http.ts';
 import { token, tokenFor } from '../support/stack.ts';
 
 const editor = tokenFor('editor');
@@ -165,8 +165,7 @@ describe('items CRUD over HTTP', () => {
   it('deletes an item: 204 without a body, then 404', async () => {
     const item = await create();
     const reply = await call('DELETE', `/items/${item.id}`, { token: admin });
-    // serverless-offline adds a default Content-Type to bodiless replies; the contract only rules on replies with a body.
-    expect({ status: reply.status, body: reply.body }).toStrictEqual({ status: 204, body: '' });
+    expect(summary(reply)).toStrictEqual({ status: 204, contentType: null, body: '' });
     expect((await call('GET', `/items/${item.id}`)).status).toBe(404);
   });
 
@@ -322,14 +321,39 @@ describe('statuses of contract §1', () => {
       ),
     ).toStrictEqual(error(400, { error: 'Malformed Authorization header' }));
     const item = await create();
-    for (const ifMatch of ['1', 'W/"1"', '*', '"abc"', '"1", "2"']) {
+    for (const ifMatch of ['1', 'W/"1"', '*', '"abc"', '"1", "2"', '"0"', '"9007199254740992"']) {
       const reply = await call('DELETE', `/items/${item.id}`, {
         token: admin,
         headers: { 'if-match': ifMatch },
       });
       expect(summary(reply)).toStrictEqual(
-        error(400, { error: 'If-Match must be a quoted version, like "3"' }),
+        error(400, {
+          error: 'If-Match must be a quoted version, like "3" (a positive integer, at most 9007199254740991)',
+        }),
       );
+    }
+    expect((await call('GET', `/items/${item.id}`)).status).toBe(200);
+    // The largest version is well-formed: a precondition that fails (412), not a malformed header.
+    const largest = await call('DELETE', `/items/${item.id}`, {
+      token: admin,
+      headers: { 'if-match': '"9007199254740991"' },
+    });
+    expect(summary(largest)).toStrictEqual(error(412, { error: 'Precondition failed' }));
+  });
+
+  it('400 for two Authorization header lines, whichever comes first, as API Gateway joins them', async () => {
+    const item = await create();
+    for (const lines of [
+      ['Bearer garbage', `Bearer ${admin}`],
+      [`Bearer ${admin}`, 'Bearer garbage'],
+      [`Bearer ${admin}`, `Bearer ${admin}`],
+    ]) {
+      const reply = await callWithHeaderLines('DELETE', `/items/${item.id}`, { authorization: lines });
+      expect(reply, lines.join(' / ').slice(0, 40)).toStrictEqual({
+        status: 400,
+        contentType: JSON_TYPE,
+        body: { error: 'Malformed Authorization header' },
+      });
     }
     expect((await call('GET', `/items/${item.id}`)).status).toBe(200);
   });
@@ -431,12 +455,23 @@ describe('statuses of contract §1', () => {
     );
   });
 
-  it.each(['abc', '0', '-1', '1.5', '1e3', '99999999999999999999'])('422 for item_id %s', async (itemId) => {
-    expect(summary(await call('GET', `/items/${itemId}`))).toStrictEqual(
-      error(422, {
-        error: 'Validation failed',
-        details: [{ path: 'path.item_id', message: 'must be a positive integer' }],
-      }),
+  it.each(['abc', '0', '-1', '1.5', '1e3', '01', '9007199254740992', '99999999999999999999'])(
+    '422 for item_id %s',
+    async (itemId) => {
+      expect(summary(await call('GET', `/items/${itemId}`))).toStrictEqual(
+        error(422, {
+          error: 'Validation failed',
+          details: [
+            { path: 'path.item_id', message: 'must be a positive integer, at most 9007199254740991' },
+          ],
+        }),
+      );
+    },
+  );
+
+  it('404 for item_id 9007199254740991, the largest id', async () => {
+    expect(summary(await call('GET', '/items/9007199254740991'))).toStrictEqual(
+      error(404, { error: 'Item not found' }),
     );
   });
 });

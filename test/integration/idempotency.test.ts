@@ -4,7 +4,7 @@ import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../../lib
 import { canonicalJson, createIdempotency } from '../../lib/idempotency/store.ts';
 import { createItemOperation } from '../../lib/items/create.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
-import { freshTable } from '../support/stack.ts';
+import { freshTable, sendingPutsTwice } from '../support/stack.ts';
 
 const alice = { sub: 'alice', username: 'alice', groups: ['editor'] };
 const bob = { sub: 'bob', username: 'bob', groups: ['editor'] };
@@ -67,6 +67,21 @@ describe('idempotent creates on DynamoDB Local', () => {
       else expect(result.reason).toBeInstanceOf(IdempotencyInProgressError);
     }
     expect((await create(body, request('burst'))).body).toStrictEqual(item);
+  });
+
+  it('creates once when its own key record landed but was sent again (a retry after a lost reply) (regression)', async () => {
+    // Regression: the repeat of the key record's put found the record, locked by this very request: 409.
+    const retried = createItemOperation({
+      items,
+      once: createIdempotency({ client: sendingPutsTwice(table.client), tableName: table.tableName }),
+    });
+    const first = await retried(body, request('lost-reply'));
+    expect(first.statusCode).toBe(201);
+    expect(await count()).toBe(1);
+    expect(await create(body, request('lost-reply'))).toStrictEqual({
+      ...first,
+      headers: { ...first.headers, 'Idempotent-Replayed': 'true' },
+    });
   });
 
   it('keeps the record of the first request when duplicates are refused while it runs (regression)', async () => {

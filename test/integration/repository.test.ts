@@ -4,7 +4,7 @@ import { ItemNotFoundError, VersionConflictError } from '../../lib/items/errors.
 import { itemKey } from '../../lib/items/keys.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
-import { freshTable } from '../support/stack.ts';
+import { freshTable, sendingPutsTwice } from '../support/stack.ts';
 
 const boot: ItemWrite = {
   name: 'Trail Boot',
@@ -98,19 +98,12 @@ describe('item repository on DynamoDB Local', () => {
   });
 
   it('answers a create or If-Match write whose put landed but was sent again (a retry after a lost reply) with the item', async () => {
-    // The real client, but every put is sent twice: the first lands, the second is what a retry after a timeout
-    // sends. Regression: the retry's condition failure (the record exists) answered 500 for a created item.
+    // Regression: the retry's condition failure (the record exists) answered 500 for a created item.
     const send = table.client.send.bind(table.client);
-    const retrying = new Proxy(table.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (command: Parameters<typeof send>[0]) => {
-          if (command instanceof PutCommand) await send(command);
-          return send(command);
-        };
-      },
+    const retried = createItemRepository({
+      client: sendingPutsTwice(table.client),
+      tableName: table.tableName,
     });
-    const retried = createItemRepository({ client: retrying, tableName: table.tableName });
     const item = await retried.create(boot);
     expect(await repo.get(item.id)).toStrictEqual(item);
     expect((await repo.list({ limit: 10 })).items).toStrictEqual([item]);

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { stack } from './stack.ts';
 
 export interface Reply {
@@ -31,4 +32,34 @@ export async function call(
     headers: response.headers,
     body: isJson && text ? JSON.parse(text) : text,
   };
+}
+
+/**
+ * One request whose headers are sent as given: an array value is sent as that many header lines (fetch would join
+ * them into one), as a client that repeats a header sends it.
+ */
+export function callWithHeaderLines(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]>,
+): Promise<{ status: number; contentType: string | undefined; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${stack.baseUrl}${path}`, { method, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      response.on('end', () => {
+        const contentType = response.headers['content-type'];
+        resolve({
+          status: response.statusCode ?? 0,
+          contentType,
+          body: contentType?.startsWith('application/json') && text ? JSON.parse(text) : text,
+        });
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }

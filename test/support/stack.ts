@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { Role } from '../../lib/auth/policy.ts';
 import { ensureTable, localClient } from '../../scripts/local/dynamodb.ts';
@@ -20,4 +20,21 @@ export async function freshTable() {
   const tableName = `test-${randomUUID()}`;
   await ensureTable(client, tableName);
   return { client: DynamoDBDocumentClient.from(client), tableName };
+}
+
+/**
+ * The real client, but every put is sent twice: the first lands, the second is what the SDK sends again after a
+ * time-out that lost the reply.
+ */
+export function sendingPutsTwice(client: DynamoDBDocumentClient): DynamoDBDocumentClient {
+  const send = client.send.bind(client);
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return async (command: Parameters<typeof send>[0]) => {
+        if (command instanceof PutCommand) await send(command);
+        return send(command);
+      };
+    },
+  });
 }

@@ -143,7 +143,9 @@ async function fuzzWrite(
   const context = `${method} ${JSON.stringify(headers)} ${text.slice(0, 600)}`;
   if (ifMatch.verdict === 'malformed') {
     expect(reply.status, context).toBe(400);
-    expect(reply.body, context).toStrictEqual({ error: 'If-Match must be a quoted version, like "3"' });
+    expect(reply.body, context).toStrictEqual({
+      error: 'If-Match must be a quoted version, like "3" (a positive integer, at most 9007199254740991)',
+    });
     return target;
   }
   const model = method === 'PUT' ? modelWrite : (body: unknown) => modelPatch(writable(target), body);

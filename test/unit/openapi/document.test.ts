@@ -247,7 +247,20 @@ describe('the request schemas in the document', () => {
   });
 
   it('describes the path and query parameters as the handlers read them', () => {
-    for (const itemId of ['1', '42', '0', '-1', 'abc', '1.5', '1e3', '99999999999999999999']) {
+    for (const itemId of [
+      '1',
+      '42',
+      '9007199254740991',
+      '9007199254740992',
+      '9999999999999999',
+      '0',
+      '01',
+      '-1',
+      'abc',
+      '1.5',
+      '1e3',
+      '99999999999999999999',
+    ]) {
       expect([itemId, isValid(parameterOf('path.item_id'), itemId, resolve)]).toStrictEqual([
         itemId,
         v.safeParse(ItemPathSchema, { item_id: itemId }).success,
@@ -270,11 +283,36 @@ describe('the request schemas in the document', () => {
     for (const [name, schema, sample] of differences) {
       expect(isValid(schemaOf(name), sample, resolve)).not.toBe(v.safeParse(schema, sample).success);
     }
-    // Read as a number after the pattern: 101 and 16-digit ids past the safe range pass the pattern only.
+    // Read as a number after the pattern: 101 passes the pattern only.
     expect(isValid(parameterOf('query.limit'), '101', resolve)).toBe(true);
     expect(v.safeParse(ListQuerySchema, { limit: '101' }).success).toBe(false);
-    expect(isValid(parameterOf('path.item_id'), '9999999999999999', resolve)).toBe(true);
-    expect(v.safeParse(ItemPathSchema, { item_id: '9999999999999999' }).success).toBe(false);
+  });
+
+  it('bounds ids and versions exactly: 9007199254740991 is accepted, 9007199254740992 refused', () => {
+    const published = {
+      'path.item_id': [parameterOf('path.item_id'), (n: string) => n],
+      'header.If-Match': [parameterOf('header.If-Match'), (n: string) => `"${n}"`],
+      'ETag (response header)': [
+        at(committed, 'components', 'headers', 'ETag', 'schema'),
+        (n: string) => `"${n}"`,
+      ],
+    } as const;
+    for (const [name, [schema, spell]] of Object.entries(published)) {
+      expect([
+        name,
+        ...['1', '9007199254740991', '9007199254740992'].map((n) => isValid(schema, spell(n), resolve)),
+      ]).toStrictEqual([name, true, true, false]);
+    }
+    for (const [name, field] of [
+      ['Item', 'id'],
+      ['Item', 'version'],
+    ] as const) {
+      expect([name, field, at(schemaOf(name), 'properties', field, 'maximum')]).toStrictEqual([
+        name,
+        field,
+        9007199254740991,
+      ]);
+    }
   });
 });
 
