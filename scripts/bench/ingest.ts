@@ -22,12 +22,15 @@ import {
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
+  DynamoDBDocumentClient as DocumentClient,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { mapLimit } from '../../lib/concurrency.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { ITEM_PK } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
@@ -440,8 +443,10 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       writesPer1000: (k.writes / n) * 1000,
       transactionsPer1000: (k.transactions / n) * 1000,
     }));
+    const localPutsPerSecond = await conditionalPutRate(raw);
     for (const c of [raw, itemClient, indexClient, probeClient]) c.destroy();
     return {
+      localPutsPerSecond,
       name,
       loadAverage: [loadAtStart, loadavg()[0] ?? 0],
       label,
@@ -467,6 +472,31 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
     process.off('SIGTERM', stopOnSignal);
     await dynamodb.stop();
   }
+}
+
+/**
+ * The local floor: how many small conditional PutItems this DynamoDB Local takes a second with as many in flight as
+ * the index writer keeps (32), measured on a scratch table after the run.
+ */
+async function conditionalPutRate(raw: ReturnType<typeof localClient>): Promise<number> {
+  const scratch = `rate-${randomUUID()}`;
+  await ensureTable(raw, scratch);
+  const client = DocumentClient.from(raw);
+  const count = 2_000;
+  const started = performance.now();
+  await mapLimit(
+    Array.from({ length: count }, (_, i) => i),
+    32,
+    (i) =>
+      client.send(
+        new PutCommand({
+          TableName: scratch,
+          Item: { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+  );
+  return count / ((performance.now() - started) / 1000);
 }
 
 const collections: IngestCollection[] = [];
