@@ -14,11 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -41,7 +37,7 @@ import { docKey, STATS_KEY } from '../../lib/search/keys.ts';
 import { indexChanges } from '../../lib/search/stream.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
-import { readBatch, streamSettings } from '../local/stream-batches.ts';
+import { discoverShards, readBatch, streamSettings } from '../local/stream-batches.ts';
 import {
   type CapacityMeter,
   createMeter,
@@ -182,22 +178,11 @@ function consumeStream(
   const attempts = new Map<string, number>();
   const finished = new Set<string>();
   let stopping = false;
-  const discover = async () => {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of StreamDescription?.Shards ?? []) {
-      const id = shard.ShardId;
-      if (!id || iterators.has(id) || finished.has(id)) continue;
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
-      );
-      iterators.set(id, ShardIterator);
-    }
-  };
   const loop = (async () => {
     let lastDiscovery = 0;
     while (!stopping) {
       if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
-        await discover().catch(() => {});
+        await discoverShards(streams, streamArn, iterators, finished).catch(() => {});
         lastDiscovery = Date.now();
       }
       let busy = false;
@@ -418,31 +403,18 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
     await consumer.stop();
 
     const n = ingest.done;
-    const hotKeys = hottest(ingestIndex.keys, 5).map((k) => ({
+    /** A key's tallies per 1,000 items ingested. */
+    const per1000 = (k: { key: string; wcu: number; writes: number; transactions: number }) => ({
       key: k.key,
       wcuPer1000: (k.wcu / n) * 1000,
       writesPer1000: (k.writes / n) * 1000,
       transactionsPer1000: (k.transactions / n) * 1000,
-    }));
-    const hotItems = hottest(ingestIndex.items, 5).map((k) => ({
-      key: k.key,
-      wcuPer1000: (k.wcu / n) * 1000,
-      writesPer1000: (k.writes / n) * 1000,
-      transactionsPer1000: (k.transactions / n) * 1000,
-    }));
-    const transactedItems = hottest(ingestIndex.items, 3, 'transactions').map((k) => ({
-      key: k.key,
-      wcuPer1000: (k.wcu / n) * 1000,
-      writesPer1000: (k.writes / n) * 1000,
-      transactionsPer1000: (k.transactions / n) * 1000,
-    }));
+    });
+    const hotKeys = hottest(ingestIndex.keys, 5).map(per1000);
+    const hotItems = hottest(ingestIndex.items, 5).map(per1000);
+    const transactedItems = hottest(ingestIndex.items, 3, 'transactions').map(per1000);
     // The item writes' own keys (the id counter and the ITEM partition are written by every create).
-    const itemHotKeys = hottest(ingestItems.keys, 3).map((k) => ({
-      key: k.key,
-      wcuPer1000: (k.wcu / n) * 1000,
-      writesPer1000: (k.writes / n) * 1000,
-      transactionsPer1000: (k.transactions / n) * 1000,
-    }));
+    const itemHotKeys = hottest(ingestItems.keys, 3).map(per1000);
     const localPutsPerSecond = await conditionalPutRate(raw);
     for (const c of [raw, itemClient, indexClient, probeClient]) c.destroy();
     return {

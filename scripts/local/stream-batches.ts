@@ -6,9 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
+  DescribeStreamCommand,
   type DynamoDBStreamsClient,
   GetRecordsCommand,
   type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { ITEM_PK } from '../../lib/items/keys.ts';
@@ -26,6 +28,27 @@ export interface StreamSettings {
 export const streamSettings: StreamSettings = JSON.parse(
   readFileSync(new URL('../../infra/stream.json', import.meta.url), 'utf8'),
 );
+
+/**
+ * Adds an iterator for every shard of the stream not in `iterators` nor `finished`, from the shard's start (TRIM_HORIZON:
+ * rebuilding is idempotent, so replays are harmless).
+ */
+export async function discoverShards(
+  streams: DynamoDBStreamsClient,
+  streamArn: string,
+  iterators: Map<string, string | undefined>,
+  finished: ReadonlySet<string>,
+): Promise<void> {
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+  for (const shard of StreamDescription?.Shards ?? []) {
+    const id = shard.ShardId;
+    if (!id || iterators.has(id) || finished.has(id)) continue;
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
+    );
+    iterators.set(id, ShardIterator);
+  }
+}
 
 /**
  * Reads one batch as Lambda's poller makes it: GetRecords after GetRecords until `batchSize` item records are in

@@ -7,12 +7,8 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
-import { deliverBatch, readBatch, streamSettings } from './stream-batches.ts';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { deliverBatch, discoverShards, readBatch, streamSettings } from './stream-batches.ts';
 
 const endpoint = process.env.DYNAMODB_ENDPOINT ?? '';
 const tableName = process.env.TABLE_NAME ?? '';
@@ -42,22 +38,10 @@ process.on('SIGTERM', () => {
   stopping = true;
 });
 
-async function discoverShards() {
-  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-  for (const shard of StreamDescription?.Shards ?? []) {
-    const id = shard.ShardId;
-    if (!id || iterators.has(id) || finished.has(id)) continue;
-    const { ShardIterator } = await streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    iterators.set(id, ShardIterator);
-  }
-}
-
 let lastDiscovery = 0;
 while (!stopping) {
   if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
-    await discoverShards().catch(() => {});
+    await discoverShards(streams, streamArn, iterators, finished).catch(() => {});
     lastDiscovery = Date.now();
   }
   let busy = false;
