@@ -12,7 +12,9 @@
 // limit per collection's ingest, 3600: past it the run stops and reports how far it got),
 // BENCH_SAVE_BEFORE=1 (also keep the result as benchmarks/ingest-before.json, the report's "before" column).
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
@@ -46,7 +48,7 @@ import {
   meterClient,
   type PhaseTally,
 } from './capacity.ts';
-import { raisePriority, writeResult } from './common.ts';
+import { RESULTS_DIR, raisePriority, writeResult } from './common.ts';
 import {
   type IngestCollection,
   type IngestData,
@@ -502,13 +504,18 @@ for (const name of COLLECTIONS) {
   }
 }
 
+// A run of some collections keeps the latest figures of the others (BENCH_INGEST_COLLECTIONS=cranfield re-runs one).
+const previous = existsSync(join(RESULTS_DIR, 'ingest.json'))
+  ? (JSON.parse(readFileSync(join(RESULTS_DIR, 'ingest.json'), 'utf8')) as { data: IngestData }).data
+  : undefined;
+const kept = (previous?.collections ?? []).filter((c) => !collections.some((run) => run.name === c.name));
 const data: IngestData = {
   ...version,
   date: new Date().toISOString(),
   priority,
   writers: WRITERS,
   batchLimit: BATCH_LIMIT,
-  collections,
+  collections: [...collections, ...kept],
 };
 const seconds = (Date.now() - started) / 1000;
 // The "before" file first, so this run's own markdown shows it in the right column.
