@@ -229,22 +229,28 @@ export function ingestMarkdown(
     const c = after?.collections.find((x) => x.name === 'cranfield');
     const b = before?.collections.find((x) => x.name === 'cranfield');
     if (!c) return 'Targets (issue #12) are judged on the "after" run: none yet.';
-    const hot = c.hotItems[0]?.wcuPer1000 ?? Number.NaN;
-    const hotPk = c.hotKeys[0]?.wcuPer1000 ?? Number.NaN;
     const speedup = b ? b.seconds / c.seconds : Number.NaN;
     const yes = (ok: boolean) => (ok ? 'met' : '**not met**');
+    const hotRows = (after?.collections ?? [])
+      .map((x) => {
+        const pk = x.hotKeys[0]?.wcuPer1000 ?? Number.NaN;
+        const item = x.hotItems[0]?.wcuPer1000 ?? Number.NaN;
+        return `| hottest key ≤ 0.1 WCU per item ingested (${x.label}) | partition key ${f(pk / 1000, 3)}, item ${f(item / 1000, 3)} | ${yes(pk <= 100)} |`;
+      })
+      .join('\n');
     return `| target (issue #12) | after | verdict |
 |---|---|---|
-| Cranfield ingest ≥ 20 × faster (≤ 19 s) | ${f(c.seconds)} s, ${f(speedup)} × | ${yes(c.seconds <= 19)} |
+| Cranfield ingest ≥ 20 × faster than before (same harness, separate runs: see the load averages) | ${f(speedup)} × | ${yes(speedup >= 20)} |
+| Cranfield ingest ≤ 19 s (the issue's 377 s ÷ 20) | ${f(c.seconds)} s from the first create (${f(c.writeSeconds)} s of it writing the items), ${f(c.seconds - c.writeSeconds)} s after the last | ${yes(c.seconds <= 19)} |
 | ≤ 40 WCU per new Cranfield-sized item | ${f(c.index.wcu)} | ${yes(c.index.wcu <= 40)} |
-| hottest key ≤ 0.1 WCU per item ingested | partition key ${f(hotPk / 1000, 3)}, item ${f(hot / 1000, 3)} | ${yes(hotPk <= 100)} |`;
+${hotRows}`;
   })();
 
   return `## Ingest (stream consumer on DynamoDB Local)
 
 \`npm run bench:ingest\`. Per collection a fresh in-memory DynamoDB Local and table with its stream; the items are
 written with the items repository (${latest?.writers ?? 8} concurrent writers), while DynamoDB Local's stream is read as
-\`scripts/local/stream-consumer.ts\` reads it (GetRecords of up to ${latest?.batchLimit ?? 100} records, as serverless.yml's batchSize) and every
+\`scripts/local/stream-consumer.ts\` reads it (batches of up to ${latest?.batchLimit ?? 100} item records, as serverless.yml's batchSize; the "before" run read 100 records of any kind a batch) and every
 batch is handed to \`indexChanges(indexer, records)\` with the indexer the handler builds. The clock runs from the first
 create until the index has settled (every item indexed at its version, N right). Capacity: every command of the
 index (and, apart, of the item writes) asks for \`ReturnConsumedCapacity\`; WCU are costed by AWS's rules per item
