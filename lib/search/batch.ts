@@ -1,26 +1,23 @@
+import { mapLimit } from '../concurrency.ts';
 import type { Indexer, IndexOutcome } from './indexer.ts';
 
 export type Outcome = Exclude<IndexOutcome, 'invalid'>;
 
-/** Runs `task` on each of `ids` (duplicates once), at most `concurrency` at a time; all settle before it rejects. */
+/** Runs `task` on each of `ids` (duplicates once), at most `concurrency` at a time, collecting failures apart. */
 export async function eachBounded<T>(
   ids: readonly number[],
   concurrency: number,
   task: (id: number) => Promise<T>,
 ): Promise<{ done: Map<number, T>; failed: { id: number; error: unknown }[] }> {
-  const queue = [...new Set(ids)];
   const done = new Map<number, T>();
   const failed: { id: number; error: unknown }[] = [];
-  const worker = async () => {
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      try {
-        done.set(id, await task(id));
-      } catch (error) {
-        failed.push({ id, error });
-      }
+  await mapLimit([...new Set(ids)], concurrency, async (id) => {
+    try {
+      done.set(id, await task(id));
+    } catch (error) {
+      failed.push({ id, error });
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  });
   return { done, failed };
 }
 

@@ -10,7 +10,6 @@ import {
 import * as v from 'valibot';
 import { onlyConditionFailures } from '../dynamodb/conditions.ts';
 import { COUNTER_KEY, ITEM_PK, itemSk } from '../items/keys.ts';
-import type { ItemRepository } from '../items/repository.ts';
 import { logger } from '../logger.ts';
 import { reindexBatch } from './batch.ts';
 import { decodeBlock } from './blocks.ts';
@@ -110,8 +109,6 @@ export async function rebuildIndex({
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Not needed any more (ids are listed from the table); accepted so callers need not change. */
-  items?: ItemRepository;
   indexer: Indexer;
   /** Postings per index block (see blocks.ts), as the indexer writes them. */
   blockCapacity?: number;
@@ -240,13 +237,13 @@ export async function rebuildIndex({
     if (docs.has(idOfKey(posting.key))) counts.set(pk, (counts.get(pk) ?? 0) + 1);
     else stray.push(posting);
   }
-  // One at a time: a posting a concurrent rebuild removed first is skipped (and not counted) by the writer.
+  // A term at a time (one grouped write each): a posting a concurrent rebuild removed first is skipped, and not
+  // counted, by the writer, so each term's count is what was really removed.
   const strayByTerm = new Map<string, number>();
-  for (const posting of stray) {
-    const pk = termPk(posting.term);
-    const removed = await writer.remove([posting]);
+  for (const [pk, postingsOfTerm] of Map.groupBy(stray, (posting) => termPk(posting.term))) {
+    const removed = await writer.remove(postingsOfTerm);
     report.strayPostings += removed;
-    strayByTerm.set(pk, (strayByTerm.get(pk) ?? 0) + removed);
+    strayByTerm.set(pk, removed);
   }
   // 4. Counters that drifted (only possible after manual edits): compare-and-swap them back.
   const cas = async (key: Record<string, string>, field: string, seen: number | undefined, value: number) => {

@@ -141,7 +141,6 @@ describe('POST /retrieve over HTTP', () => {
     await rebuildIndex({
       client,
       tableName: stack.tableName,
-      items,
       indexer: createIndexer({ client, tableName: stack.tableName, items }),
     });
     client.destroy();
