@@ -152,7 +152,13 @@ export function createPostingWriter({
     const blocksAtHalfFill = Math.ceil(df / Math.max(1, blockCapacity / 2));
     if (keys.length * 4 >= blocksAtHalfFill) return blocksFrom(term, first);
     const found = await Promise.all(keys.map((key) => blocksFrom(term, key, 1)));
-    const bySk = new Map(found.flat().map((block) => [block.sk, block]));
+    // The reads are separate: one that ran before another writer split a block and one that ran after can disagree
+    // on which block covers a key. A block seen at two versions shows that, and the term is read again.
+    const bySk = new Map<string, Block>();
+    for (const block of found.flat()) {
+      if ((bySk.get(block.sk)?.v ?? block.v) !== block.v) throw new LostRace();
+      bySk.set(block.sk, block);
+    }
     return [...bySk.values()].sort((a, b) => (a.sk < b.sk ? -1 : 1));
   }
 
