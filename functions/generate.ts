@@ -11,13 +11,18 @@ import { requestHeaders } from '../lib/middleware/request-headers.ts';
 import { type InputOf, validateInput, validateOutput } from '../lib/middleware/validate.ts';
 import { logger, metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
+import { createDictionary } from '../lib/search/dictionary.ts';
 import { createSearch } from '../lib/search/query.ts';
 import { createRetriever } from '../lib/search/retrieve.ts';
 
 const inputs = { body: GenerateRequestSchema };
 const { client, config, items, verifier } = getRuntime();
 const answer = createAnswerer({
-  retrieve: createRetriever({ search: createSearch({ client, tableName: config.tableName }), items }),
+  retrieve: createRetriever({
+    search: createSearch({ client, tableName: config.tableName }),
+    items,
+    dictionary: createDictionary({ client, tableName: config.tableName }),
+  }),
   generator: await createGenerator(config.generator),
 });
 

@@ -8,13 +8,18 @@ import { requestHeaders } from '../lib/middleware/request-headers.ts';
 import { type InputOf, validateInput, validateOutput } from '../lib/middleware/validate.ts';
 import { logger, metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
+import { createDictionary } from '../lib/search/dictionary.ts';
 import { createSearch } from '../lib/search/query.ts';
 import { createRetriever } from '../lib/search/retrieve.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../lib/search/schema.ts';
 
 const inputs = { body: RetrieveRequestSchema };
 const { client, config, items, verifier } = getRuntime();
-const retrieve = createRetriever({ search: createSearch({ client, tableName: config.tableName }), items });
+const retrieve = createRetriever({
+  search: createSearch({ client, tableName: config.tableName }),
+  items,
+  dictionary: createDictionary({ client, tableName: config.tableName }),
+});
 
 export const handler = middy<ApiEvent<InputOf<typeof inputs>>, HttpResult>()
   .use(observe('retrieve', { logger, metrics }))

@@ -23,8 +23,22 @@ const PERMISSIONS = {
   openapi: [],
 };
 
-/** Statements beyond the table: reading the stream, sending to the failures queue, calling the one configured model. */
+/**
+ * The term dictionary's two indexes (lib/search/keys.ts), which retrieval queries for prefix and typo matching. They
+ * hold only terms and their counts, so the statement is scoped to the two index ARNs and to Query.
+ */
+const DICTIONARY_INDEXES = ['terms-by-prefix', 'terms-by-length'].map((index) => ({
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder, not JavaScript.
+  'Fn::Sub': `\${ItemsTable.Arn}/index/${index}`,
+}));
+const readDictionary = { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: DICTIONARY_INDEXES };
+
+/**
+ * Statements beyond the table: reading the stream, sending to the failures queue, reading the term dictionary, calling
+ * the one configured model.
+ */
 function extraStatements(fn, { modelArn }) {
+  if (fn === 'retrieve') return [readDictionary];
   if (fn === 'indexItems') {
     return [
       {
@@ -46,8 +60,13 @@ function extraStatements(fn, { modelArn }) {
       },
     ];
   }
-  if (fn === 'generate' && modelArn) {
-    return [{ Effect: 'Allow', Action: ['bedrock:InvokeModel'], Resource: [{ 'Fn::Sub': modelArn }] }];
+  if (fn === 'generate') {
+    return [
+      readDictionary,
+      ...(modelArn
+        ? [{ Effect: 'Allow', Action: ['bedrock:InvokeModel'], Resource: [{ 'Fn::Sub': modelArn }] }]
+        : []),
+    ];
   }
   return [];
 }
@@ -104,3 +123,4 @@ module.exports = async ({ resolveVariable }) => {
   );
 };
 module.exports.PERMISSIONS = PERMISSIONS;
+module.exports.DICTIONARY_INDEXES = DICTIONARY_INDEXES;

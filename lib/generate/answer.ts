@@ -1,7 +1,10 @@
-import type { Retriever } from '../search/retrieve.ts';
+import type { Retriever, SearchOption, WithOptional } from '../search/retrieve.ts';
 import { groundAnswer, NO_MATCH_ANSWER } from './citations.ts';
 import type { GenerateRequest, GenerateResponse } from './schema.ts';
 import type { ContextItem, Generator } from './types.ts';
+
+/** A generate request; the options of contract §8 may be left out (as in v1). */
+export type GenerateInput = WithOptional<GenerateRequest, SearchOption>;
 
 /**
  * The generate pipeline: retrieve → build the context → generate → keep only citations of given items.
@@ -14,8 +17,17 @@ export function createAnswerer({ retrieve, generator }: { retrieve: Retriever; g
     filter,
     maxTokens,
     temperature,
-  }: GenerateRequest): Promise<GenerateResponse> => {
-    const { results } = await retrieve({ query, topK, minScore: 0, ...(filter ? { filter } : {}) });
+    prefix,
+    typos,
+  }: GenerateInput): Promise<GenerateResponse> => {
+    const { results } = await retrieve({
+      query,
+      topK,
+      minScore: 0,
+      prefix,
+      typos,
+      ...(filter ? { filter } : {}),
+    });
     if (results.length === 0) {
       return {
         query,

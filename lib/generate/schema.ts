@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { integerBetween, jsonObject, queryText } from '../items/schema.ts';
-import { FilterSchema } from '../search/schema.ts';
+import { FilterSchema, SearchOptionsEntries } from '../search/schema.ts';
 
 /** `POST /generate` body (contract §6). */
 export const GenerateRequestSchema = jsonObject({
@@ -16,6 +16,7 @@ export const GenerateRequestSchema = jsonObject({
     ),
     0,
   ),
+  ...SearchOptionsEntries,
 });
 export type GenerateRequest = v.InferOutput<typeof GenerateRequestSchema>;
 

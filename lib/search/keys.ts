@@ -9,6 +9,11 @@ import { itemSk } from '../items/keys.ts';
  *   D#<id>   / DOC               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at
  *                                most one state), and the lease of the writer working on it
  *   STATS    / CORPUS            docs (N) and len (sum of dl) over indexed items, changed once per commit of a batch
+ * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's *head*
+ * record, the one that holds its df: the DF record when the term has one, else its only block (B#~, which then
+ * carries `df` too). A head record carries `wt` (the term), `wp` (P#<its first two code points>) and `wl`
+ * (L#<its length in code points>); `terms-by-prefix` is keyed (wp, wt) and `terms-by-length` (wl, wt), both
+ * projecting df. So the dictionary changes in the same writes as the postings, at no extra request.
  * A posting key is `<999999 - impact, 6 digits>#<16-digit id>`: ascending key order is descending impact, so a
  * query reads the strongest postings of a term first, many to a DynamoDB item.
  */
@@ -21,6 +26,21 @@ export const LAST_BLOCK_SK = 'B#~';
 export const REFERENCE_LENGTH = 64;
 
 export const termPk = (term: string): string => `T#${term}`;
+
+/** The dictionary's two indexes (see above). */
+export const PREFIX_INDEX = 'terms-by-prefix';
+export const LENGTH_INDEX = 'terms-by-length';
+/** Code points a prefix partition is named by: a prefix query needs at least this many. */
+export const PREFIX_PARTITION_LENGTH = 2;
+export const prefixPartition = (word: string): string =>
+  `P#${[...word].slice(0, PREFIX_PARTITION_LENGTH).join('')}`;
+export const lengthPartition = (length: number): string => `L#${length}`;
+/** The attributes that put a term's head record in the dictionary. */
+export const dictionaryEntry = (term: string) => ({
+  wt: term,
+  wp: prefixPartition(term),
+  wl: lengthPartition([...term].length),
+});
 export const dfKey = (term: string) => ({ pk: termPk(term), sk: 'DF' });
 export const docKey = (id: number) => ({ pk: `D#${id}`, sk: 'DOC' });
 export const blockSk = (endKey: string): string => `${BLOCK_PREFIX}${endKey}`;

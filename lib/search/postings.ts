@@ -11,7 +11,16 @@ import { isConditionFailure, retryableCancellation } from '../dynamodb/condition
 import { withRetries } from '../dynamodb/retry.ts';
 import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, edit, encodeBlock, splitInto } from './blocks.ts';
 import { saturation } from './bm25.ts';
-import { blockSk, dfKey, impactOf, LAST_BLOCK_SK, postingKey, REFERENCE_LENGTH, termPk } from './keys.ts';
+import {
+  blockSk,
+  dfKey,
+  dictionaryEntry,
+  impactOf,
+  LAST_BLOCK_SK,
+  postingKey,
+  REFERENCE_LENGTH,
+  termPk,
+} from './keys.ts';
 
 /** One posting: `term` occurs `tf` times in an item of length `dl`; `key` orders it by impact (keys.ts). */
 export interface Posting extends BlockPosting {
@@ -75,6 +84,7 @@ export interface ApplyOptions {
  * df is its last block's posting count, and a change is one conditional write of that block. When a term first
  * needs a second block, its DF record is created in the same transaction as the split, and from then on every
  * change rewrites the touched blocks and adds to the df in one transaction. So df always equals the posting count.
+ * The record that holds the df (the only block, or the DF record) is the term's entry in the dictionary (keys.ts).
  *
  * Adding a posting already in place, or removing one already gone, changes nothing, so every call is idempotent and
  * safe to retry or to run concurrently with another: a write that lost a race re-reads its term and is redone.
@@ -162,10 +172,24 @@ export function createPostingWriter({
     return [...bySk.values()].sort((a, b) => (a.sk < b.sk ? -1 : 1));
   }
 
-  const putBlock = (term: string, sk: string, postings: BlockPosting[], v: number, was?: number) => ({
+  /** `head`: the block is its term's only one, so it holds the df and the dictionary entry (keys.ts). */
+  const putBlock = (
+    term: string,
+    sk: string,
+    postings: BlockPosting[],
+    v: number,
+    was?: number,
+    head = false,
+  ) => ({
     Put: {
       TableName: tableName,
-      Item: { pk: termPk(term), sk, p: encodeBlock(postings), v },
+      Item: {
+        pk: termPk(term),
+        sk,
+        p: encodeBlock(postings),
+        v,
+        ...(head ? { df: postings.length, ...dictionaryEntry(term) } : {}),
+      },
       ...(was === undefined
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
         : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': was } }),
@@ -180,14 +204,25 @@ export function createPostingWriter({
     },
   });
 
-  /** The writes that turn `block` (undefined: a new last block) into `postings`, splitting what is over capacity. */
-  function rewrite(term: string, block: Block | undefined, postings: BlockPosting[]): object[] {
+  /**
+   * The writes that turn `block` (undefined: a new last block) into `postings`, splitting what is over capacity.
+   * `alone`: the block is its term's only one (no DF record), so unless it splits it stays the term's head record.
+   */
+  function rewrite(
+    term: string,
+    block: Block | undefined,
+    postings: BlockPosting[],
+    alone = false,
+  ): object[] {
     if (postings.length === 0) return block ? [deleteBlock(term, block)] : [];
     const chunks = splitInto(postings, blockCapacity);
     const upper = chunks.pop() ?? [];
+    const head = alone && chunks.length === 0;
     return [
       ...chunks.map((lower) => putBlock(term, blockSk(lower.at(-1)?.key ?? ''), lower, 1)),
-      block ? putBlock(term, block.sk, upper, block.v + 1, block.v) : putBlock(term, LAST_BLOCK_SK, upper, 1),
+      block
+        ? putBlock(term, block.sk, upper, block.v + 1, block.v, head)
+        : putBlock(term, LAST_BLOCK_SK, upper, 1, undefined, head),
     ];
   }
 
@@ -213,8 +248,15 @@ export function createPostingWriter({
     Update: {
       TableName: tableName,
       Key: dfKey(term),
-      UpdateExpression: 'ADD df :d',
-      ExpressionAttributeValues: { ':d': delta },
+      // The dictionary entry is set again on every change (the same values: no index write for its keys), so a DF
+      // record written before the dictionary existed joins it at its term's next change.
+      UpdateExpression: 'ADD df :d SET wt = :wt, wp = :wp, wl = :wl',
+      ExpressionAttributeValues: {
+        ':d': delta,
+        ...Object.fromEntries(
+          Object.entries(dictionaryEntry(term)).map(([name, value]) => [`:${name}`, value]),
+        ),
+      },
     },
   });
 
@@ -224,12 +266,12 @@ export function createPostingWriter({
       // One block at most: df is its posting count, and it needs no DF record until it splits.
       const result = edit(state.last?.postings ?? [], change.add, change.remove);
       if (result.added + result.removed === 0) return result;
-      const writes = rewrite(term, state.last, result.postings);
+      const writes = rewrite(term, state.last, result.postings, true);
       if (writes.length > 1)
         writes.push({
           Put: {
             TableName: tableName,
-            Item: { ...dfKey(term), df: result.postings.length },
+            Item: { ...dfKey(term), df: result.postings.length, ...dictionaryEntry(term) },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         });

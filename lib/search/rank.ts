@@ -13,8 +13,11 @@ export interface RankedDoc {
   matchedTerms: string[];
 }
 
-/** Ranks documents for a query's tokens: at most `topK`, by score descending, then id ascending. */
-export type Ranker = (queryTokens: readonly string[], topK: number) => RankedDoc[];
+/**
+ * Ranks documents for a query: at most `topK`, by score descending, then id ascending. The query is its tokens, or
+ * each term with its weight (a multiplier of its BM25 score: a count, or a prefix or typo match's weight).
+ */
+export type Ranker = (query: readonly string[] | ReadonlyMap<string, number>, topK: number) => RankedDoc[];
 
 /**
  * Exact BM25 over every document, in memory: the reference the DynamoDB-backed index is checked against.
@@ -26,8 +29,8 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
   const docFreq = new Map<string, number>();
   for (const doc of stats) for (const term of doc.tf.keys()) docFreq.set(term, (docFreq.get(term) ?? 0) + 1);
 
-  return (queryTokens, topK) => {
-    const weights = queryWeights(queryTokens);
+  return (query, topK) => {
+    const weights = query instanceof Map ? query : queryWeights(query as readonly string[]);
     const ranked: RankedDoc[] = [];
     if (topK < 1) return ranked;
     const termIdf = new Map(
@@ -39,7 +42,8 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
       for (const [term, weight] of weights) {
         const tf = frequencies.get(term);
         if (tf === undefined) continue;
-        score += weight * termScore({ tf, dl, avgdl, idf: termIdf.get(term) ?? 0 });
+        // The weight scales the idf, as the query does (query.ts), so both add the very same numbers.
+        score += termScore({ tf, dl, avgdl, idf: weight * (termIdf.get(term) ?? 0) });
         matchedTerms.push(term);
       }
       if (matchedTerms.length > 0 && score > 0) ranked.push({ id, score, matchedTerms });
@@ -51,7 +55,7 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
 /** Exact BM25 of `docs` for one query: the documents with a query term, best `topK` first (ties: id ascending). */
 export function rankInMemory(
   docs: readonly TokenizedDoc[],
-  queryTokens: readonly string[],
+  queryTokens: readonly string[] | ReadonlyMap<string, number>,
   topK: number,
 ): RankedDoc[] {
   return indexInMemory(docs)(queryTokens, topK);

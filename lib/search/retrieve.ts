@@ -1,9 +1,9 @@
 import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
-import { queryWeights } from './bm25.ts';
+import type { Dictionary } from './dictionary.ts';
+import { expandQuery } from './expand.ts';
 import type { createSearch } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
-import { tokenize } from './tokenizer.ts';
 
 /** True when the item carries every filter tag and has every filter attribute with exactly that value. */
 export function matchesFilter(item: Item, filter: Filter | undefined): boolean {
@@ -17,18 +17,29 @@ export function matchesFilter(item: Item, filter: Filter | undefined): boolean {
   return true;
 }
 
-export type Retriever = (request: RetrieveRequest) => Promise<RetrieveResponse>;
+/** A retrieve request; the options of contract §8 may be left out (as in v1). */
+export type RetrieveInput = WithOptional<RetrieveRequest, SearchOption>;
+/** The request fields of contract §8 (v1.1): each may be left out. */
+export type SearchOption = 'prefix' | 'typos';
+/** `T` with the keys `K` optional (and possibly undefined). */
+export type WithOptional<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | undefined };
+export type Retriever = (request: RetrieveInput) => Promise<RetrieveResponse>;
 
-/** Retrieval: tokenize the query, take the BM25 top k that pass the filter, and return them with their items. */
+/**
+ * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
+ * the filter, returned with their items.
+ */
 export function createRetriever({
   search,
   items,
+  dictionary,
 }: {
   search: ReturnType<typeof createSearch>;
   items: ItemRepository;
+  dictionary: Dictionary;
 }): Retriever {
-  return async ({ query, topK, filter, minScore }) => {
-    const terms = queryWeights(tokenize(query));
+  return async ({ query, topK, filter, minScore, prefix, typos }) => {
+    const { weights: terms } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0) return { query, results: [] };
     const fetched = new Map<number, Item>();
     const accept = async (ids: number[]) => {

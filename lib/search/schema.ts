@@ -23,7 +23,13 @@ export const FilterSchema = jsonObject({
 });
 export type Filter = v.InferOutput<typeof FilterSchema>;
 
-/** `POST /retrieve` body (contract §5). */
+/** Contract §8.3–8.4: the options that widen what a query matches (shared by retrieve and generate). */
+export const SearchOptionsEntries = {
+  prefix: v.optional(v.boolean('must be a boolean'), false),
+  typos: v.optional(v.picklist([0, 1, 2], 'must be 0, 1 or 2'), 0),
+};
+
+/** `POST /retrieve` body (contract §5, §8). */
 export const RetrieveRequestSchema = jsonObject({
   query: queryText(500),
   topK: v.optional(integerBetween(1, 50), 5),
@@ -32,6 +38,7 @@ export const RetrieveRequestSchema = jsonObject({
     v.pipe(v.number('must be a number'), v.finite(), v.minValue(0, 'must be at least 0')),
     0,
   ),
+  ...SearchOptionsEntries,
 });
 export type RetrieveRequest = v.InferOutput<typeof RetrieveRequestSchema>;
 

@@ -69,7 +69,7 @@ const APOSTROPHES = /['’]/gu;
 const PORTER_INPUT = /^[a-z]+$/;
 
 /** The words of `text` after normalization, before stopwords and stemming (steps 1–4 above). */
-function words(text: string): string[] {
+export function words(text: string): string[] {
   const out: string[] = [];
   for (const [match] of text.normalize('NFKC').toLowerCase().matchAll(WORD)) {
     out.push(match.replace(POSSESSIVE, '').replace(APOSTROPHES, ''));

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
+import { createDictionary } from '../../lib/search/dictionary.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
@@ -49,7 +50,11 @@ try {
     await indexer.reindexItems(ids.slice(start, start + STREAM_BATCH_SIZE));
   const indexSeconds = (Date.now() - indexStarted) / 1000;
 
-  const retrieve = createRetriever({ search: createSearch({ client, tableName }), items });
+  const retrieve = createRetriever({
+    search: createSearch({ client, tableName }),
+    items,
+    dictionary: createDictionary({ client, tableName }),
+  });
   const queryStarted = Date.now();
   const scores = await evaluate(async (queryText, depth) => {
     const { results } = await retrieve({ query: queryText, topK: depth, minScore: 0 });

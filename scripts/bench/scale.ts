@@ -9,6 +9,7 @@ import { DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
+import { createDictionary } from '../../lib/search/dictionary.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { BLOCK_PREFIX, termPk } from '../../lib/search/keys.ts';
 import { createSearch, SEARCH_DEFAULTS } from '../../lib/search/query.ts';
@@ -183,9 +184,11 @@ interface SizeResult {
 function retrievers(endpoint: string, options: Partial<Parameters<typeof createSearch>[0]> = {}) {
   const { raw, client, meter } = meteredClient(endpoint);
   const items = createItemRepository({ client, tableName: COLLECTION_TABLE });
+  const dictionary = createDictionary({ client, tableName: COLLECTION_TABLE });
   const retrieve = createRetriever({
     search: createSearch({ client, tableName: COLLECTION_TABLE, ...options }),
     items,
+    dictionary,
   });
   const unbounded = createRetriever({
     search: createSearch({
@@ -195,6 +198,7 @@ function retrievers(endpoint: string, options: Partial<Parameters<typeof createS
       filterMaxPostingsPerTerm: Number.POSITIVE_INFINITY,
     }),
     items,
+    dictionary,
   });
   return { raw, meter, retrieve, unbounded };
 }

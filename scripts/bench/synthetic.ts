@@ -12,7 +12,15 @@ import {
   withPosting,
 } from '../../lib/search/blocks.ts';
 import { analyze, stored } from '../../lib/search/indexer.ts';
-import { blockSk, dfKey, docKey, LAST_BLOCK_SK, STATS_KEY, termPk } from '../../lib/search/keys.ts';
+import {
+  blockSk,
+  dfKey,
+  dictionaryEntry,
+  docKey,
+  LAST_BLOCK_SK,
+  STATS_KEY,
+  termPk,
+} from '../../lib/search/keys.ts';
 import { postingsOf } from '../../lib/search/postings.ts';
 
 /** mulberry32: a small seeded PRNG, so every run generates the same collection. */
@@ -210,16 +218,23 @@ export async function bulkLoad(
     totalLength += indexed.dl;
   }
   for (const [term, blocks] of terms) {
+    // As the posting writer: a term gets its DF record when it first splits (one block's df is its count), and the
+    // record holding the df is the term's dictionary entry.
+    const alone = blocks.length === 1;
     for (const { end, postings, v } of blocks)
       records.push({
         pk: termPk(term),
         sk: end === '~' ? LAST_BLOCK_SK : blockSk(end),
         p: encodeBlock(postings),
         v,
+        ...(alone ? { df: postings.length, ...dictionaryEntry(term) } : {}),
       });
-    // As the posting writer: a term gets its DF record when it first splits (one block's df is its count).
-    if (blocks.length > 1)
-      records.push({ ...dfKey(term), df: blocks.reduce((sum, block) => sum + block.postings.length, 0) });
+    if (!alone)
+      records.push({
+        ...dfKey(term),
+        df: blocks.reduce((sum, block) => sum + block.postings.length, 0),
+        ...dictionaryEntry(term),
+      });
   }
   records.push({ ...STATS_KEY, docs: size, len: totalLength }, { ...COUNTER_KEY, value: size });
   await writeAll(client, tableName, records, concurrency);

@@ -101,6 +101,7 @@ interface TableDefinition {
   BillingMode: CreateTableCommandInput['BillingMode'];
   AttributeDefinitions: CreateTableCommandInput['AttributeDefinitions'];
   KeySchema: CreateTableCommandInput['KeySchema'];
+  GlobalSecondaryIndexes: CreateTableCommandInput['GlobalSecondaryIndexes'];
   StreamSpecification: CreateTableCommandInput['StreamSpecification'];
   TimeToLiveSpecification: { AttributeName: string; Enabled: boolean };
 }

@@ -3,6 +3,7 @@ import { createAnswerer } from '../../lib/generate/answer.ts';
 import { createBedrockClient, createBedrockGenerator } from '../../lib/generate/bedrock.ts';
 import { toHttpError } from '../../lib/http/to-http-error.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
+import { createDictionary } from '../../lib/search/dictionary.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   await indexer.reindexItem(sock.id);
   bootId = boot.id;
   answer = createAnswerer({
-    retrieve: createRetriever({ search: createSearch(table), items }),
+    retrieve: createRetriever({ search: createSearch(table), items, dictionary: createDictionary(table) }),
     generator: createBedrockGenerator({
       client: createBedrockClient({ region: 'us-east-1', endpoint: server.url }),
       modelId: 'anthropic.claude-test',

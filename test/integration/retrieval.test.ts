@@ -9,6 +9,7 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/blocks.ts';
 import { queryWeights } from '../../lib/search/bm25.ts';
+import { createDictionary } from '../../lib/search/dictionary.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { docKey } from '../../lib/search/keys.ts';
 import { createSearch } from '../../lib/search/query.ts';
@@ -145,7 +146,7 @@ describe('BM25 search over the DynamoDB index', () => {
   });
 
   it('applies a filter exactly, reading on past rejected candidates', async () => {
-    const retrieve = createRetriever({ search, items });
+    const retrieve = createRetriever({ search, items, dictionary: createDictionary(table) });
     const { results } = await retrieve({
       query: 'boot winter',
       topK: 7,
@@ -170,7 +171,7 @@ describe('BM25 search over the DynamoDB index', () => {
   });
 
   it('finds nothing for unknown or stopword-only queries', async () => {
-    const retrieve = createRetriever({ search, items });
+    const retrieve = createRetriever({ search, items, dictionary: createDictionary(table) });
     expect(await retrieve({ query: 'xylophone', topK: 5, minScore: 0 })).toStrictEqual({
       query: 'xylophone',
       results: [],
@@ -391,7 +392,7 @@ describe('a read budget per query term', () => {
     const { client, read } = countingClient();
     const cut = budgeted(client, { filterMaxPostingsPerTerm: 10_000 });
     const keep = (item: Item) => item.tags.includes('t3') && item.attributes.even === false;
-    const retrieve = createRetriever({ search: cut, items });
+    const retrieve = createRetriever({ search: cut, items, dictionary: createDictionary(table) });
     const { results } = await retrieve({
       query,
       topK: 5,
@@ -411,7 +412,7 @@ describe('a read budget per query term', () => {
   it('stops at filterMaxPostingsPerTerm', async () => {
     const { client, pages } = countingClient();
     const cut = budgeted(client, { filterMaxPostingsPerTerm: 16 });
-    const { results } = await createRetriever({ search: cut, items })({
+    const { results } = await createRetriever({ search: cut, items, dictionary: createDictionary(table) })({
       query,
       topK: 5,
       minScore: 0,

@@ -48,6 +48,9 @@ beforeAll(async () => {
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const TABLE_ARN = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
+const DICTIONARY_RESOURCES = ['terms-by-prefix', 'terms-by-length'].map((index) => ({
+  'Fn::Sub': `\${ItemsTable.Arn}/index/${index}`,
+}));
 interface Statement {
   Effect: string;
   Action: string[];
@@ -73,6 +76,27 @@ describe('osls package --stage prod', () => {
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       },
     });
+  });
+
+  it('creates the term dictionary indexes, and lets only retrieve and generate query them', () => {
+    const indexes = (resources.ItemsTable?.Properties.GlobalSecondaryIndexes ?? []) as {
+      IndexName: string;
+      KeySchema: { AttributeName: string; KeyType: string }[];
+      Projection: unknown;
+    }[];
+    expect(
+      indexes.map((index) => [index.IndexName, index.KeySchema.map((k) => k.AttributeName)]),
+    ).toStrictEqual([
+      ['terms-by-prefix', ['wp', 'wt']],
+      ['terms-by-length', ['wl', 'wt']],
+    ]);
+    for (const index of indexes)
+      expect(index.Projection).toStrictEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: ['df'] });
+    const readers = ofType('AWS::IAM::Role')
+      .filter(([, role]) => JSON.stringify(statementsOf(role)).includes('/index/'))
+      .map(([name]) => name)
+      .sort();
+    expect(readers).toStrictEqual(['GenerateRole', 'RetrieveRole']);
   });
 
   it('creates the user pool, its app client and the reader, editor and admin groups, and passes their ids', () => {
@@ -141,6 +165,12 @@ describe('osls package --stage prod', () => {
           services.has('dynamodb') &&
           !statement.Action.some((a) => /Stream|GetRecords|GetShardIterator/.test(a))
         ) {
+          if (statement.Resource.some((r) => JSON.stringify(r).includes('/index/'))) {
+            // The term dictionary's indexes: Query alone, on exactly those two indexes of this table.
+            expect(statement.Action, name).toStrictEqual(['dynamodb:Query']);
+            expect(statement.Resource, name).toStrictEqual(DICTIONARY_RESOURCES);
+            continue;
+          }
           expect(statement.Resource, name).toStrictEqual([TABLE_ARN]);
           expect(
             statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']?.length,

@@ -1,0 +1,164 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
+import type { Item } from '../../lib/items/schema.ts';
+import { createDictionary, type Dictionary } from '../../lib/search/dictionary.ts';
+import { dictionaryInMemory, expandQuery } from '../../lib/search/expand.ts';
+import { createIndexer } from '../../lib/search/indexer.ts';
+import { createSearch } from '../../lib/search/query.ts';
+import { rankInMemory } from '../../lib/search/rank.ts';
+import { createRetriever } from '../../lib/search/retrieve.ts';
+import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
+import { freshTable } from '../support/stack.ts';
+
+// Words in families a prefix reaches and words a typo or two apart, with a skewed frequency so some terms split into
+// several blocks (and get a DF record) while others keep one.
+const WORDS = (
+  'hike hiker hiking hill hilltop hillside boot boots boat bot boost booth waterproof watertight water waterfall ' +
+  'tent tents trail trial trails tail jacket jackets packet pocket rain rains brain grain snow snowshoe snowy ' +
+  'stove store stone lantern pattern modern café cafe 北京 东京 naïve naive'
+).split(' ');
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+const next = random(7);
+const word = () => WORDS[Math.floor(WORDS.length * next() ** 2)] ?? 'boot';
+const sentence = (length: number) => Array.from({ length }, word).join(' ');
+/** A word of its own for item `i` (a term with one posting, or a few: one block, its only record the entry). */
+const rare = (i: number) =>
+  `zq${String.fromCodePoint(97 + (i % 26))}${String.fromCodePoint(97 + Math.floor(i / 26))}`;
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+let items: ItemRepository;
+let dictionary: Dictionary;
+const corpus = new Map<number, Item>();
+
+/** Every indexed term with its df, from the items themselves. */
+function vocabulary(): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const item of corpus.values())
+    for (const term of new Set(tokenize(itemText(item)))) df.set(term, (df.get(term) ?? 0) + 1);
+  return df;
+}
+
+beforeAll(async () => {
+  table = await freshTable();
+  items = createItemRepository(table);
+  dictionary = createDictionary(table);
+  // Blocks of three postings: common terms split (their DF record is their dictionary entry), rare ones do not.
+  const indexer = createIndexer({ ...table, items, blockCapacity: 3 });
+  for (let i = 0; i < 90; i++) {
+    const item = await items.create({
+      name: sentence(1 + Math.floor(next() * 3)),
+      description: `${sentence(Math.floor(next() * 25))} ${rare(i)} ${rare(i % 7)}`,
+      tags: [word()].filter((tag) => /^[a-z]+$/.test(tag)),
+      attributes: {},
+    });
+    corpus.set(item.id, item);
+  }
+  const ids = [...corpus.keys()];
+  for (let start = 0; start < ids.length; start += 30)
+    await indexer.reindexItems(ids.slice(start, start + 30));
+  // Deletions and edits: terms lose postings, some all of them (a one-block term's entry goes with its block, a
+  // split term's DF record stays at df 0 and is no entry), and edits bring new terms.
+  const changed: number[] = [];
+  for (const id of ids.filter((id) => id % 4 === 0)) {
+    await items.delete(id);
+    corpus.delete(id);
+    changed.push(id);
+  }
+  for (const id of ids.filter((id) => id % 4 === 1)) {
+    const edited = await items.update(id, (current) => ({
+      name: current.name,
+      description: `${sentence(4)} lanterns modernist`,
+      tags: current.tags,
+      attributes: current.attributes,
+    }));
+    corpus.set(id, edited);
+    changed.push(id);
+  }
+  await indexer.reindexItems(changed);
+}, 180_000);
+
+describe('the term dictionary', () => {
+  it('lists exactly the indexed terms with their dfs, by prefix and by length', async () => {
+    const expected = vocabulary();
+    expect(expected.size).toBeGreaterThan(60);
+    // Both kinds of entry are there: terms of one block (at most three postings) and split terms.
+    expect([...expected.values()].filter((df) => df <= 3).length).toBeGreaterThan(40);
+    expect([...expected.values()].filter((df) => df > 3).length).toBeGreaterThan(20);
+    const reference = dictionaryInMemory(expected);
+    const prefixes = new Set(
+      [...expected.keys()].flatMap((t) => [[...t].slice(0, 2).join(''), [...t].slice(0, 3).join('')]),
+    );
+    for (const prefix of prefixes) {
+      if ([...prefix].length < 2) continue;
+      expect(await dictionary.withPrefix(prefix), prefix).toStrictEqual(await reference.withPrefix(prefix));
+    }
+    for (let length = 1; length <= 12; length++)
+      expect(await dictionary.ofLength(length), `length ${length}`).toStrictEqual(
+        await reference.ofLength(length),
+      );
+  });
+
+  const cases = [
+    ['hik', { prefix: true }],
+    ['boot hi', { prefix: true }],
+    ['wa', { prefix: true }],
+    ['waterprof botts', { typos: 1 }],
+    ['wtrproof', { typos: 2 }],
+    ['tral jackt', { typos: 1 }],
+    ['lanter modrn', { typos: 2 }],
+    ['snwo sto', { typos: 1, prefix: true }],
+    ['cafe naive', { typos: 1 }],
+    ['北', { prefix: true, typos: 2 }],
+    ['zq', { prefix: true }],
+    ['zqab zqzz', { typos: 1 }],
+  ] as const;
+
+  it.each(cases)('expands %j %j exactly as over every indexed term', async (query, options) => {
+    const fromTable = await expandQuery(query, options, dictionary);
+    const exhaustive = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+    expect([...fromTable.weights]).toStrictEqual([...exhaustive.weights]);
+    expect(fromTable.weights.size).toBeGreaterThan(tokenize(query).length - 1);
+  });
+
+  it.each(cases)(
+    'retrieves for %j %j exactly the exhaustive BM25 ranking of the expanded query',
+    async (query, options) => {
+      const retrieve = createRetriever({
+        search: createSearch({ ...table, blockCapacity: 3 }),
+        items,
+        dictionary,
+      });
+      const { weights } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const expected = rankInMemory(
+        [...corpus.values()].map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
+        weights,
+        10,
+      );
+      const { results } = await retrieve({ query, topK: 10, minScore: 0, ...options });
+      expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((r) => r.id));
+      results.forEach((result, i) => {
+        expect(Math.abs(result.score - (expected[i]?.score ?? 0)) / result.score).toBeLessThan(1e-9);
+        expect(result.matchedTerms).toStrictEqual(expected[i]?.matchedTerms);
+      });
+    },
+  );
+
+  it('finds the hiking items for "hik" only with prefix, and the waterproof boots for a typo only with typos', async () => {
+    const retrieve = createRetriever({ search: createSearch(table), items, dictionary });
+    const hik = await retrieve({ query: 'hik', topK: 5, minScore: 0 });
+    expect(hik.results).toStrictEqual([]);
+    const completed = await retrieve({ query: 'hik', topK: 5, minScore: 0, prefix: true });
+    expect(completed.results.length).toBeGreaterThan(0);
+    for (const result of completed.results)
+      expect(result.matchedTerms.some((t) => t.startsWith('hik'))).toBe(true);
+    expect((await retrieve({ query: 'waterprof', topK: 5, minScore: 0 })).results).toStrictEqual([]);
+    const corrected = await retrieve({ query: 'waterprof', topK: 5, minScore: 0, typos: 1 });
+    expect(corrected.results[0]?.matchedTerms).toContain('waterproof');
+  });
+});
