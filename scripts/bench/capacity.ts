@@ -90,6 +90,36 @@ interface WriteAction {
   units: number;
   /** Bytes of the item afterwards: a number for a Put, null for a Delete, undefined when unchanged/unknown. */
   after: number | null | undefined;
+  /** The item's dictionary entry afterwards (lib/search/keys.ts): its two index partitions, null when none. */
+  entry: DictionaryEntry | null | undefined;
+}
+/** The partitions a record occupies in the dictionary's two indexes. */
+interface DictionaryEntry {
+  'terms-by-prefix': string;
+  'terms-by-length': string;
+}
+const INDEX_KEYS = { 'terms-by-prefix': 'wp', 'terms-by-length': 'wl' } as const;
+const entryOfItem = (item: AttributeMap): DictionaryEntry | null =>
+  item.wt ? { 'terms-by-prefix': keyText(item.wp), 'terms-by-length': keyText(item.wl) } : null;
+
+/**
+ * The index writes of a base-table write (AWS's rules for a global secondary index): one write when the item enters
+ * or leaves an index, or stays in it with a projected attribute changed (every dictionary write changes df), two
+ * when its index key changes; none when it is in neither. An index item here is a few dozen bytes: 1 WCU each,
+ * counted as a standard write whether the base write was transactional or not. Each goes to the key
+ * `<index> <partition>`, so a hot dictionary partition shows among the hottest keys.
+ */
+function indexWrites(before: DictionaryEntry | null | undefined, after: DictionaryEntry | null | undefined) {
+  const writes: { key: string; units: number }[] = [];
+  for (const index of Object.keys(INDEX_KEYS) as (keyof DictionaryEntry)[]) {
+    const was = before?.[index];
+    const is = after === undefined ? was : after?.[index];
+    if (was === undefined && is === undefined) continue;
+    if (was !== undefined && is !== undefined && was !== is) {
+      writes.push({ key: `${index} ${was}`, units: 1 }, { key: `${index} ${is}`, units: 1 });
+    } else writes.push({ key: `${index} ${is ?? was}`, units: 1 });
+  }
+  return writes;
 }
 
 const KB = 1024;
@@ -109,32 +139,51 @@ function writeActions(
       sk: skOf(item),
       units: factor * unitsOf(Math.max(bytes, old(item))),
       after: bytes,
+      entry: entryOfItem(item),
     };
   };
-  const update = (key: AttributeMap, factor: number): WriteAction => ({
+  const update = (
+    key: AttributeMap,
+    factor: number,
+    values?: AttributeMap,
+    expression?: string,
+  ): WriteAction => ({
     pk: pkOf(key),
     sk: skOf(key),
     units: factor * unitsOf(old(key)),
     after: undefined,
+    // The posting writer's df update sets the entry (postings.ts); other updates leave it as it was.
+    entry:
+      expression?.includes('wt = :wt') && values
+        ? entryOfItem({ wt: values[':wt'] ?? {}, wp: values[':wp'] ?? {}, wl: values[':wl'] ?? {} })
+        : undefined,
   });
   const remove = (key: AttributeMap, factor: number): WriteAction => ({
     pk: pkOf(key),
     sk: skOf(key),
     units: factor * unitsOf(old(key)),
     after: null,
+    entry: null,
   });
+  const updateOf = (input: Record<string, unknown>, factor: number) =>
+    update(
+      input.Key as AttributeMap,
+      factor,
+      input.ExpressionAttributeValues as AttributeMap | undefined,
+      input.UpdateExpression as string | undefined,
+    );
   switch (command) {
     case 'PutItemCommand':
       return [put(input.Item as AttributeMap, 1)];
     case 'UpdateItemCommand':
-      return [update(input.Key as AttributeMap, 1)];
+      return [updateOf(input, 1)];
     case 'DeleteItemCommand':
       return [remove(input.Key as AttributeMap, 1)];
     case 'TransactWriteItemsCommand':
       return (input.TransactItems as Record<string, { Item?: AttributeMap; Key?: AttributeMap }>[]).map(
         (action) => {
           if (action.Put?.Item) return put(action.Put.Item, 2);
-          if (action.Update?.Key) return update(action.Update.Key, 2);
+          if (action.Update?.Key) return updateOf(action.Update, 2);
           if (action.Delete?.Key) return remove(action.Delete.Key, 2);
           return { ...update(action.ConditionCheck?.Key ?? {}, 2), units: 2 };
         },
@@ -180,6 +229,8 @@ export interface PhaseTally {
   wcu: number;
   /** What DynamoDB Local answered for the same writes. */
   reportedWcu: number;
+  /** Of `wcu`, the writes to the dictionary's indexes (AWS's rules, see indexWrites). */
+  indexWcu: number;
   commands: Record<string, CommandTally>;
   /** By partition key. */
   keys: Map<string, KeyTally>;
@@ -191,6 +242,7 @@ const emptyPhase = (): PhaseTally => ({
   rcu: 0,
   wcu: 0,
   reportedWcu: 0,
+  indexWcu: 0,
   commands: {},
   keys: new Map(),
   items: new Map(),
@@ -222,10 +274,12 @@ export interface CapacityMeter {
   readonly samples: Record<string, unknown>;
   /** Bytes of every item last written through a metered client ("pk sk" → bytes), for AWS's max(old, new). */
   readonly sizes: Map<string, number>;
+  /** The dictionary entry of every item last written through a metered client ("pk sk" → entry). */
+  readonly entries: Map<string, DictionaryEntry>;
 }
 
 export function createMeter(phase = 'default', sizes = new Map<string, number>()): CapacityMeter {
-  return { phase, phases: new Map(), samples: {}, sizes };
+  return { phase, phases: new Map(), samples: {}, sizes, entries: new Map() };
 }
 
 function tally(map: Map<string, KeyTally>, key: string): KeyTally {
@@ -317,6 +371,16 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
           const key = `${action.pk} ${action.sk}`;
           if (action.after === null) meter.sizes.delete(key);
           else if (action.after !== undefined) meter.sizes.set(key, action.after);
+          for (const write of indexWrites(meter.entries.get(key), action.entry)) {
+            counts.wcu += write.units;
+            phase.wcu += write.units;
+            phase.indexWcu += write.units;
+            const entry = tally(phase.keys, write.key);
+            entry.wcu += write.units;
+            entry.writes++;
+          }
+          if (action.entry === null) meter.entries.delete(key);
+          else if (action.entry !== undefined) meter.entries.set(key, action.entry);
         }
       } else {
         const total = units.rcu || units.total;
@@ -336,6 +400,7 @@ export function mergePhases(tallies: readonly (PhaseTally | undefined)[]): Phase
     if (!t) continue;
     merged.rcu += t.rcu;
     merged.wcu += t.wcu;
+    merged.indexWcu += t.indexWcu;
     merged.reportedWcu += t.reportedWcu;
     for (const [name, c] of Object.entries(t.commands)) {
       const into = merged.commands[name] ?? { calls: 0, failed: 0, rcu: 0, wcu: 0, reportedWcu: 0 };

@@ -45,6 +45,8 @@ interface KeyRow {
 }
 interface Units {
   wcu: number;
+  /** Of wcu, the term dictionary's index writes; absent in runs from before the dictionary. */
+  dictionaryWcu?: number;
   reportedWcu: number;
   rcu: number;
 }
@@ -158,6 +160,11 @@ export function ingestMarkdown(
     row(
       'index WCU per new item (AWS rule; DynamoDB Local reported)',
       (c) => `${f(c.index.wcu)} (${f(c.index.reportedWcu)})`,
+      name,
+    );
+    row(
+      "of which the term dictionary's index writes",
+      (c) => (c.index.dictionaryWcu === undefined ? '— (no dictionary)' : f(c.index.dictionaryWcu)),
       name,
     );
     row('index RCU per new item', (c) => f(c.index.rcu), name);

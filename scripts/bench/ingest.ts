@@ -280,6 +280,8 @@ async function settle(
 
 const perUnit = (tally: PhaseTally, count: number) => ({
   wcu: tally.wcu / count,
+  /** Of wcu, the term dictionary's index writes (capacity.ts). */
+  dictionaryWcu: tally.indexWcu / count,
   reportedWcu: tally.reportedWcu / count,
   rcu: tally.rcu / count,
 });
