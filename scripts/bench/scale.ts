@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request as httpSend } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
@@ -20,7 +20,8 @@ import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { median, ms, type PackedPage, quantile, writeResult } from './common.ts';
-import { bulkLoad, syntheticItem, vocabulary } from './synthetic.ts';
+import { meteredClient } from './metered.ts';
+import { benchQueries, bulkLoad, syntheticItem, vocabulary } from './synthetic.ts';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,2000,5000,10000,20000,50000,100000')
   .split(',')
@@ -30,64 +31,7 @@ const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 10);
 const TOP_K = 10;
 const started = Date.now();
 
-// 20 fixed queries of 1–3 terms: vocabulary ranks chosen from common (0–20), middle (100–600) and rare (2000+).
-const QUERY_RANKS = [
-  [0],
-  [3],
-  [150],
-  [2500],
-  [4200],
-  [1, 7],
-  [2, 300],
-  [5, 3000],
-  [120, 450],
-  [900, 1800],
-  [2200, 4100],
-  [10, 600],
-  [0, 4, 9],
-  [2, 140, 2600],
-  [30, 500, 3500],
-  [700, 1500, 4800],
-  [6, 8, 11],
-  [250, 260, 270],
-  [15, 1600, 4900],
-  [3, 60, 2100],
-];
-const queries = QUERY_RANKS.map((ranks) => ranks.map((rank) => vocabulary[rank] ?? '').join(' '));
-
-/** A document client whose every command asks for the consumed capacity, which it adds up. */
-function meteredClient(endpoint: string) {
-  const raw = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  const meter = { units: 0, calls: 0, reported: 0, postings: 0 };
-  raw.middlewareStack.add(
-    (next) => async (args) => {
-      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      meter.calls++;
-      if ((args.input as { KeyConditionExpression?: string }).KeyConditionExpression) {
-        // Blocks of postings, as the document client returns them (`p` is the block's text).
-        for (const item of (result.output as { Items?: { p?: unknown }[] }).Items ?? [])
-          if (typeof item.p === 'string') meter.postings += item.p.split(',').length;
-      }
-      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-        meter.units += (entry as { CapacityUnits?: number }).CapacityUnits ?? 0;
-        meter.reported++;
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'consumedCapacity' },
-  );
-  return {
-    raw,
-    client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }),
-    meter,
-  };
-}
+const queries = benchQueries;
 
 async function scanAll(raw: DynamoDBClient, tableName: string) {
   const records: unknown[] = [];

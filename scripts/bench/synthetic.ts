@@ -240,3 +240,29 @@ export async function bulkLoad(
   await writeAll(client, tableName, records, concurrency);
   return { records: records.length };
 }
+
+// 20 fixed queries of 1–3 terms: vocabulary ranks chosen from common (0–20), middle (100–600) and rare (2000+).
+const QUERY_RANKS = [
+  [0],
+  [3],
+  [150],
+  [2500],
+  [4200],
+  [1, 7],
+  [2, 300],
+  [5, 3000],
+  [120, 450],
+  [900, 1800],
+  [2200, 4100],
+  [10, 600],
+  [0, 4, 9],
+  [2, 140, 2600],
+  [30, 500, 3500],
+  [700, 1500, 4800],
+  [6, 8, 11],
+  [250, 260, 270],
+  [15, 1600, 4900],
+  [3, 60, 2100],
+];
+/** The benchmark's fixed queries (bench:scale, bench:options). */
+export const benchQueries = QUERY_RANKS.map((ranks) => ranks.map((rank) => vocabulary[rank] ?? '').join(' '));

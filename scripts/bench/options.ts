@@ -1,0 +1,170 @@
+// `npm run bench:options`: what the search options of contract §8 cost. The bench:scale collections (synthetic items
+// loaded in bulk with the records the indexer writes, dictionary included; collections.ts) at 1k, 10k and 100k
+// items, served at once; each fixed query runs plain and with each option, interleaved across sizes and variants,
+// through the retriever POST /retrieve runs. Every command asks for ReturnConsumedCapacity (DynamoDB Local reports
+// index queries too).
+import { createItemRepository } from '../../lib/items/repository.ts';
+import { createDictionary } from '../../lib/search/dictionary.ts';
+import { expandQuery } from '../../lib/search/expand.ts';
+import { createSearch } from '../../lib/search/query.ts';
+import { createRetriever, type RetrieveInput } from '../../lib/search/retrieve.ts';
+import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
+import { ms, quantile, writeResult } from './common.ts';
+import { meteredClient } from './metered.ts';
+import { benchQueries, vocabulary } from './synthetic.ts';
+
+const SIZES = (process.env.BENCH_OPTIONS_SIZES ?? '1000,10000,100000')
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
+const REPEATS = Number(process.env.BENCH_OPTIONS_REPEATS ?? 5);
+const TOP_K = 10;
+const started = Date.now();
+
+/** One edit in the middle of every word of five letters or more: two adjacent letters swapped. */
+const misspell = (query: string) =>
+  query
+    .split(' ')
+    .map((word) => {
+      if (word.length < 5) return word;
+      const at = Math.floor(word.length / 2) - 1;
+      return `${word.slice(0, at)}${word[at + 1]}${word[at]}${word.slice(at + 2)}`;
+    })
+    .join(' ');
+/** The query as typed so far: its last word cut to its first three letters. */
+const typing = (query: string) => {
+  const words = query.split(' ');
+  return [...words.slice(0, -1), (words.at(-1) ?? '').slice(0, 3)].join(' ');
+};
+
+interface Variant {
+  name: string;
+  request: (query: string) => RetrieveInput;
+  /** How the variant's answer compares with the plain query's: the share of the plain top k it found. */
+  compare: boolean;
+}
+const VARIANTS: Variant[] = [
+  { name: 'plain', request: (query) => ({ query, topK: TOP_K, minScore: 0 }), compare: false },
+  {
+    name: 'prefix (last word cut to 3 letters)',
+    request: (query) => ({ query: typing(query), topK: TOP_K, minScore: 0, prefix: true }),
+    compare: true,
+  },
+  {
+    name: 'typos: 1 (two letters swapped in each word)',
+    request: (query) => ({ query: misspell(query), topK: TOP_K, minScore: 0, typos: 1 }),
+    compare: true,
+  },
+  {
+    name: 'typos: 2 (same misspelling)',
+    request: (query) => ({ query: misspell(query), topK: TOP_K, minScore: 0, typos: 2 }),
+    compare: true,
+  },
+];
+
+interface Tally {
+  latencies: number[];
+  units: number[];
+  calls: number[];
+  terms: number[];
+  found: number[];
+}
+const tallies = new Map<string, Tally>();
+const tallyOf = (size: number, variant: string) => {
+  const key = `${size} ${variant}`;
+  let tally = tallies.get(key);
+  if (!tally) {
+    tally = { latencies: [], units: [], calls: [], terms: [], found: [] };
+    tallies.set(key, tally);
+  }
+  return tally;
+};
+
+await prepareCollections(SIZES);
+await withCollections(SIZES, async (endpoints) => {
+  const running = SIZES.map((size) => {
+    const { raw, client, meter } = meteredClient(endpoints.get(size) ?? '');
+    const table = { client, tableName: COLLECTION_TABLE };
+    const dictionary = createDictionary(table);
+    const retrieve = createRetriever({
+      search: createSearch(table),
+      items: createItemRepository(table),
+      dictionary,
+    });
+    return { size, raw, meter, retrieve, dictionary };
+  });
+  // Read units, calls, terms and agreement: once per query, variant and size.
+  for (const { size, meter, retrieve, dictionary } of running) {
+    for (const query of benchQueries) {
+      let plain: number[] = [];
+      for (const variant of VARIANTS) {
+        const request = variant.request(query);
+        meter.units = 0;
+        meter.calls = 0;
+        meter.reported = 0;
+        const { results } = await retrieve(request);
+        if (meter.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
+        const tally = tallyOf(size, variant.name);
+        tally.units.push(meter.units);
+        tally.calls.push(meter.calls);
+        const { weights } = await expandQuery(request.query, request, dictionary);
+        tally.terms.push(weights.size);
+        const ids = results.map((r) => r.item.id);
+        if (!variant.compare) plain = ids;
+        else tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
+      }
+    }
+  }
+  // Latency: every size and variant interleaved in rotating order, after one unmeasured pass.
+  const targets = running.flatMap((r) => VARIANTS.map((variant) => ({ ...r, variant })));
+  for (const { retrieve, variant } of targets)
+    for (const query of benchQueries) await retrieve(variant.request(query));
+  for (let pass = 0; pass < REPEATS; pass++) {
+    for (const [q, query] of benchQueries.entries()) {
+      for (let i = 0; i < targets.length; i++) {
+        const target = targets[(pass + q + i) % targets.length];
+        if (!target) continue;
+        const begin = performance.now();
+        await target.retrieve(target.variant.request(query));
+        tallyOf(target.size, target.variant.name).latencies.push(performance.now() - begin);
+      }
+    }
+  }
+  for (const { raw } of running) raw.destroy();
+});
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+const rows = SIZES.flatMap((size) =>
+  VARIANTS.map((variant) => {
+    const t = tallyOf(size, variant.name);
+    return `| ${size.toLocaleString('en')} | ${variant.name} | ${ms(quantile(t.latencies, 0.5), 1)} | ${ms(quantile(t.latencies, 0.99), 1)} | ${mean(t.units).toFixed(1)} | ${Math.max(...t.units).toFixed(1)} | ${mean(t.calls).toFixed(1)} | ${mean(t.terms).toFixed(1)} | ${variant.compare ? mean(t.found).toFixed(2) : '—'} |`;
+  }),
+);
+const ratio = (size: number, variant: string) =>
+  quantile(tallyOf(size, variant).latencies, 0.5) / quantile(tallyOf(size, 'plain').latencies, 0.5);
+const largest = SIZES.at(-1) ?? 0;
+const markdown = `## Search options (contract §8)
+
+\`npm run bench:options\` (${((Date.now() - started) / 60_000).toFixed(0)} min). The bench:scale collections
+(synthetic items, a Zipf vocabulary of ${vocabulary.length.toLocaleString('en')} pseudo-words, the dictionary
+written by the same loader) at ${SIZES.map((s) => s.toLocaleString('en')).join(', ')} items, served at once. The
+${benchQueries.length} fixed queries of bench:scale, each plain and with each option; top ${TOP_K}, through
+\`createRetriever\` with the service's settings. Latency over ${REPEATS} passes, every size and variant interleaved in
+rotating order; read units as DynamoDB Local reports them (dictionary index queries included). *Terms*: the query's
+terms after expansion; *found*: the share of the plain query's top ${TOP_K} the variant's answer holds (what a user
+who typed the prefix or the misspelling still gets).
+
+| items | variant | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | terms | found |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+p50 ÷ plain p50 at ${largest.toLocaleString('en')} items (same run): ${VARIANTS.slice(1)
+  .map((v) => `${v.name.split(' (')[0]} **${ratio(largest, v.name).toFixed(2)}**`)
+  .join(', ')}.
+`;
+writeResult({
+  part: 'options',
+  markdown,
+  data: Object.fromEntries(tallies),
+  seconds: (Date.now() - started) / 1000,
+});
