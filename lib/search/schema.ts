@@ -25,8 +25,26 @@ export type Filter = v.InferOutput<typeof FilterSchema>;
 
 /** Contract §8.3–8.4: the options that widen what a query matches (shared by retrieve and generate). */
 export const SearchOptionsEntries = {
-  prefix: v.optional(v.boolean('must be a boolean'), false),
-  typos: v.optional(v.picklist([0, 1, 2], 'must be 0, 1 or 2'), 0),
+  prefix: v.optional(
+    v.pipe(
+      v.boolean('must be a boolean'),
+      v.description(
+        'Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed ' +
+          'terms with the most postings that begin with it.',
+      ),
+    ),
+    false,
+  ),
+  typos: v.optional(
+    v.pipe(
+      v.picklist([0, 1, 2], 'must be 0, 1 or 2'),
+      v.description(
+        'Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many ' +
+          'edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).',
+      ),
+    ),
+    0,
+  ),
 };
 
 /** `POST /retrieve` body (contract §5, §8). */

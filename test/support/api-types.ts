@@ -192,6 +192,17 @@ export interface components {
             };
             /** @default 0 */
             minScore?: number;
+            /**
+             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it.
+             * @default false
+             */
+            prefix?: boolean;
+            /**
+             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).
+             * @default 0
+             * @enum {number}
+             */
+            typos?: 0 | 1 | 2;
         };
         RetrieveResponse: {
             query: string;
@@ -217,6 +228,17 @@ export interface components {
             maxTokens?: number;
             /** @default 0 */
             temperature?: number;
+            /**
+             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it.
+             * @default false
+             */
+            prefix?: boolean;
+            /**
+             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).
+             * @default 0
+             * @enum {number}
+             */
+            typos?: 0 | 1 | 2;
         };
         GenerateResponse: {
             query: string;
