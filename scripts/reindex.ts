@@ -3,6 +3,8 @@
 //   npm run reindex -- --ids 1,2,3                                    exactly these items
 //   npm run reindex -- --failure <file>                               the items of failed stream batches (on-failure
 //                                                                     records from the queue or the local consumer)
+//   npm run reindex -- --dictionary                                   puts the terms of an index written before the
+//                                                                     term dictionary (v1.1) into it
 // Locally (default) against DynamoDB Local on DYNAMODB_PORT; on AWS with TABLE_NAME and AWS_REGION set.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -10,6 +12,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { createDocumentClient } from '../lib/dynamodb/client.ts';
 import { createItemRepository } from '../lib/items/repository.ts';
 import { type BatchResult, reindexBatch } from '../lib/search/batch.ts';
+import { backfillDictionary } from '../lib/search/dictionary.ts';
 import { createIndexer } from '../lib/search/indexer.ts';
 import { progressPrinter } from '../lib/search/progress.ts';
 import { rebuildIndex } from '../lib/search/rebuild.ts';
@@ -23,6 +26,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'page-size': { type: 'string', default: '100' },
     restart: { type: 'boolean', default: false },
+    dictionary: { type: 'boolean', default: false },
   },
 });
 const positive = (name: string, text: string) => {
@@ -59,7 +63,10 @@ function summarize(what: string, { outcomes, invalid, failed }: BatchResult): bo
 }
 
 try {
-  if (args.ids !== undefined) {
+  if (args.dictionary) {
+    const { entries } = await backfillDictionary({ client, tableName });
+    console.log(`Term dictionary of ${tableName}: ${entries} terms added (${Date.now() - started} ms).`);
+  } else if (args.ids !== undefined) {
     const ids = args.ids.split(',').map((id) => positive('ids', id.trim()));
     const ok = summarize(
       `Reindexed items ${ids.join(', ')} in ${tableName}`,
