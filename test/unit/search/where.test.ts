@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../lib/http-errors.ts';
 import type { Item } from '../../../lib/items/schema.ts';
-import { compareCodePoints, matchesWhere, WhereSchema } from '../../../lib/search/where.ts';
+import { compareCodePoints, matchesWhere } from '../../../lib/search/where.ts';
+import { WhereSchema } from '../../../lib/search/where-schema.ts';
 import { parseOrReject } from '../../../lib/validation.ts';
 
 /** The schema as a request body carries it, so the paths are the ones a client sees. */
