@@ -156,8 +156,9 @@ function slice(text: string, start: number, end: number): string {
 }
 
 /**
- * The description's highlight: its best passage with the spans of the matched words, or undefined when no
- * matched word is in it (or none fits in `limit`, which only a word of combining sequences longer than it can do).
+ * The description's highlight: its best passage of at most `limit` code points (240 for the contract; tests try
+ * smaller ones) with the spans of the matched words, or undefined when no matched word is in it or none fits in
+ * `limit` (only a word written with more code points than that, say long combining sequences, does not).
  */
 export function descriptionPassage(
   description: string,

@@ -19,7 +19,8 @@
  *    a–z: Porter's rules are for English, so `café`, `b747` and non-Latin words are left as they are.
  *
  * The default `tokenize` drops the `classic45` stopwords and stems: the best of the variants measured on the
- * Cranfield collection by `scripts/bench/cranfield.ts`.
+ * Cranfield collection by `scripts/bench/cranfield.ts`. `wordSpans` gives the same terms with where each word is
+ * in the text as written (`normalized-offsets.ts` maps step 1 back), for highlighting.
  */
 import { stemmer } from 'stemmer';
 import { normalizeWithOffsets } from './normalized-offsets.ts';
