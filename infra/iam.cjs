@@ -28,7 +28,6 @@ const PERMISSIONS = {
  * hold only terms and their counts, so the statement is scoped to the two index ARNs and to Query.
  */
 const DICTIONARY_INDEXES = ['terms-by-prefix', 'terms-by-length'].map((index) => ({
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub placeholder, not JavaScript.
   'Fn::Sub': `\${ItemsTable.Arn}/index/${index}`,
 }));
 const readDictionary = { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: DICTIONARY_INDEXES };

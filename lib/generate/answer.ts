@@ -1,10 +1,11 @@
+import { citationPassage } from '../search/highlight.ts';
 import type { Retriever, SearchOption, WithOptional } from '../search/retrieve.ts';
 import { groundAnswer, NO_MATCH_ANSWER } from './citations.ts';
 import type { GenerateRequest, GenerateResponse } from './schema.ts';
 import type { ContextItem, Generator } from './types.ts';
 
 /** A generate request; the options of contract §8 may be left out (as in v1). */
-export type GenerateInput = WithOptional<GenerateRequest, SearchOption>;
+export type GenerateInput = WithOptional<GenerateRequest, Exclude<SearchOption, 'highlight'>>;
 
 /**
  * The generate pipeline: retrieve → build the context → generate → keep only citations of given items.
@@ -15,6 +16,7 @@ export function createAnswerer({ retrieve, generator }: { retrieve: Retriever; g
     query,
     topK,
     filter,
+    where,
     maxTokens,
     temperature,
     prefix,
@@ -27,6 +29,7 @@ export function createAnswerer({ retrieve, generator }: { retrieve: Retriever; g
       prefix,
       typos,
       ...(filter ? { filter } : {}),
+      ...(where ? { where } : {}),
     });
     if (results.length === 0) {
       return {
@@ -48,7 +51,16 @@ export function createAnswerer({ retrieve, generator }: { retrieve: Retriever; g
       score,
     }));
     const output = await generator.generate({ query, items, maxTokens, temperature });
-    const { answer, citations } = groundAnswer(output.answer, items);
+    const grounded = groundAnswer(output.answer, items);
+    // Each citation carries the passage of its item that supports the answer (contract §8.5).
+    const citations = grounded.citations.map((citation) => {
+      const result = results[citation.ref - 1];
+      return {
+        ...citation,
+        passage: result ? citationPassage(result.item, result.matchedTerms) : citation.name,
+      };
+    });
+    const { answer } = grounded;
     return {
       query,
       answer,

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { integerBetween, jsonObject, queryText } from '../items/schema.ts';
+import { PassageSchema } from '../search/highlight.ts';
 import { FilterSchema, SearchOptionsEntries } from '../search/schema.ts';
 
 /** `POST /generate` body (contract §6). */
@@ -33,6 +34,7 @@ export const GenerateResponseSchema = v.strictObject({
       itemId: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
       name: v.string(),
       score: v.pipe(v.number(), v.finite()),
+      passage: PassageSchema,
     }),
   ),
   model: v.pipe(v.string(), v.minLength(1)),

@@ -45,7 +45,8 @@ export const queryText = (max: number) =>
     maxChars(max, `must be at most ${max} characters`),
   );
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const NameSchema = v.pipe(

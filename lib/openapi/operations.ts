@@ -4,6 +4,7 @@ import { GenerateRequestSchema, GenerateResponseSchema } from '../generate/schem
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../http/types.ts';
 import { ItemListSchema, ItemPatchSchema, ItemSchema, ItemWriteSchema } from '../items/schema.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../search/schema.ts';
+import { whereComponentSchemas } from '../search/where-schema.ts';
 import type { ErrorStatus, headers } from './responses.ts';
 import { ErrorSchema, ItemNotFoundSchema, OpenApiDocumentSchema } from './schemas.ts';
 
@@ -20,6 +21,7 @@ export const componentSchemaSources = {
   Error: ErrorSchema,
   ItemNotFound: ItemNotFoundSchema,
   OpenApiDocument: OpenApiDocumentSchema,
+  ...whereComponentSchemas,
 } satisfies Record<string, v.GenericSchema>;
 type SchemaName = keyof typeof componentSchemaSources;
 

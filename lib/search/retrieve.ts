@@ -2,8 +2,10 @@ import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
 import type { Dictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
+import { highlights } from './highlight.ts';
 import type { createSearch } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
+import { matchesWhere } from './where.ts';
 
 /** True when the item carries every filter tag and has every filter attribute with exactly that value. */
 export function matchesFilter(item: Item, filter: Filter | undefined): boolean {
@@ -20,14 +22,15 @@ export function matchesFilter(item: Item, filter: Filter | undefined): boolean {
 /** A retrieve request; the options of contract §8 may be left out (as in v1). */
 export type RetrieveInput = WithOptional<RetrieveRequest, SearchOption>;
 /** The request fields of contract §8 (v1.1): each may be left out. */
-export type SearchOption = 'prefix' | 'typos';
+export type SearchOption = 'prefix' | 'typos' | 'highlight';
 /** `T` with the keys `K` optional (and possibly undefined). */
 export type WithOptional<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | undefined };
 export type Retriever = (request: RetrieveInput) => Promise<RetrieveResponse>;
 
 /**
  * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
- * the filter, returned with their items.
+ * `filter` and `where` (evaluated on the fetched items, under the search's budgets: a selective one raises them as a
+ * filter does), returned with their items, and with `highlight` where each matched.
  */
 export function createRetriever({
   search,
@@ -38,7 +41,7 @@ export function createRetriever({
   items: ItemRepository;
   dictionary: Dictionary;
 }): Retriever {
-  return async ({ query, topK, filter, minScore, prefix, typos }) => {
+  return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
     const { weights: terms } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0) return { query, results: [] };
     const fetched = new Map<number, Item>();
@@ -49,14 +52,18 @@ export function createRetriever({
       return new Set(
         ids.filter((id) => {
           const item = fetched.get(id);
-          return item !== undefined && matchesFilter(item, filter);
+          return item !== undefined && matchesFilter(item, filter) && (!where || matchesWhere(item, where));
         }),
       );
     };
     const hits = await search({ terms, topK, minScore, accept });
     const results = hits.flatMap((hit) => {
       const item = fetched.get(hit.id);
-      return item ? [{ score: hit.score, item, matchedTerms: hit.matchedTerms }] : [];
+      if (!item) return [];
+      const { score, matchedTerms } = hit;
+      return [
+        { score, item, matchedTerms, ...(highlight ? { highlights: highlights(item, matchedTerms) } : {}) },
+      ];
     });
     return { query, results: results.map((result, index) => ({ rank: index + 1, ...result })) };
   };

@@ -8,6 +8,8 @@ import {
   queryText,
   TagSchema,
 } from '../items/schema.ts';
+import { HighlightsSchema } from './highlight.ts';
+import { WhereSchema } from './where-schema.ts';
 
 export const FilterSchema = jsonObject({
   tags: v.optional(
@@ -23,8 +25,9 @@ export const FilterSchema = jsonObject({
 });
 export type Filter = v.InferOutput<typeof FilterSchema>;
 
-/** Contract §8.3–8.4: the options that widen what a query matches (shared by retrieve and generate). */
+/** Contract §8.1, 8.3–8.4: the options that narrow and widen what a query matches (retrieve and generate). */
 export const SearchOptionsEntries = {
+  where: v.optional(WhereSchema),
   prefix: v.optional(
     v.pipe(
       v.boolean('must be a boolean'),
@@ -57,6 +60,13 @@ export const RetrieveRequestSchema = jsonObject({
     0,
   ),
   ...SearchOptionsEntries,
+  highlight: v.optional(
+    v.pipe(
+      v.boolean('must be a boolean'),
+      v.description('Adds `highlights` to each result: the fields that matched and where (§8.2).'),
+    ),
+    false,
+  ),
 });
 export type RetrieveRequest = v.InferOutput<typeof RetrieveRequestSchema>;
 
@@ -65,6 +75,7 @@ export const ResultSchema = v.strictObject({
   score: v.pipe(v.number(), v.finite(), v.minValue(0)),
   item: ItemSchema,
   matchedTerms: v.array(v.string()),
+  highlights: v.optional(HighlightsSchema),
 });
 
 /** `POST /retrieve` response. */

@@ -19,9 +19,11 @@
  *    a–z: Porter's rules are for English, so `café`, `b747` and non-Latin words are left as they are.
  *
  * The default `tokenize` drops the `classic45` stopwords and stems: the best of the variants measured on the
- * Cranfield collection by `scripts/bench/cranfield.ts`.
+ * Cranfield collection by `scripts/bench/cranfield.ts`. `wordSpans` gives the same terms with where each word is
+ * in the text as written (`normalized-offsets.ts` maps step 1 back), for highlighting.
  */
 import { stemmer } from 'stemmer';
+import { normalizeWithOffsets } from './normalized-offsets.ts';
 
 /** Stopword lists a tokenizer can drop. */
 export type StopwordList = 'none' | 'lucene33' | 'classic45';
@@ -64,17 +66,30 @@ const WORD = new RegExp(
   String.raw`[\p{sc=Han}\p{sc=Hiragana}]|${WORD_START}${WORD_CHAR}*(?:['’]${WORD_START}${WORD_CHAR}*)*`,
   'gu',
 );
+/** WORD for `spansOf` alone, which keeps its `lastIndex`. */
+const SCAN = new RegExp(WORD.source, WORD.flags);
 const POSSESSIVE = /['’]s$/u;
 const APOSTROPHES = /['’]/gu;
 const PORTER_INPUT = /^[a-z]+$/;
 
+/** Step 1: the text the words are found in. */
+const normalize = (text: string) => text.normalize('NFKC').toLowerCase();
+
+/** Step 3 on a word as the regular expression found it. */
+const dropApostrophes = (match: string) =>
+  match.includes("'") || match.includes('’') ? match.replace(POSSESSIVE, '').replace(APOSTROPHES, '') : match;
+
+/** Steps 5 and 6: the term of a word, or undefined for a stopword or a word too long. */
+function termOf(word: string, stop: ReadonlySet<string>, stem: boolean): string | undefined {
+  // A word of at most 64 UTF-16 units has at most 64 code points: only longer ones need counting.
+  if (stop.has(word) || (word.length > MAX_TOKEN_LENGTH && [...word].length > MAX_TOKEN_LENGTH))
+    return undefined;
+  return stem && PORTER_INPUT.test(word) ? stemmer(word) : word;
+}
+
 /** The words of `text` after normalization, before stopwords and stemming (steps 1–4 above). */
 export function words(text: string): string[] {
-  const out: string[] = [];
-  for (const [match] of text.normalize('NFKC').toLowerCase().matchAll(WORD)) {
-    out.push(match.replace(POSSESSIVE, '').replace(APOSTROPHES, ''));
-  }
-  return out;
+  return [...normalize(text).matchAll(WORD)].map(([match]) => dropApostrophes(match));
 }
 
 /** Builds a tokenizer with the given stopword list and stemming choice (rules in the module comment). */
@@ -82,9 +97,9 @@ export function createTokenizer(options: TokenizerOptions): Tokenizer {
   const stop = stopwordLists[options.stopwords];
   return (text) => {
     const out: string[] = [];
-    for (const word of words(text)) {
-      if (stop.has(word) || [...word].length > MAX_TOKEN_LENGTH) continue;
-      out.push(options.stem && PORTER_INPUT.test(word) ? stemmer(word) : word);
+    for (const [match] of normalize(text).matchAll(WORD)) {
+      const term = termOf(dropApostrophes(match), stop, options.stem);
+      if (term !== undefined) out.push(term);
     }
     return out;
   };
@@ -92,6 +107,64 @@ export function createTokenizer(options: TokenizerOptions): Tokenizer {
 
 /** The service's tokenizer: `classic45` stopwords, Porter stemming. */
 export const tokenize: Tokenizer = createTokenizer({ stopwords: 'classic45', stem: true });
+
+const serviceStopwords = stopwordLists.classic45;
+
+/** A word of a text: where it is, in code points of the original text, and its term as `tokenize` gives it. */
+export interface WordSpan {
+  /** The term, or undefined for a word `tokenize` drops (a stopword, or longer than 64 code points). */
+  readonly term: string | undefined;
+  /** First code point of the word in the original text. */
+  readonly start: number;
+  /** One past its last code point. */
+  readonly end: number;
+}
+
+/**
+ * Every word of `text` in order, as `tokenize` finds it, with its span in the original text: the terms that are
+ * not undefined are exactly `tokenize(text)`. A span covers the whole word as written, a possessive `'s`
+ * included, and every code point that normalization turned into it (`ﬁ`, `Ｂ`, `e` + U+0301, `İ`). A character
+ * that normalizes into several words (`½` → `1⁄2`) is in the span of each.
+ */
+export function wordSpans(text: string): WordSpan[] {
+  return spansOf(text, (match) => termOf(dropApostrophes(match), serviceStopwords, true));
+}
+
+/**
+ * `wordSpans`, with `term` kept only when it is one of `terms`. Faster when `terms` are few: a word is looked at
+ * only when some term starts with its first character (stemming keeps a word's first letter, and apostrophes
+ * are never first), and each distinct word is stemmed once.
+ */
+export function wordSpansMatching(text: string, terms: ReadonlySet<string>): WordSpan[] {
+  const initials = new Set<string>();
+  for (const term of terms) initials.add(term.charAt(0));
+  const seen = new Map<string, string | undefined>();
+  return spansOf(text, (match) => {
+    if (!initials.has(match.charAt(0))) return undefined;
+    if (seen.has(match)) return seen.get(match);
+    const term = termOf(dropApostrophes(match), serviceStopwords, true);
+    const kept = term !== undefined && terms.has(term) ? term : undefined;
+    seen.set(match, kept);
+    return kept;
+  });
+}
+
+/** The words of `text` with their spans; `termFor` gets each word as the regular expression found it. */
+function spansOf(text: string, termFor: (word: string) => string | undefined): WordSpan[] {
+  const normalized = normalizeWithOffsets(text);
+  const out: WordSpan[] = [];
+  // `exec` on an expression of its own (reset here) rather than `matchAll`, which clones one per call.
+  SCAN.lastIndex = 0;
+  for (let match = SCAN.exec(normalized.value); match; match = SCAN.exec(normalized.value)) {
+    const [word] = match;
+    out.push({
+      term: termFor(word),
+      start: normalized.start(match.index),
+      end: normalized.end(match.index + word.length - 1),
+    });
+  }
+  return out;
+}
 
 /**
  * The text an item is indexed on: name, description and tags, one per line. A newline is never part of a

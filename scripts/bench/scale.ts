@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request as httpSend } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { type DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
 import { createDictionary } from '../../lib/search/dictionary.ts';

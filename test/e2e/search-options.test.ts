@@ -16,7 +16,11 @@ interface Result {
   score: number;
   item: { id: number; name: string };
   matchedTerms: string[];
+  highlights?: { field: string; text: string; matches: { start: number; end: number }[] }[];
 }
+/** The text of a span, in code points. */
+const cut = (text: string, { start, end }: { start: number; end: number }) =>
+  [...text].slice(start, end).join('');
 const retrieve = (body: unknown) => call('POST', '/retrieve', { token: reader, body });
 const results = (reply: Reply) => (reply.body as { results: Result[] }).results;
 const ids = (reply: Reply) => results(reply).map((r) => r.item.id);
@@ -123,5 +127,122 @@ describe('§8.3 prefix and §8.4 typos over HTTP', () => {
     expect((reply.body as { citations: { itemId: number }[] }).citations.map((c) => c.itemId)).toContain(
       item.id,
     );
+  });
+});
+
+describe('§8.1 where, §8.2 highlight and §8.5 passages over HTTP', () => {
+  it('filters with the contract’s example expression, combined with filter by AND', async () => {
+    const word = unique();
+    const make = (attributes: Record<string, unknown>, tags = ['outdoor']) =>
+      createItem({ name: `Tent ${word}`, tags, attributes });
+    const acme = await make({ price: 99, brand: 'acme' });
+    const red = await make({ price: 120, brand: 'other', color: 'red' });
+    await make({ price: 121, brand: 'acme' }); // too dear
+    await make({ price: 50, brand: 'other', color: 'green' }); // neither brand nor colour
+    await make({ price: 50, brand: 'acme' }, ['indoor']); // not outdoor
+    await make({ price: '50', brand: 'acme' }); // a price of another type never matches an ordering
+    await eventually(async () => ids(await retrieve({ query: word, topK: 20 })).length === 6, 'indexed');
+    const where = {
+      andAll: [
+        { listContains: { key: 'tags', value: 'outdoor' } },
+        { lessThanOrEquals: { key: 'attributes.price', value: 120 } },
+        {
+          orAll: [
+            { equals: { key: 'attributes.brand', value: 'acme' } },
+            { in: { key: 'attributes.color', value: ['red', 'blue'] } },
+          ],
+        },
+      ],
+    };
+    const reply = await retrieve({ query: word, topK: 20, where });
+    expect(reply.status).toBe(200);
+    expect(ids(reply).sort((a, b) => a - b)).toStrictEqual([acme.id, red.id]);
+    const both = await retrieve({ query: word, topK: 20, where, filter: { attributes: { brand: 'acme' } } });
+    expect(ids(both)).toStrictEqual([acme.id]);
+    // notEquals matches an item that lacks the attribute.
+    const lacking = await retrieve({
+      query: word,
+      topK: 20,
+      where: { notEquals: { key: 'attributes.color', value: 'red' } },
+    });
+    expect(ids(lacking)).toHaveLength(5);
+  });
+
+  it('refuses a bad expression with 422 and the exact path', async () => {
+    for (const [where, path] of [
+      [
+        {
+          andAll: [
+            { equals: { key: 'name', value: 'x' } },
+            { greaterThan: { key: 'attributes.price', value: [1] } },
+          ],
+        },
+        'where.andAll.1.greaterThan.value',
+      ],
+      [{ andAll: [{ equals: { key: 'name', value: 'x' } }] }, 'where.andAll'],
+      [{ equals: { key: 'colour', value: 'x' } }, 'where.equals.key'],
+      [{ nearTo: { key: 'name', value: 'x' } }, 'where.nearTo'],
+      [{ equals: { key: 'tags', value: 'x' } }, 'where.equals.key'],
+    ] as const) {
+      const reply = await retrieve({ query: 'boot', where });
+      expect(reply.status, JSON.stringify(where)).toBe(422);
+      expect((reply.body as { details: { path: string }[] }).details.map((d) => d.path)).toContain(path);
+    }
+    const reply = await call('POST', '/generate', {
+      token: reader,
+      body: { query: 'boot', where: { orAll: [{ equals: { key: 'id', value: 1 } }] } },
+    });
+    expect(reply.status).toBe(422);
+  });
+
+  it('highlights the matched words of each field, as plain text with code-point spans', async () => {
+    const word = unique();
+    const description = `${'Filler words here. '.repeat(20)}The Café ${word} lantern — ﬁne and bright 🔦 for ${word} nights. ${'More filler text. '.repeat(20)}`;
+    const item = await createItem({ name: `Lantern ${word}`, description, tags: ['outdoor', 'lantern'] });
+    await eventually(async () => ids(await retrieve({ query: word })).includes(item.id), 'indexed');
+    const plain = results(await retrieve({ query: `${word} lanterns` }))[0];
+    expect(plain?.highlights).toBeUndefined();
+    const [result] = results(await retrieve({ query: `${word} lanterns`, highlight: true }));
+    expect(result?.item.id).toBe(item.id);
+    const fields = result?.highlights ?? [];
+    expect(fields.map((h) => h.field)).toStrictEqual(['name', 'description', 'tags']);
+    const [name, passage, tags] = fields;
+    expect(name?.text).toBe(`Lantern ${word}`);
+    expect(name?.matches.map((m) => cut(name.text, m))).toStrictEqual(['Lantern', word]);
+    expect(passage?.text.startsWith('…')).toBe(true);
+    expect(passage?.text.endsWith('…')).toBe(true);
+    expect([...(passage?.text ?? '')].length).toBeLessThanOrEqual(242);
+    expect(passage?.matches.map((m) => cut(passage.text, m))).toStrictEqual([word, 'lantern', word]);
+    expect(tags).toStrictEqual({ field: 'tags', text: 'outdoor, lantern', matches: [{ start: 9, end: 16 }] });
+  });
+
+  it('gives each citation of /generate the passage that supports it, and applies where to its retrieval', async () => {
+    const word = unique();
+    const long = `${'Plain words before it. '.repeat(15)}The ${word} stove boils water in three minutes. ${'Plain words after it. '.repeat(15)}`;
+    const stove = await createItem({ name: `Stove ${word}`, description: long, attributes: { fuel: 'gas' } });
+    const other = await createItem({
+      name: `Burner ${word}`,
+      description: 'No description words match.',
+      attributes: { fuel: 'wood' },
+    });
+    await eventually(async () => ids(await retrieve({ query: word, topK: 5 })).length === 2, 'indexed');
+    const reply = await call('POST', '/generate', {
+      token: reader,
+      body: { query: `Which ${word} boils water?` },
+    });
+    expect(reply.status).toBe(200);
+    const citations = (reply.body as { citations: { itemId: number; passage: string }[] }).citations;
+    const cited = citations.find((c) => c.itemId === stove.id);
+    expect(cited?.passage).toContain(`The ${word} stove boils water in three minutes.`);
+    expect(cited?.passage.startsWith('…')).toBe(true);
+    expect([...(cited?.passage ?? '')].length).toBeLessThanOrEqual(242);
+    const filtered = await call('POST', '/generate', {
+      token: reader,
+      body: { query: `Which ${word} burns?`, where: { equals: { key: 'attributes.fuel', value: 'wood' } } },
+    });
+    const only = (filtered.body as { citations: { itemId: number; passage: string }[] }).citations;
+    expect(only.map((c) => c.itemId)).toStrictEqual([other.id]);
+    // Its description does not match: the passage is its name.
+    expect(only[0]?.passage).toBe(other.name);
   });
 });

@@ -209,6 +209,7 @@ describe('POST /generate over HTTP (extractive generator)', () => {
       itemId: item.id,
       name: item.name,
       score: expect.any(Number),
+      passage: `The Storm Shell keeps you dry on ${word} hikes. It packs small.`,
     });
     expect(body).toMatchObject({
       query: `What keeps me dry on ${word} hikes?`,

@@ -144,7 +144,10 @@ describe('the API through a client typed by the OpenAPI document', () => {
     }).toStrictEqual({
       status: 200,
       grounded: true,
-      citations: [{ ref: 1, itemId: item.id, name: current.name, score: expect.any(Number) }],
+      // The description is empty, so the passage is the name (contract §8.5).
+      citations: [
+        { ref: 1, itemId: item.id, name: current.name, score: expect.any(Number), passage: current.name },
+      ],
     });
     expect(answer.answer).toContain('[1]');
 

@@ -143,7 +143,15 @@ export function checkGenerateResponse(body: unknown, topK: number | undefined, c
   expect(Array.isArray(citations), context).toBe(true);
   if (topK !== undefined) expect(citations.length, context).toBeLessThanOrEqual(topK);
   for (const citation of citations) {
-    expect(Object.keys(citation).sort(), context).toStrictEqual(['itemId', 'name', 'ref', 'score']);
+    expect(Object.keys(citation).sort(), context).toStrictEqual([
+      'itemId',
+      'name',
+      'passage',
+      'ref',
+      'score',
+    ]);
+    // The supporting passage (contract §8.5): at most 240 characters plus the two … marks.
+    expect(typeof citation.passage === 'string' && codePoints(citation.passage) <= 242, context).toBe(true);
     expect(Number.isSafeInteger(citation.ref) && (citation.ref as number) >= 1, context).toBe(true);
     expect(Number.isSafeInteger(citation.itemId) && (citation.itemId as number) >= 1, context).toBe(true);
     expect(typeof citation.name === 'string' && Number.isFinite(citation.score), context).toBe(true);

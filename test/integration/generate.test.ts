@@ -59,7 +59,16 @@ describe('generate with Bedrock (Converse wire format)', () => {
       query: 'waterproof boot',
       answer: 'The Trail Boot is waterproof [1].',
       grounded: true,
-      citations: [{ ref: 1, itemId: bootId, name: 'Trail Boot', score: expect.any(Number) }],
+      citations: [
+        // The description matched and is short: the passage is all of it (contract §8.5).
+        {
+          ref: 1,
+          itemId: bootId,
+          name: 'Trail Boot',
+          score: expect.any(Number),
+          passage: 'A waterproof leather boot.',
+        },
+      ],
       model: 'anthropic.claude-test',
       stopReason: 'end_turn',
       usage: { inputTokens: 90, outputTokens: 9, totalTokens: 99 },

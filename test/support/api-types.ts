@@ -192,6 +192,7 @@ export interface components {
             };
             /** @default 0 */
             minScore?: number;
+            where?: components["schemas"]["Where"];
             /**
              * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it.
              * @default false
@@ -203,6 +204,11 @@ export interface components {
              * @enum {number}
              */
             typos?: 0 | 1 | 2;
+            /**
+             * @description Adds `highlights` to each result: the fields that matched and where (§8.2).
+             * @default false
+             */
+            highlight?: boolean;
         };
         RetrieveResponse: {
             query: string;
@@ -211,6 +217,18 @@ export interface components {
                 score: number;
                 item: components["schemas"]["Item"];
                 matchedTerms: string[];
+                /** @description One entry per field that matched: name, description, tags, in that order. */
+                highlights?: {
+                    /** @enum {string} */
+                    field: "name" | "description" | "tags";
+                    /** @description Plain text, no markup: the whole name, the tags joined by ", ", or the best passage of the description (at most 240 characters, with "…" where it was cut). */
+                    text: string;
+                    /** @description Every word of `text` whose term is one of the matched terms; sorted, not overlapping. */
+                    matches: {
+                        start: number;
+                        end: number;
+                    }[];
+                }[];
             }[];
         };
         /** @description `query` is trimmed first; `filter.tags` are lowercased first. */
@@ -228,6 +246,7 @@ export interface components {
             maxTokens?: number;
             /** @default 0 */
             temperature?: number;
+            where?: components["schemas"]["Where"];
             /**
              * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it.
              * @default false
@@ -249,6 +268,8 @@ export interface components {
                 itemId: number;
                 name: string;
                 score: number;
+                /** @description The description's best passage (at most 240 characters, with "…" where it was cut) when the description matched, otherwise the name. */
+                passage: string;
             }[];
             model: string;
             /** @enum {string} */
@@ -286,6 +307,142 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+        };
+        /** @description A filter expression in the shape of Amazon Bedrock Knowledge Bases `RetrievalFilter`: a leaf `{ "<operator>": { "key": K, "value": V } }` or a composite `{ "andAll": [...] }` / `{ "orAll": [...] }` of 2-10 expressions; at most 5 composites nested, at most 50 leaves in all. */
+        Where: {
+            equals?: components["schemas"]["WhereEquals"];
+            notEquals?: components["schemas"]["WhereNotEquals"];
+            greaterThan?: components["schemas"]["WhereGreaterThan"];
+            greaterThanOrEquals?: components["schemas"]["WhereGreaterThanOrEquals"];
+            lessThan?: components["schemas"]["WhereLessThan"];
+            lessThanOrEquals?: components["schemas"]["WhereLessThanOrEquals"];
+            in?: components["schemas"]["WhereIn"];
+            notIn?: components["schemas"]["WhereNotIn"];
+            startsWith?: components["schemas"]["WhereStartsWith"];
+            stringContains?: components["schemas"]["WhereStringContains"];
+            listContains?: components["schemas"]["WhereListContains"];
+            andAll?: components["schemas"]["WhereExpressionDepth1"][];
+            orAll?: components["schemas"]["WhereExpressionDepth1"][];
+        };
+        WhereExpressionDepth1: {
+            equals?: components["schemas"]["WhereEquals"];
+            notEquals?: components["schemas"]["WhereNotEquals"];
+            greaterThan?: components["schemas"]["WhereGreaterThan"];
+            greaterThanOrEquals?: components["schemas"]["WhereGreaterThanOrEquals"];
+            lessThan?: components["schemas"]["WhereLessThan"];
+            lessThanOrEquals?: components["schemas"]["WhereLessThanOrEquals"];
+            in?: components["schemas"]["WhereIn"];
+            notIn?: components["schemas"]["WhereNotIn"];
+            startsWith?: components["schemas"]["WhereStartsWith"];
+            stringContains?: components["schemas"]["WhereStringContains"];
+            listContains?: components["schemas"]["WhereListContains"];
+            andAll?: components["schemas"]["WhereExpressionDepth2"][];
+            orAll?: components["schemas"]["WhereExpressionDepth2"][];
+        };
+        WhereExpressionDepth2: {
+            equals?: components["schemas"]["WhereEquals"];
+            notEquals?: components["schemas"]["WhereNotEquals"];
+            greaterThan?: components["schemas"]["WhereGreaterThan"];
+            greaterThanOrEquals?: components["schemas"]["WhereGreaterThanOrEquals"];
+            lessThan?: components["schemas"]["WhereLessThan"];
+            lessThanOrEquals?: components["schemas"]["WhereLessThanOrEquals"];
+            in?: components["schemas"]["WhereIn"];
+            notIn?: components["schemas"]["WhereNotIn"];
+            startsWith?: components["schemas"]["WhereStartsWith"];
+            stringContains?: components["schemas"]["WhereStringContains"];
+            listContains?: components["schemas"]["WhereListContains"];
+            andAll?: components["schemas"]["WhereExpressionDepth3"][];
+            orAll?: components["schemas"]["WhereExpressionDepth3"][];
+        };
+        WhereExpressionDepth3: {
+            equals?: components["schemas"]["WhereEquals"];
+            notEquals?: components["schemas"]["WhereNotEquals"];
+            greaterThan?: components["schemas"]["WhereGreaterThan"];
+            greaterThanOrEquals?: components["schemas"]["WhereGreaterThanOrEquals"];
+            lessThan?: components["schemas"]["WhereLessThan"];
+            lessThanOrEquals?: components["schemas"]["WhereLessThanOrEquals"];
+            in?: components["schemas"]["WhereIn"];
+            notIn?: components["schemas"]["WhereNotIn"];
+            startsWith?: components["schemas"]["WhereStartsWith"];
+            stringContains?: components["schemas"]["WhereStringContains"];
+            listContains?: components["schemas"]["WhereListContains"];
+            andAll?: components["schemas"]["WhereExpressionDepth4"][];
+            orAll?: components["schemas"]["WhereExpressionDepth4"][];
+        };
+        WhereExpressionDepth4: {
+            equals?: components["schemas"]["WhereEquals"];
+            notEquals?: components["schemas"]["WhereNotEquals"];
+            greaterThan?: components["schemas"]["WhereGreaterThan"];
+            greaterThanOrEquals?: components["schemas"]["WhereGreaterThanOrEquals"];
+            lessThan?: components["schemas"]["WhereLessThan"];
+            lessThanOrEquals?: components["schemas"]["WhereLessThanOrEquals"];
+            in?: components["schemas"]["WhereIn"];
+            notIn?: components["schemas"]["WhereNotIn"];
+            startsWith?: components["schemas"]["WhereStartsWith"];
+            stringContains?: components["schemas"]["WhereStringContains"];
+            listContains?: components["schemas"]["WhereListContains"];
+            andAll?: components["schemas"]["WhereExpressionDepth5"][];
+            orAll?: components["schemas"]["WhereExpressionDepth5"][];
+        };
+        WhereExpressionDepth5: {
+            equals?: components["schemas"]["WhereEquals"];
+            notEquals?: components["schemas"]["WhereNotEquals"];
+            greaterThan?: components["schemas"]["WhereGreaterThan"];
+            greaterThanOrEquals?: components["schemas"]["WhereGreaterThanOrEquals"];
+            lessThan?: components["schemas"]["WhereLessThan"];
+            lessThanOrEquals?: components["schemas"]["WhereLessThanOrEquals"];
+            in?: components["schemas"]["WhereIn"];
+            notIn?: components["schemas"]["WhereNotIn"];
+            startsWith?: components["schemas"]["WhereStartsWith"];
+            stringContains?: components["schemas"]["WhereStringContains"];
+            listContains?: components["schemas"]["WhereListContains"];
+            andAll?: unknown;
+            orAll?: unknown;
+        };
+        WhereEquals: {
+            key: string;
+            value: string | number | boolean;
+        };
+        WhereNotEquals: {
+            key: string;
+            value: string | number | boolean;
+        };
+        WhereGreaterThan: {
+            key: string;
+            value: string | number;
+        };
+        WhereGreaterThanOrEquals: {
+            key: string;
+            value: string | number;
+        };
+        WhereLessThan: {
+            key: string;
+            value: string | number;
+        };
+        WhereLessThanOrEquals: {
+            key: string;
+            value: string | number;
+        };
+        WhereIn: {
+            key: string;
+            value: (string | number | boolean)[];
+        };
+        WhereNotIn: {
+            key: string;
+            value: (string | number | boolean)[];
+        };
+        WhereStartsWith: {
+            key: string;
+            value: string;
+        };
+        WhereStringContains: {
+            key: string;
+            value: string;
+        };
+        WhereListContains: {
+            /** @constant */
+            key: "tags";
+            value: string;
         };
     };
     responses: {

@@ -1,5 +1,14 @@
+import { fc, test } from '@fast-check/vitest';
+import { stemmer } from 'stemmer';
 import { describe, expect, it } from 'vitest';
-import { createTokenizer, itemText, stopwordLists, tokenize } from '../../../lib/search/tokenizer.ts';
+import {
+  createTokenizer,
+  itemText,
+  stopwordLists,
+  tokenize,
+  wordSpans,
+  wordSpansMatching,
+} from '../../../lib/search/tokenizer.ts';
 
 const plain = createTokenizer({ stopwords: 'none', stem: false });
 
@@ -107,4 +116,193 @@ describe('itemText', () => {
   it('gives the name alone when the description and tags are empty', () => {
     expect(plain(itemText({ name: 'Lamp', description: '', tags: [] }))).toStrictEqual(['lamp']);
   });
+});
+
+/** A span's text: the code points of `text` from `start` to `end`. */
+const spanText = (text: string, { start, end }: { start: number; end: number }) =>
+  Array.from(text).slice(start, end).join('');
+
+describe('wordSpans', () => {
+  const spans = (text: string) => wordSpans(text).map((word) => [word.term, spanText(text, word)]);
+
+  it.each([
+    [
+      'keeps plain words where they are',
+      'Trail boots',
+      [
+        ['trail', 'Trail'],
+        ['boot', 'boots'],
+      ],
+    ],
+    [
+      'spans a ligature and full-width letters as written',
+      'ﬁre ＢＯＯＴＳ',
+      [
+        ['fire', 'ﬁre'],
+        ['boot', 'ＢＯＯＴＳ'],
+      ],
+    ],
+    [
+      'spans precomposed and decomposed accents alike',
+      'Café Cafe\u0301 crème',
+      [
+        ['café', 'Café'],
+        ['café', 'Cafe\u0301'],
+        ['crème', 'crème'],
+      ],
+    ],
+    [
+      'spans the dotted capital I, which lowercases to two code points',
+      'İstanbul',
+      [['i̇stanbul', 'İstanbul']],
+    ],
+    [
+      'keeps the final sigma of a Greek word',
+      'ΟΔΟΣ Σ',
+      [
+        ['οδος', 'ΟΔΟΣ'],
+        ['σ', 'Σ'],
+      ],
+    ],
+    [
+      'spans a possessive whole and apostrophes inside words',
+      "Earth's O’Brien don't",
+      [
+        ['earth', "Earth's"],
+        ['obrien', 'O’Brien'],
+        ['dont', "don't"],
+      ],
+    ],
+    [
+      'makes each Han and Hiragana character a word',
+      '北京 タワーへ',
+      [
+        ['北', '北'],
+        ['京', '京'],
+        ['タワー', 'タワー'],
+        ['へ', 'へ'],
+      ],
+    ],
+    [
+      'leaves emoji next to words out of them',
+      '😀boot👍🏽hike',
+      [
+        ['boot', 'boot'],
+        ['hike', 'hike'],
+      ],
+    ],
+    [
+      'gives stopwords and over-long words no term',
+      `the ${'a'.repeat(65)}`,
+      [
+        [undefined, 'the'],
+        [undefined, 'a'.repeat(65)],
+      ],
+    ],
+    [
+      'spans Hangul jamo that compose into one syllable',
+      'ㄱㅏㄳ 한',
+      [
+        ['갃', 'ㄱㅏㄳ'],
+        ['한', '한'],
+      ],
+    ],
+    [
+      'puts a character that normalizes into two words in both spans',
+      'x½y',
+      [
+        ['x1', 'x½'],
+        ['2y', '½y'],
+      ],
+    ],
+    ['spans an ellipsis-cut word without the ellipsis', '…hiking…', [['hike', 'hiking']]],
+  ])('%s', (_, text, expected) => {
+    expect(spans(text)).toStrictEqual(expected);
+  });
+
+  it('counts code points, not UTF-16 units', () => {
+    expect(wordSpans('😀😀 boot')).toStrictEqual([{ term: 'boot', start: 3, end: 7 }]);
+  });
+});
+
+/** `toLowerCase` picks σ or ς by what is around a capital sigma, past the word too (see the property below). */
+const foldSigma = (terms: readonly string[]) => terms.map((term) => term.replaceAll('ς', 'σ'));
+
+/** Strings that stress normalization: ligatures, full-width, accents both ways, jamo, kana marks, sigma, İ. */
+const tricky = fc.string({
+  unit: fc.constantFrom(
+    ..."aeAEİıΣσςﬁＢ½ㄱㅏㄳ가각ｶﾞ゛か\u3099\u0301\u0316\u0345\u1161\u11A8 '’s-.…😀🏽\u200D🅐ⒶǄ㍻".split(''),
+    '\u{1D400}',
+    '\u{16D63}',
+    '\u{16D67}',
+  ),
+  maxLength: 30,
+});
+const anyText = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'grapheme-composite', maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  tricky,
+);
+
+describe('wordSpans properties', () => {
+  test.prop([anyText], { numRuns: 2000 })('its terms are exactly tokenize’s', (text) => {
+    expect(wordSpans(text).flatMap((word) => (word.term === undefined ? [] : [word.term]))).toStrictEqual(
+      tokenize(text),
+    );
+  });
+
+  test.prop([anyText], { numRuns: 2000 })('its spans are ordered, within the text and not empty', (text) => {
+    const length = Array.from(text).length;
+    let previous = { start: 0, end: 0 };
+    for (const word of wordSpans(text)) {
+      expect(word.start).toBeGreaterThanOrEqual(previous.start);
+      expect(word.end).toBeGreaterThanOrEqual(previous.end);
+      expect(word.start).toBeLessThan(word.end);
+      expect(word.end).toBeLessThanOrEqual(length);
+      previous = word;
+    }
+  });
+
+  // Exact but for one thing: a capital sigma lowercases to ς or σ by what is around it, looking past the word
+  // (`ΟΔΟΣ.Α`: the "." and the capital after it make it σ; a cased symbol such as 🅐 before a lone Σ makes it ς).
+  // The span's text alone can then give the other sigma than the text in full, which is what the index holds.
+  test.prop([anyText], { numRuns: 2000 })('the text of each span tokenizes to its term', (text) => {
+    for (const word of wordSpans(text)) {
+      if (word.term === undefined) continue;
+      expect(foldSigma(tokenize(spanText(text, word)))).toContain(foldSigma([word.term])[0]);
+    }
+  });
+
+  test.prop([anyText, fc.array(fc.constantFrom('fire', 'boot', 'a', 'x1', '갃', 'i̇', 'σ', 'ς', '北'))], {
+    numRuns: 1000,
+  })('wordSpansMatching keeps exactly the terms asked for', (text, extra) => {
+    const all = wordSpans(text);
+    const terms = new Set([...extra, ...all.filter((_, i) => i % 2 === 0).flatMap((w) => w.term ?? [])]);
+    expect(wordSpansMatching(text, terms)).toStrictEqual(
+      all.map((word) => ({
+        ...word,
+        term: word.term !== undefined && terms.has(word.term) ? word.term : undefined,
+      })),
+    );
+  });
+
+  const PORTER_SUFFIXES = [
+    ...'ational tional enci anci izer bli alli entli eli ousli ization ation ator alism iveness fulness ousness'.split(
+      ' ',
+    ),
+    ...'aliti iviti biliti logi icate ative alize iciti ical ful ness al ance ence er ic able ible ant ement'.split(
+      ' ',
+    ),
+    ...'ment ent ion ou ism ate iti ous ive ize sses ies ss s eed ed ing y e ll'.split(' '),
+  ];
+  const englishLike = fc
+    .tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.array(fc.constantFrom(...PORTER_SUFFIXES), { maxLength: 3 }))
+    .map(([stem, suffixes]) => stem + suffixes.join(''));
+  test.prop([fc.oneof(englishLike, fc.stringMatching(/^[a-z]{1,12}$/))], { numRuns: 3000 })(
+    'Porter stemming keeps a word’s first letter (wordSpansMatching relies on it)',
+    (word) => {
+      expect(stemmer(word).charAt(0)).toBe(word.charAt(0));
+    },
+  );
 });
