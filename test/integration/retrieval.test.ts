@@ -16,6 +16,8 @@ import { createSearch } from '../../lib/search/query.ts';
 import { rankInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
+import { matchesWhere } from '../../lib/search/where.ts';
+import type { WhereExpression } from '../../lib/search/where-schema.ts';
 import { freshTable } from '../support/stack.ts';
 
 // A deterministic corpus with a skewed vocabulary, so some posting lists are long and others short.
@@ -157,6 +159,30 @@ describe('BM25 search over the DynamoDB index', () => {
     expect(results.map((r) => [r.rank, r.item.id])).toStrictEqual(expected.map((e, i) => [i + 1, e.id]));
     for (const result of results) expect(result.item.attributes.even).toBe(false);
   });
+
+  it.each([
+    { equals: { key: 'attributes.even', value: true } },
+    {
+      andAll: [
+        { listContains: { key: 'tags', value: 't3' } },
+        { orAll: [{ startsWith: { key: 'name', value: 'boot' } }, { lessThan: { key: 'id', value: 60 } }] },
+      ],
+    },
+    { notIn: { key: 'name', value: ['boot', 'rain'] } },
+  ] satisfies WhereExpression[])(
+    'applies where %j exactly, filling the top k past rejected candidates',
+    async (where) => {
+      const retrieve = createRetriever({ search, items, dictionary: createDictionary(table) });
+      const { results } = await retrieve({ query: 'boot winter rain', topK: 10, minScore: 0, where });
+      // Ranked over the whole collection (its N and avgdl), then filtered.
+    const byId = new Map(corpus.map((item) => [item.id, item]));
+    const expected = reference('boot winter rain', corpus.length)
+      .filter((hit) => matchesWhere(byId.get(hit.id) as Item, where))
+      .slice(0, 10);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((e) => e.id));
+    },
+  );
 
   it('keeps only scores above minScore', async () => {
     const all = reference('rain jacket', 50);
