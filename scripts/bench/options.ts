@@ -8,6 +8,7 @@ import { createDictionary } from '../../lib/search/dictionary.ts';
 import { expandQuery } from '../../lib/search/expand.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { createRetriever, type RetrieveInput } from '../../lib/search/retrieve.ts';
+import type { WhereExpression } from '../../lib/search/where-schema.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
 import { meteredClient } from './metered.ts';
@@ -37,6 +38,14 @@ const typing = (query: string) => {
   return [...words.slice(0, -1), (words.at(-1) ?? '').slice(0, 3)].join(' ');
 };
 
+/** Items tagged audio (≈ 19 %: 1–3 of 10 tags) of size under 5 (10 %). */
+const SELECTIVE = {
+  andAll: [
+    { listContains: { key: 'tags', value: 'audio' } },
+    { lessThan: { key: 'attributes.size', value: 5 } },
+  ],
+} satisfies WhereExpression;
+
 interface Variant {
   name: string;
   request: (query: string) => RetrieveInput;
@@ -56,6 +65,16 @@ const VARIANTS: Variant[] = [
     compare: true,
   },
   {
+    name: 'where (≈ 2 % of items pass)',
+    request: (query) => ({ query, topK: TOP_K, minScore: 0, where: SELECTIVE }),
+    compare: false,
+  },
+  {
+    name: 'highlight',
+    request: (query) => ({ query, topK: TOP_K, minScore: 0, highlight: true }),
+    compare: true,
+  },
+  {
     name: 'typos: 2 (same misspelling)',
     request: (query) => ({ query: misspell(query), topK: TOP_K, minScore: 0, typos: 2 }),
     compare: true,
@@ -68,13 +87,15 @@ interface Tally {
   calls: number[];
   terms: number[];
   found: number[];
+  /** Results returned (a selective where must still fill the top k). */
+  returned: number[];
 }
 const tallies = new Map<string, Tally>();
 const tallyOf = (size: number, variant: string) => {
   const key = `${size} ${variant}`;
   let tally = tallies.get(key);
   if (!tally) {
-    tally = { latencies: [], units: [], calls: [], terms: [], found: [] };
+    tally = { latencies: [], units: [], calls: [], terms: [], found: [], returned: [] };
     tallies.set(key, tally);
   }
   return tally;
@@ -110,6 +131,7 @@ await withCollections(SIZES, async (endpoints) => {
         const { weights } = await expandQuery(request.query, request, dictionary);
         tally.terms.push(weights.size);
         const ids = results.map((r) => r.item.id);
+        tally.returned.push(ids.length);
         if (!variant.compare) plain = ids;
         else tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
       }
@@ -137,7 +159,7 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(
 const rows = SIZES.flatMap((size) =>
   VARIANTS.map((variant) => {
     const t = tallyOf(size, variant.name);
-    return `| ${size.toLocaleString('en')} | ${variant.name} | ${ms(quantile(t.latencies, 0.5), 1)} | ${ms(quantile(t.latencies, 0.99), 1)} | ${mean(t.units).toFixed(1)} | ${Math.max(...t.units).toFixed(1)} | ${mean(t.calls).toFixed(1)} | ${mean(t.terms).toFixed(1)} | ${variant.compare ? mean(t.found).toFixed(2) : '—'} |`;
+    return `| ${size.toLocaleString('en')} | ${variant.name} | ${ms(quantile(t.latencies, 0.5), 1)} | ${ms(quantile(t.latencies, 0.99), 1)} | ${mean(t.units).toFixed(1)} | ${Math.max(...t.units).toFixed(1)} | ${mean(t.calls).toFixed(1)} | ${mean(t.terms).toFixed(1)} | ${mean(t.returned).toFixed(1)} | ${variant.compare ? mean(t.found).toFixed(2) : '—'} |`;
   }),
 );
 const ratio = (size: number, variant: string) =>
@@ -151,11 +173,11 @@ written by the same loader) at ${SIZES.map((s) => s.toLocaleString('en')).join('
 ${benchQueries.length} fixed queries of bench:scale, each plain and with each option; top ${TOP_K}, through
 \`createRetriever\` with the service's settings. Latency over ${REPEATS} passes, every size and variant interleaved in
 rotating order; read units as DynamoDB Local reports them (dictionary index queries included). *Terms*: the query's
-terms after expansion; *found*: the share of the plain query's top ${TOP_K} the variant's answer holds (what a user
+terms after expansion; *results*: mean results returned (of ${TOP_K}); *found*: the share of the plain query's top ${TOP_K} the variant's answer holds (what a user
 who typed the prefix or the misspelling still gets).
 
-| items | variant | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | terms | found |
-|---|---|---|---|---|---|---|---|---|
+| items | variant | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | terms | results | found |
+|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 p50 ÷ plain p50 at ${largest.toLocaleString('en')} items (same run): ${VARIANTS.slice(1)
