@@ -2,14 +2,17 @@
 // uses, so that results on the shared table are predictable.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { call, type Reply } from '../support/http.ts';
+import { call, eventually, type Reply } from '../support/http.ts';
 import { tokenFor } from '../support/stack.ts';
 
 const editor = tokenFor('editor');
 const reader = tokenFor('reader');
-/** Letters only (hex digits mapped to a–p), so the stemmer leaves the word alone and every edit is a letter. */
+/**
+ * Letters only (hex digits mapped to a–p) and a final q: no Porter suffix ends in q, so the stemmer leaves the word and
+ * its misspellings alone, and every edit below is a letter.
+ */
 const unique = () =>
-  `zq${[...randomUUID().replaceAll('-', '').slice(0, 10)].map((c) => String.fromCharCode(97 + Number.parseInt(c, 16))).join('')}`;
+  `zq${[...randomUUID().replaceAll('-', '').slice(0, 10)].map((c) => String.fromCharCode(97 + Number.parseInt(c, 16))).join('')}q`;
 
 interface Result {
   rank: number;
@@ -25,14 +28,6 @@ const retrieve = (body: unknown) => call('POST', '/retrieve', { token: reader, b
 const results = (reply: Reply) => (reply.body as { results: Result[] }).results;
 const ids = (reply: Reply) => results(reply).map((r) => r.item.id);
 
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 8000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not within ${timeoutMs} ms: ${what}`);
-}
 async function createItem(body: Record<string, unknown>) {
   const reply = await call('POST', '/items', { token: editor, body });
   expect(reply.status).toBe(201);
@@ -67,8 +62,8 @@ describe('§8.3 prefix and §8.4 typos over HTTP', () => {
 
   it('ranks an exact match above a corrected one, and completes the last word only', async () => {
     const word = unique();
-    // One edit away: the last two letters swapped.
-    const near = `${word.slice(0, -2)}${word.at(-1)}${word.at(-2)}`;
+    // One edit away: a letter no such word holds (they have a–p and q) in the middle.
+    const near = `${word.slice(0, 6)}x${word.slice(7)}`;
     const exact = await createItem({ name: `Lamp ${word}` });
     const other = await createItem({ name: `Lamp ${near}` });
     await eventually(
@@ -81,8 +76,8 @@ describe('§8.3 prefix and §8.4 typos over HTTP', () => {
       [other.id, [near]],
     ]);
     // typos: 2 lets a 12-letter word reach two edits; typos: 0 (the default) none.
-    // Two substitutions by a letter no such word holds (its letters are a–p): two edits from word, four from near.
-    const twice = `${word.slice(0, 4)}y${word.slice(5, 7)}y${word.slice(8)}`;
+    // Two substitutions by another such letter: two edits from word, three from near.
+    const twice = `${word.slice(0, 4)}y${word.slice(5, 8)}y${word.slice(9)}`;
     expect(ids(await retrieve({ query: twice, topK: 5, typos: 2 }))).toContain(exact.id);
     expect(ids(await retrieve({ query: twice, topK: 5, typos: 1 }))).toStrictEqual([]);
     expect(ids(await retrieve({ query: near.slice(0, 8), topK: 5 }))).toStrictEqual([]);

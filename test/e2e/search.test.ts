@@ -4,7 +4,7 @@ import { NO_MATCH_ANSWER } from '../../lib/generate/citations.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
 import { rebuildIndex } from '../../lib/search/rebuild.ts';
-import { call, type Reply } from '../support/http.ts';
+import { call, eventually, type Reply } from '../support/http.ts';
 import { documentClient, stack, token, tokenFor } from '../support/stack.ts';
 
 const editor = tokenFor('editor');
@@ -16,16 +16,6 @@ const unique = () => `zq${randomUUID().replaceAll('-', '').slice(0, 10)}`;
 const retrieve = (body: unknown, t = reader) => call('POST', '/retrieve', { token: t, body });
 const ids = (reply: Reply) =>
   (reply.body as { results: { item: { id: number } }[] }).results.map((r) => r.item.id);
-
-/** Polls until `check` holds: the index is updated from the stream, within the contract's 2 s. */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 8000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not within ${timeoutMs} ms: ${what}`);
-}
 
 async function createItem(body: Record<string, unknown>) {
   const reply = await call('POST', '/items', { token: editor, body });

@@ -9,6 +9,7 @@ import { createSearch } from '../../lib/search/query.ts';
 import { rankInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
+import { seeded } from '../support/random.ts';
 import { freshTable } from '../support/stack.ts';
 
 // Words in families a prefix reaches and words a typo or two apart, with a skewed frequency so some terms split into
@@ -18,14 +19,7 @@ const WORDS = (
   'tent tents trail trial trails tail jacket jackets packet pocket rain rains brain grain snow snowshoe snowy ' +
   'stove store stone lantern pattern modern café cafe 北京 东京 naïve naive'
 ).split(' ');
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
-}
-const next = random(7);
+const next = seeded(7);
 const word = () => WORDS[Math.floor(WORDS.length * next() ** 2)] ?? 'boot';
 const sentence = (length: number) => Array.from({ length }, word).join(' ');
 /** A word of its own for item `i` (a term with one posting, or a few: one block, its only record the entry). */

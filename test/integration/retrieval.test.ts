@@ -18,6 +18,7 @@ import { createRetriever } from '../../lib/search/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
 import { matchesWhere } from '../../lib/search/where.ts';
 import type { WhereExpression } from '../../lib/search/where-schema.ts';
+import { seeded } from '../support/random.ts';
 import { freshTable } from '../support/stack.ts';
 
 // A deterministic corpus with a skewed vocabulary, so some posting lists are long and others short.
@@ -61,14 +62,7 @@ const VOCABULARY = [
   'coffee',
   'cup',
 ];
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
-}
-const next = random(42);
+const next = seeded(42);
 const word = () => VOCABULARY[Math.floor(VOCABULARY.length * next() ** 2)] ?? 'boot';
 const sentence = (length: number) => Array.from({ length }, word).join(' ');
 
@@ -175,10 +169,10 @@ describe('BM25 search over the DynamoDB index', () => {
       const retrieve = createRetriever({ search, items, dictionary: createDictionary(table) });
       const { results } = await retrieve({ query: 'boot winter rain', topK: 10, minScore: 0, where });
       // Ranked over the whole collection (its N and avgdl), then filtered.
-    const byId = new Map(corpus.map((item) => [item.id, item]));
-    const expected = reference('boot winter rain', corpus.length)
-      .filter((hit) => matchesWhere(byId.get(hit.id) as Item, where))
-      .slice(0, 10);
+      const byId = new Map(corpus.map((item) => [item.id, item]));
+      const expected = reference('boot winter rain', corpus.length)
+        .filter((hit) => matchesWhere(byId.get(hit.id) as Item, where))
+        .slice(0, 10);
       expect(expected.length).toBeGreaterThan(0);
       expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((e) => e.id));
     },

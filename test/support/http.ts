@@ -63,3 +63,17 @@ export function callWithHeaderLines(
     request.end();
   });
 }
+
+/** Polls until `check` holds: the index is updated from the stream, within the contract's 2 s. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 8000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`not within ${timeoutMs} ms: ${what}`);
+}
