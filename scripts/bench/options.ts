@@ -132,8 +132,8 @@ await withCollections(SIZES, async (endpoints) => {
         tally.terms.push(weights.size);
         const ids = results.map((r) => r.item.id);
         tally.returned.push(ids.length);
-        if (!variant.compare) plain = ids;
-        else tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
+        if (variant.name === 'plain') plain = ids;
+        else if (variant.compare) tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
       }
     }
   }
