@@ -4,6 +4,7 @@ import { batchGet } from '../dynamodb/batch-get.ts';
 import { isConditionFailure } from '../dynamodb/conditions.ts';
 import { decodeBlock } from './blocks.ts';
 import {
+  dfKey,
   dictionaryEntry,
   LAST_BLOCK_SK,
   LENGTH_INDEX,
@@ -11,6 +12,7 @@ import {
   PREFIX_INDEX,
   PREFIX_PARTITION_LENGTH,
   prefixPartition,
+  termPk,
 } from './keys.ts';
 
 /** A term of the dictionary with its df (its number of postings). */
@@ -23,8 +25,13 @@ export interface DictionaryTerm {
 export interface Dictionary {
   /** Every indexed term that begins with `word` (at least PREFIX_PARTITION_LENGTH code points), in term order. */
   withPrefix(word: string): Promise<DictionaryTerm[]>;
-  /** Every indexed term of `length` code points, in term order. */
-  ofLength(length: number): Promise<DictionaryTerm[]>;
+  /**
+   * The terms of `length` code points, in term order: every indexed one, and perhaps terms whose postings are all
+   * gone (a split term keeps its DF record at df 0); `dfOf` tells them apart.
+   */
+  ofLength(length: number): Promise<string[]>;
+  /** The df of each term (0 for a term with no postings). */
+  dfOf(terms: readonly string[]): Promise<Map<string, number>>;
 }
 
 /**
@@ -40,7 +47,7 @@ export function createDictionary({
   tableName: string;
 }): Dictionary {
   async function all(indexName: string, key: string, partition: string, prefix?: string) {
-    const terms: DictionaryTerm[] = [];
+    const terms: { term: string; df: number | undefined }[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await client.send(
@@ -50,23 +57,41 @@ export function createDictionary({
           KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
           ExpressionAttributeNames: { '#k': key },
           ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
-          ProjectionExpression: 'wt, df',
+          ProjectionExpression: indexName === PREFIX_INDEX ? 'wt, df' : 'wt',
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
       for (const { wt, df } of page.Items ?? [])
-        if (typeof wt === 'string' && typeof df === 'number' && df > 0) terms.push({ term: wt, df });
+        if (typeof wt === 'string') terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return terms;
   }
   return {
-    withPrefix: (word) => {
+    withPrefix: async (word) => {
       if ([...word].length < PREFIX_PARTITION_LENGTH)
         throw new RangeError(`A prefix needs ${PREFIX_PARTITION_LENGTH} code points at least`);
-      return all(PREFIX_INDEX, 'wp', prefixPartition(word), word);
+      return (await all(PREFIX_INDEX, 'wp', prefixPartition(word), word)).flatMap(({ term, df }) =>
+        df !== undefined && df > 0 ? [{ term, df }] : [],
+      );
     },
-    ofLength: (length) => all(LENGTH_INDEX, 'wl', lengthPartition(length)),
+    ofLength: async (length) =>
+      (await all(LENGTH_INDEX, 'wl', lengthPartition(length))).map(({ term }) => term),
+    // Each term's head record holds its df: its DF record if it has one, else its only block (postings.ts).
+    dfOf: async (terms) => {
+      const records = await batchGet(
+        client,
+        tableName,
+        terms.flatMap((term) => [dfKey(term), { pk: termPk(term), sk: LAST_BLOCK_SK }]),
+      );
+      const found = new Map<string, { df?: number; last?: number }>();
+      for (const { pk, sk, df } of records) {
+        const entry = found.get(String(pk).slice(2)) ?? {};
+        if (typeof df === 'number') entry[sk === 'DF' ? 'df' : 'last'] = df;
+        found.set(String(pk).slice(2), entry);
+      }
+      return new Map(terms.map((term) => [term, found.get(term)?.df ?? found.get(term)?.last ?? 0]));
+    },
   };
 }
 

@@ -50,11 +50,11 @@ export function allowedEdits(term: string, typos: number): number {
 
 /**
  * The indexed terms within `maxEdits` of `term` (other than `term` and the terms in `exclude`): closest first, then
- * the most frequent, then in term order; at most CORRECTIONS_PER_WORD. `ofLength` lists the terms of one length
- * (the only ones an edit budget can reach are within `maxEdits` of the term's length).
+ * the most frequent, then in term order; at most CORRECTIONS_PER_WORD. Only terms within `maxEdits` of the term's
+ * length can be within `maxEdits` edits, so `ofLength` lists the candidates; `dfOf` gives the dfs of those in reach.
  */
 export async function corrections(
-  ofLength: (length: number) => Promise<DictionaryTerm[]>,
+  dictionary: Pick<Dictionary, 'ofLength' | 'dfOf'>,
   term: string,
   maxEdits: number,
   exclude: ReadonlySet<string> = new Set(),
@@ -64,15 +64,21 @@ export async function corrections(
   const lengths: number[] = [];
   for (let l = Math.max(1, length - maxEdits); l <= Math.min(MAX_TOKEN_LENGTH, length + maxEdits); l++)
     lengths.push(l);
-  const found: (DictionaryTerm & { edits: number })[] = [];
-  for (const terms of await Promise.all(lengths.map(ofLength))) {
+  const near: { term: string; edits: number }[] = [];
+  for (const terms of await Promise.all(lengths.map((l) => dictionary.ofLength(l)))) {
     for (const candidate of terms) {
-      if (candidate.term === term || exclude.has(candidate.term)) continue;
-      const edits = editDistance(term, candidate.term, maxEdits);
-      if (edits <= maxEdits) found.push({ ...candidate, edits });
+      if (candidate === term || exclude.has(candidate)) continue;
+      const edits = editDistance(term, candidate, maxEdits);
+      if (edits <= maxEdits) near.push({ term: candidate, edits });
     }
   }
-  return found.sort((a, b) => a.edits - b.edits || byDfThenTerm(a, b)).slice(0, CORRECTIONS_PER_WORD);
+  if (near.length === 0) return [];
+  const dfs = await dictionary.dfOf(near.map((c) => c.term));
+  return near
+    .map((candidate) => ({ ...candidate, df: dfs.get(candidate.term) ?? 0 }))
+    .filter((candidate) => candidate.df > 0)
+    .sort((a, b) => a.edits - b.edits || byDfThenTerm(a, b))
+    .slice(0, CORRECTIONS_PER_WORD);
 }
 
 /**
@@ -94,7 +100,7 @@ export async function expandQuery(
     weights.set(term, weight);
     origins.set(term, origin);
   };
-  const byLength = new Map<number, Promise<DictionaryTerm[]>>();
+  const byLength = new Map<number, Promise<string[]>>();
   const ofLength = (length: number) => {
     let terms = byLength.get(length);
     if (!terms) {
@@ -103,13 +109,14 @@ export async function expandQuery(
     }
     return terms;
   };
+  const reader = { ofLength, dfOf: dictionary.dfOf };
   const word = prefix ? lastWord(query) : undefined;
   const [completed, corrected] = await Promise.all([
     word === undefined ? [] : completions(dictionary, word),
     Promise.all(
       [...exact].map(async (term) => ({
         term,
-        found: await corrections(ofLength, term, allowedEdits(term, typos), exact),
+        found: await corrections(reader, term, allowedEdits(term, typos), exact),
       })),
     ),
   ]);
@@ -126,6 +133,8 @@ export function dictionaryInMemory(terms: ReadonlyMap<string, number>): Dictiona
   const inOrder = (list: DictionaryTerm[]) => list.sort((a, b) => (a.term < b.term ? -1 : 1));
   return {
     withPrefix: async (word) => inOrder(all.filter(({ term }) => term.startsWith(word))),
-    ofLength: async (length) => inOrder(all.filter(({ term }) => [...term].length === length)),
+    ofLength: async (length) =>
+      inOrder(all.filter(({ term }) => [...term].length === length)).map(({ term }) => term),
+    dfOf: async (list) => new Map(list.map((term) => [term, terms.get(term) ?? 0])),
   };
 }

@@ -102,10 +102,14 @@ const INDEX_KEYS = { 'terms-by-prefix': 'wp', 'terms-by-length': 'wl' } as const
 const entryOfItem = (item: AttributeMap): DictionaryEntry | null =>
   item.wt ? { 'terms-by-prefix': keyText(item.wp), 'terms-by-length': keyText(item.wl) } : null;
 
+/** Whether an index projects df (every dictionary write changes it) or keys only (infra/table.json). */
+const PROJECTS_DF = { 'terms-by-prefix': true, 'terms-by-length': false } as const;
+
 /**
  * The index writes of a base-table write (AWS's rules for a global secondary index): one write when the item enters
- * or leaves an index, or stays in it with a projected attribute changed (every dictionary write changes df), two
- * when its index key changes; none when it is in neither. An index item here is a few dozen bytes: 1 WCU each,
+ * or leaves an index, or stays in it with a projected attribute changed (in an index projecting df, every
+ * dictionary write changes it; a keys-only index is written only when its keys change), two when its index key
+ * changes; none when it is in neither. An index item here is a few dozen bytes: 1 WCU each,
  * counted as a standard write whether the base write was transactional or not. Each goes to the key
  * `<index> <partition>`, so a hot dictionary partition shows among the hottest keys.
  */
@@ -115,6 +119,7 @@ function indexWrites(before: DictionaryEntry | null | undefined, after: Dictiona
     const was = before?.[index];
     const is = after === undefined ? was : after?.[index];
     if (was === undefined && is === undefined) continue;
+    if (was === is && !PROJECTS_DF[index]) continue;
     if (was !== undefined && is !== undefined && was !== is) {
       writes.push({ key: `${index} ${was}`, units: 1 }, { key: `${index} ${is}`, units: 1 });
     } else writes.push({ key: `${index} ${is ?? was}`, units: 1 });
