@@ -19,8 +19,8 @@ import {
   ValidationError,
 } from './errors.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: a class of any constructor signature is a registry key.
-type ErrorClass<E extends Error> = abstract new (...args: any[]) => E;
+/** An error class, whatever its constructor's parameters. */
+type ErrorClass<E extends Error> = abstract new (...args: never[]) => E;
 type ToHttp = (error: never) => HttpError;
 
 /**
