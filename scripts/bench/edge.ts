@@ -26,6 +26,8 @@ export interface EdgeBefore {
   floorBytes: number;
   cold: ColdFigures;
   warm: Record<string, Overhead>;
+  /** A second run of `bench:warm` on the code before, for its run-to-run spread. */
+  warmAgain?: Record<string, Overhead>;
 }
 /** The latest run's figures, as the parts write them. */
 export interface EdgeAfter {
@@ -63,7 +65,10 @@ export function edgeMarkdown(before: EdgeBefore, after: EdgeAfter): string {
     ['get-item', 'warm p50 overhead of get-item over its raw call'],
     ['create-item', 'warm p50 overhead of create-item, the same token every request'],
     ['create-item fresh token', 'warm p50 overhead of create-item, a new token every request'],
-  ].map(([key = '', label]) => `| ${label} | ${percent(before.warm[key])} | ${percent(after.warm?.[key])} |`);
+  ].map(
+    ([key = '', label]) =>
+      `| ${label} | ${percent(before.warm[key])}${before.warmAgain ? `; ${percent(before.warmAgain[key])}` : ''} | ${percent(after.warm?.[key])} |`,
+  );
   return `## ${EDGE_TITLE}
 
 The same three parts run on the code before the change (${before.commit}, measured ${before.measured}:
@@ -85,5 +90,9 @@ Largest item handler after: ${KB(largest || undefined)} KB (budget ≤ 300 KB: $
 The edge adds \`@middy/http-json-body-parser\` and \`@middy/http-header-normalizer\` (with \`@middy/util\`, about
 3 KB) and Powertools' logger and metrics middlewares; leaving DynamoDB endpoint discovery out
 (\`lib/aws/endpoint-discovery.ts\`, 8.5 KB, from the floor too) more than pays for them.
+
+The warm overheads move with the machine's load from run to run${before.warmAgain ? ' (the before column gives two runs of the same code)' : ''}, by more than
+the edge changes: Warm A/B below runs both trees' bundles in one process, alternating, and the edge alone (the two
+middleware chains without I/O).
 `;
 }

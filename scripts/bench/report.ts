@@ -14,7 +14,7 @@ import {
 } from './compare.ts';
 import { EDGE_TITLE, type EdgeAfter, edgeMarkdown, loadEdgeBefore } from './edge.ts';
 
-const PARTS = ['bundle', 'cold', 'warm', 'scale', 'http', 'ingest', 'freshness'];
+const PARTS = ['bundle', 'cold', 'warm', 'ab', 'scale', 'http', 'ingest', 'freshness'];
 /** Parts shown before and after issue #12's redesign: the "before" run is kept in benchmarks/<part>-before.json. */
 const COMPARED: Record<string, (latest: unknown, before: unknown) => string> = {
   ingest: (latest, before) =>
@@ -39,6 +39,7 @@ const SECTION_TITLES: Record<string, string> = {
   bundle: 'Bundle size',
   cold: 'Cold start',
   warm: 'Warm latency',
+  ab: 'Warm A/B',
   scale: 'Retrieval at scale',
   http: 'HTTP (local',
   ingest: 'Ingest',
@@ -332,7 +333,9 @@ const sections = PARTS.map((part) => {
     return compared(results.get(part)?.data, before);
   }
   const result = results.get(part);
-  if (!result) return previousSection(part) ?? `## ${part}\n\nNot measured in this run.\n`;
+  // The A/B needs another checkout to compare with: a report without it has no such section.
+  if (!result)
+    return previousSection(part) ?? (part === 'ab' ? '' : `## ${part}\n\nNot measured in this run.\n`);
   return result.markdown + (part === 'scale' ? scaleNote : '');
 });
 const previousDate = /Written by .*? on (\d{4}-\d{2}-\d{2})/.exec(previous)?.[1] ?? 'an earlier date';
