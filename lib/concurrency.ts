@@ -25,7 +25,3 @@ export async function mapLimit<T, R>(
   if (failure) throw failure.error;
   return results;
 }
-
-/** Waits a random time up to `ceiling` ms (full jitter), so racing writers spread out. */
-export const jitter = (ceiling: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));

@@ -1,5 +1,6 @@
 import { assertIsJwks, type Jwks } from 'aws-jwt-verify/jwk';
 import * as v from 'valibot';
+import { ConfigError } from './errors.ts';
 
 function parseJwks(text: string): Jwks {
   const jwks: Parameters<typeof assertIsJwks>[0] = JSON.parse(text);
@@ -60,14 +61,6 @@ export type Config = Readonly<{
   cursorKey: string;
   auth: Readonly<{ userPoolId: string; clientId: string; jwks: Jwks | undefined }>;
 }>;
-
-/** Thrown at cold start when the environment is not a valid configuration; names every bad variable. */
-export class ConfigError extends Error {
-  constructor(problems: string[]) {
-    super(`Invalid configuration: ${problems.join('; ')}`);
-    this.name = 'ConfigError';
-  }
-}
 
 /** Parses the environment into a frozen configuration, or throws naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {

@@ -1,4 +1,4 @@
-import { logger } from './logger.ts';
+import { logger } from './observability.ts';
 
 type Cleanup = () => unknown;
 

@@ -5,8 +5,7 @@ import { createDocumentClient } from './dynamodb/client.ts';
 import { type CursorCodec, createCursorCodec } from './items/cursor.ts';
 import { createItemRepository, type ItemRepository } from './items/repository.ts';
 import { installShutdownHook, lifecycle } from './lifecycle.ts';
-import { logger } from './logger.ts';
-import { metrics } from './observability.ts';
+import { logger, metrics } from './observability.ts';
 
 export interface Runtime {
   config: Config;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type ErrorDetail, ValidationError } from './http-errors.ts';
+import { type ErrorDetail, ValidationError } from './http/errors.ts';
 
 /** Turns valibot issues into the contract's `details`, each path prefixed (`query.limit`, `path.item_id`). */
 export function toDetails(

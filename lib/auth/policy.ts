@@ -1,4 +1,4 @@
-import { ForbiddenError, UnauthorizedError } from '../http-errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../http/errors.ts';
 import type { Caller } from './verifier.ts';
 
 export const ROLES = ['reader', 'editor', 'admin'] as const;

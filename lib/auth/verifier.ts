@@ -1,6 +1,7 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import { TokenClaimError } from './errors.ts';
 import { createVerifiedTokenCache, type VerifiedTokenCache } from './token-cache.ts';
 
 /** A caller whose access token verified. */
@@ -24,14 +25,6 @@ export interface TokenVerifierOptions {
   jwks?: Jwks | undefined;
   /** Tokens already verified, re-checked for expiry on every use (default: up to 1,000 tokens). */
   cache?: VerifiedTokenCache;
-}
-
-/** Thrown for claims aws-jwt-verify accepts but the contract refuses. */
-export class TokenClaimError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TokenClaimError';
-  }
 }
 
 const offlineFetcher = {

@@ -4,6 +4,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../concurrency.ts';
+import { retry } from '../retry.ts';
 
 /** Reads up to any number of keys with BatchGetItem (100 a call), retrying unprocessed keys. */
 export async function batchGet(
@@ -17,18 +18,25 @@ export async function batchGet(
     keys.slice(i * 100, i * 100 + 100),
   );
   await mapLimit(chunks, options.concurrency ?? 1, async (chunk) => {
-    let pending: Record<string, unknown>[] | undefined = chunk;
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt)));
-      if (attempt > 8) throw new Error('BatchGetItem kept leaving keys unprocessed');
-      const reply: BatchGetCommandOutput = await client.send(
-        new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent ?? false } },
-        }),
-      );
-      found.push(...(reply.Responses?.[tableName] ?? []));
-      pending = reply.UnprocessedKeys?.[tableName]?.Keys;
-    }
+    let pending = chunk;
+    await retry(
+      async () => {
+        const reply: BatchGetCommandOutput = await client.send(
+          new BatchGetCommand({
+            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent ?? false } },
+          }),
+        );
+        found.push(...(reply.Responses?.[tableName] ?? []));
+        pending = reply.UnprocessedKeys?.[tableName]?.Keys ?? [];
+        return pending;
+      },
+      {
+        attempts: 9,
+        backoff: { baseMs: 20, maxMs: 200 },
+        until: (unprocessed) => unprocessed.length === 0,
+        exhausted: () => new Error('BatchGetItem kept leaving keys unprocessed'),
+      },
+    );
   });
   return found;
 }

@@ -1,22 +1,27 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { isAwsError } from '../aws/errors.ts';
 
 /** True for a single write refused by its condition. */
 export const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
-  error instanceof ConditionalCheckFailedException ||
-  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+  isAwsError(error, 'ConditionalCheckFailedException');
 
-export const isCancelled = (error: unknown) =>
-  error instanceof TransactionCanceledException ||
-  (error instanceof Error && error.name === 'TransactionCanceledException');
+/** True for a cancelled transaction, whatever the reasons. */
+export const isCancelled = (error: unknown): error is TransactionCanceledException =>
+  isAwsError(error, 'TransactionCanceledException');
 
-/** A test for a transaction cancelled for these reasons only (`None` marks the actions that did not fail). */
+/** The reason codes of a cancelled transaction, one per action (`None` for the actions that did not fail). */
+const reasonCodes = (error: TransactionCanceledException): string[] =>
+  (error.CancellationReasons ?? []).map((reason) => reason.Code ?? '');
+
+/** True when a transaction was cancelled, one of its actions for the reason `code`. */
+export const cancelledFor = (error: unknown, code: string): boolean =>
+  isCancelled(error) && reasonCodes(error).includes(code);
+
+/** A test for a transaction cancelled for these reasons only. */
 const cancelledOnlyFor =
   (...codes: string[]) =>
   (error: unknown): boolean =>
-    isCancelled(error) &&
-    ((error as TransactionCanceledException).CancellationReasons ?? []).every((reason) =>
-      ['None', ...codes].includes(reason.Code ?? ''),
-    );
+    isCancelled(error) && reasonCodes(error).every((code) => ['None', ...codes].includes(code));
 
 /** True when a transaction was cancelled by its condition checks alone (not by a conflict or throttling). */
 export const onlyConditionFailures = cancelledOnlyFor('ConditionalCheckFailed');

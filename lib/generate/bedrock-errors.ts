@@ -1,9 +1,6 @@
-import { BedrockRuntimeServiceException } from '@aws-sdk/client-bedrock-runtime';
+import { awsFailure, errorName } from '../aws/errors.ts';
 import { GeneratorError, GeneratorTimeoutError, GeneratorUnavailableError } from './errors.ts';
 
-const UNAVAILABLE = new Set(['ThrottlingException', 'ServiceUnavailableException', 'ModelNotReadyException']);
-// SDK time-outs and aborts, and Bedrock's own "the model took too long".
-const TIMED_OUT = new Set(['TimeoutError', 'AbortError', 'ModelTimeoutException']);
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
 export interface FailedCall {
@@ -16,16 +13,18 @@ export interface FailedCall {
   timeoutMs: number;
 }
 
-function nameOf(error: unknown): string {
-  return error instanceof Error ? error.name : 'UnknownError';
-}
+/** Throttled, or Bedrock says it (or the model) is briefly unavailable. */
+const isUnavailable = (error: unknown): error is Error => {
+  const failure = awsFailure(error);
+  return failure === 'throttled' || failure === 'unavailable';
+};
 
-/** Seconds from a `Retry-After: <seconds>` header on the reply, else a short default. */
-function retryAfterSeconds(error: unknown): number {
-  if (!(error instanceof BedrockRuntimeServiceException)) return DEFAULT_RETRY_AFTER_SECONDS;
-  const headers = error.$response?.headers ?? {};
-  const key = Object.keys(headers).find((name) => name.toLowerCase() === 'retry-after');
-  const value = key === undefined ? undefined : headers[key]?.trim();
+/** Seconds from a `Retry-After: <seconds>` header on the SDK error's reply, else a short default. */
+function retryAfterSeconds(error: Error): number {
+  const headers = (error as { $response?: { headers?: Record<string, string | undefined> } }).$response
+    ?.headers;
+  const key = Object.keys(headers ?? {}).find((name) => name.toLowerCase() === 'retry-after');
+  const value = key === undefined ? undefined : headers?.[key]?.trim();
   const seconds = value !== undefined && /^\d+$/.test(value) ? Number(value) : Number.NaN;
   return Number.isSafeInteger(seconds) && seconds > 0 ? seconds : DEFAULT_RETRY_AFTER_SECONDS;
 }
@@ -36,14 +35,14 @@ function retryAfterSeconds(error: unknown): number {
  */
 export function toGeneratorError({ error, lastAttemptError, aborted, timeoutMs }: FailedCall): Error {
   // The time limit can run out while the SDK waits to retry a throttled call: that is still throttling.
-  const source = aborted && UNAVAILABLE.has(nameOf(lastAttemptError)) ? lastAttemptError : error;
-  const name = nameOf(source);
-  if (UNAVAILABLE.has(name)) {
+  const source = aborted && isUnavailable(lastAttemptError) ? lastAttemptError : error;
+  const name = errorName(source) ?? 'UnknownError';
+  if (isUnavailable(source)) {
     return new GeneratorUnavailableError(`Bedrock is unavailable (${name})`, retryAfterSeconds(source), {
       cause: source,
     });
   }
-  if (aborted || TIMED_OUT.has(name)) {
+  if (aborted || awsFailure(source) === 'timeout') {
     return new GeneratorTimeoutError(`Bedrock did not answer within ${timeoutMs} ms (${name})`, timeoutMs, {
       cause: source,
     });

@@ -9,17 +9,22 @@ export interface HttpResult {
 }
 
 /** The request as the middleware chain leaves it for the handler. */
-export interface ApiEvent<Input = unknown> extends APIGatewayProxyEventV2 {
+export interface ApiEvent<Input = unknown> extends Omit<APIGatewayProxyEventV2, 'body' | 'headers'> {
   /** Header names lower-cased; API Gateway joins repeated headers with commas. */
   headers: Record<string, string | undefined>;
+  /**
+   * The body: the text API Gateway sends (base64 when `isBase64Encoded`); after the body middlewares, the text
+   * decoded, then the parsed JSON value.
+   */
+  body?: unknown;
   /** Set by the authenticate middleware when a token verified. */
   caller?: Caller | undefined;
   /** The `If-Match` version, when the header was sent. */
   ifMatch?: number | undefined;
   /** The `Idempotency-Key`, when the header was sent. */
   idempotencyKey?: string | undefined;
-  /** The parsed JSON body. */
-  jsonBody?: unknown;
+  /** Paths of keys the JSON parser refused (`__proto__`), left for validation to report with the rest. */
+  forbiddenKeys?: readonly string[] | undefined;
   /** Path, query and body after validation. */
   input: Input;
 }

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
+import { isCancelled, isConditionFailure } from '../dynamodb/conditions.ts';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError } from './errors.ts';
 
 /** A response worth replaying: status, JSON body and the headers that go with it. */
@@ -88,7 +88,7 @@ export function createIdempotency({
         }),
       );
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
+      if (!isConditionFailure(error) || !error.Item) throw error;
       // Errors carry the old item in DynamoDB's attribute-value form: the document client does not convert them.
       const existing = v.parse(Record_, unmarshall(error.Item));
       if (existing.payloadHash !== payloadHash) throw new IdempotencyKeyReusedError();
@@ -117,7 +117,7 @@ export function createIdempotency({
             }),
           )
           .catch((e: unknown) => {
-            throw e instanceof ConditionalCheckFailedException ? new IdempotencyInProgressError() : e;
+            throw isConditionFailure(e) ? new IdempotencyInProgressError() : e;
           });
     }
 
@@ -139,10 +139,7 @@ export function createIdempotency({
       return { ...(await operation(commit)), replayed: false };
     } catch (caught) {
       // A cancelled commit means another request took the key over after this one's lock ran out.
-      const error =
-        caught instanceof Error && caught.name === 'TransactionCanceledException'
-          ? new IdempotencyInProgressError()
-          : caught;
+      const error = isCancelled(caught) ? new IdempotencyInProgressError() : caught;
       // Nothing was committed: release the key so the client can retry at once.
       await client
         .send(

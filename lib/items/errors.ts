@@ -1,5 +1,15 @@
+// The items' errors; lib/http/to-http-error.ts says what each answers over HTTP.
+
+/** The base of the items' errors. */
+export class ItemError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ItemError';
+  }
+}
+
 /** The item does not exist (never created, or deleted). */
-export class ItemNotFoundError extends Error {
+export class ItemNotFoundError extends ItemError {
   readonly itemId: number;
 
   constructor(itemId: number) {
@@ -10,7 +20,7 @@ export class ItemNotFoundError extends Error {
 }
 
 /** The item's current version is not the one the caller expected (`If-Match`). */
-export class VersionConflictError extends Error {
+export class VersionConflictError extends ItemError {
   readonly itemId: number;
   readonly expected: number;
 
@@ -23,9 +33,20 @@ export class VersionConflictError extends Error {
 }
 
 /** A list cursor the service did not issue (or that was tampered with). */
-export class InvalidCursorError extends Error {
+export class InvalidCursorError extends ItemError {
   constructor() {
     super('Cursor was not issued by this service');
     this.name = 'InvalidCursorError';
+  }
+}
+
+/** A write without `If-Match` lost a race to another writer; thrown to the caller once it kept losing. */
+export class WriteContentionError extends ItemError {
+  readonly itemId: number;
+
+  constructor(itemId: number) {
+    super(`Item ${itemId} is being changed too often to apply this write`);
+    this.name = 'WriteContentionError';
+    this.itemId = itemId;
   }
 }

@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -11,7 +10,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { batchGet } from '../dynamodb/batch-get.ts';
-import { ItemNotFoundError, VersionConflictError } from './errors.ts';
+import { isConditionFailure } from '../dynamodb/conditions.ts';
+import { retry } from '../retry.ts';
+import { ItemNotFoundError, VersionConflictError, WriteContentionError } from './errors.ts';
 import { COUNTER_KEY, ITEM_PK, itemKey, itemSk } from './keys.ts';
 import { sameFields, writableFields } from './merge-patch.ts';
 import { fromRecord, toRecord } from './record.ts';
@@ -47,20 +48,6 @@ export interface ItemRepositoryOptions {
   /** How often a write without `If-Match` retries after losing a race before giving up. */
   maxAttempts?: number;
 }
-
-/** Raised when a write without `If-Match` kept losing races; the caller may retry. */
-export class WriteContentionError extends Error {
-  constructor(id: number) {
-    super(`Item ${id} is being changed too often to apply this write`);
-    this.name = 'WriteContentionError';
-  }
-}
-
-const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException =>
-  error instanceof ConditionalCheckFailedException ||
-  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The items repository over one DynamoDB table (see keys.ts for the key design). */
 export function createItemRepository({
@@ -167,7 +154,7 @@ export function createItemRepository({
     },
 
     async update(id, change, { ifMatch } = {}) {
-      for (let attempt = 1; ; attempt++) {
+      const attempt = async () => {
         const current = await get(id);
         if (ifMatch !== undefined && current.version !== ifMatch) throw new VersionConflictError(id, ifMatch);
         const fields = change(current);
@@ -183,9 +170,14 @@ export function createItemRepository({
           if (await landed(next)) return next;
           throw new VersionConflictError(id, ifMatch);
         }
-        if (attempt >= maxAttempts) throw new WriteContentionError(id);
-        await pause(Math.random() * Math.min(100, 5 * 2 ** attempt));
-      }
+        // Lost a race without If-Match: read again and re-apply, until the attempts run out.
+        throw new WriteContentionError(id);
+      };
+      return retry(attempt, {
+        attempts: maxAttempts,
+        backoff: { baseMs: 10, maxMs: 100 },
+        retryable: (error) => error instanceof WriteContentionError,
+      });
     },
 
     async delete(id, { ifMatch } = {}) {

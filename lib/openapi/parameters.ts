@@ -1,7 +1,7 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { IDEMPOTENCY_KEY, QUOTED_VERSION } from '../http/middleware/request-headers.ts';
 import { ItemPathSchema, ListQuerySchema } from '../items/schema.ts';
-import { IDEMPOTENCY_KEY, QUOTED_VERSION } from '../middleware/request-headers.ts';
 import { parameterSchema } from './json-schema.ts';
 
 /** `If-Match: "<version>"` (contract §4): the pattern the request-header middleware enforces. */

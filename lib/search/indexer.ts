@@ -6,13 +6,14 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { jitter, mapLimit } from '../concurrency.ts';
+import { mapLimit } from '../concurrency.ts';
 import { batchGet } from '../dynamodb/batch-get.ts';
-import { isCancelled, isConditionFailure } from '../dynamodb/conditions.ts';
+import { cancelledFor, isCancelled, isConditionFailure } from '../dynamodb/conditions.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
 import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
-import { logger } from '../logger.ts';
+import { logger } from '../observability.ts';
+import { type RetryPolicy, retry } from '../retry.ts';
 import { termFrequencies } from './bm25.ts';
 import { docKey, STATS_KEY } from './keys.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
@@ -66,6 +67,16 @@ export interface Indexer {
 
 /** Docs committed a transaction (DynamoDB allows 100 actions; one is the corpus counts). */
 const DOCS_PER_COMMIT = 99;
+/**
+ * A commit cancelled because docs were taken over goes again at once without them; one cancelled by a conflict
+ * (another batch's counts, or a reader) is retried as it was, after the back-off.
+ */
+const COMMIT_RETRIES: RetryPolicy<void> = {
+  attempts: 30,
+  backoff: { baseMs: 20, maxMs: 500 },
+  retryable: (error) =>
+    isCancelled(error) && (cancelledFor(error, 'ConditionalCheckFailed') ? 'at once' : true),
+};
 /**
  * How long a writer holds the items it works on: longer than the stream consumer's 60 s timeout, so a consumer
  * that Lambda stops at its timeout has written its last posting before anyone takes its items over.
@@ -187,7 +198,8 @@ export function createIndexer({
     const lost = new Set<number>();
     for (let start = 0; start < plans.length; start += DOCS_PER_COMMIT) {
       let chunk = plans.slice(start, start + DOCS_PER_COMMIT);
-      for (let attempt = 1; chunk.length > 0; attempt++) {
+      await retry(async () => {
+        if (chunk.length === 0) return;
         const docs = chunk.reduce((sum, p) => sum + (p.item ? 1 : 0) - (p.committed.version > 0 ? 1 : 0), 0);
         const len = chunk.reduce((sum, p) => sum + p.target.dl - p.committed.dl, 0);
         const actions = chunk.map(({ id, item, target, rev }) =>
@@ -211,17 +223,15 @@ export function createIndexer({
         };
         try {
           await client.send(new TransactWriteCommand({ TransactItems: [...actions, counts] as never[] }));
-          break;
         } catch (error) {
-          if (!isCancelled(error) || attempt >= 30) throw error;
+          if (!isCancelled(error)) throw error;
           const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
           const failed = chunk.filter((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
           for (const plan of failed) lost.add(plan.id);
           chunk = chunk.filter((plan) => !lost.has(plan.id));
-          // A conflict (another batch's counts, or a reader) is retried as it was.
-          if (failed.length === 0) await jitter(Math.min(500, 10 * 2 ** attempt));
+          throw error;
         }
-      }
+      }, COMMIT_RETRIES);
     }
     return lost;
   }
@@ -342,17 +352,15 @@ export function createIndexer({
 
   async function reindexItems(requested: readonly number[]) {
     const outcomes = new Map<number, IndexOutcome>();
-    // A writer that died holds its items until its lease ends: wait that long (and a little) before giving up.
-    const giveUpAt = Date.now() + leaseMs * 2 + 5_000;
     let todo = [...new Set(requested)];
-    for (let attempt = 1; todo.length > 0; attempt++) {
-      if (attempt > 1) {
-        if (Date.now() > giveUpAt)
-          throw new Error(`Items ${todo.join(', ')} kept changing while they were being indexed`);
-        await jitter(Math.min(1_000, 10 * 2 ** attempt));
-      }
-      todo = await pass(todo, outcomes);
-    }
+    await retry(async () => (todo = todo.length > 0 ? await pass(todo, outcomes) : todo), {
+      // A writer that died holds its items until its lease ends: wait that long (and a little) before giving up.
+      attempts: Infinity,
+      budgetMs: leaseMs * 2 + 5_000,
+      backoff: { baseMs: 40, maxMs: 1_000 },
+      until: (left) => left.length === 0,
+      exhausted: () => new Error(`Items ${todo.join(', ')} kept changing while they were being indexed`),
+    });
     return outcomes;
   }
 

@@ -8,7 +8,7 @@ import {
 import { mapLimit } from '../concurrency.ts';
 import { batchGet } from '../dynamodb/batch-get.ts';
 import { isConditionFailure, retryableCancellation } from '../dynamodb/conditions.ts';
-import { withRetries } from '../dynamodb/retry.ts';
+import { retry } from '../retry.ts';
 import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, edit, encodeBlock, splitInto } from './blocks.ts';
 import { saturation } from './bm25.ts';
 import {
@@ -329,7 +329,7 @@ export function createPostingWriter({
     const results = await mapLimit(terms, concurrency, async (term) => {
       const change = byTerm.get(term) as TermChange;
       let state = states.get(term) as TermState;
-      return withRetries(
+      return retry(
         async () => {
           try {
             return await applyTerm(term, change, state, fence);
@@ -338,7 +338,12 @@ export function createPostingWriter({
             throw error;
           }
         },
-        { retryable: (error) => error instanceof LostRace, attempts: 30, what: `postings of ${term}` },
+        {
+          attempts: 30,
+          backoff: { baseMs: 10, maxMs: 200 },
+          retryable: (error) => error instanceof LostRace,
+          exhausted: () => new Error(`postings of ${term}: still losing races after 30 attempts`),
+        },
       );
     });
     return {

@@ -10,7 +10,7 @@ import {
 import * as v from 'valibot';
 import { onlyConditionFailures } from '../dynamodb/conditions.ts';
 import { COUNTER_KEY, ITEM_PK, itemSk } from '../items/keys.ts';
-import { logger } from '../logger.ts';
+import { logger } from '../observability.ts';
 import { reindexBatch } from './batch.ts';
 import { decodeBlock } from './blocks.ts';
 import type { Indexer } from './indexer.ts';

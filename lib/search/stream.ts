@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { ITEM_PK } from '../items/keys.ts';
-import { logger } from '../logger.ts';
+import { logger } from '../observability.ts';
 import { reindexBatch } from './batch.ts';
 import type { Indexer } from './indexer.ts';
 

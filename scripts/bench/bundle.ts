@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildBundle, kb, packageFunctions, writeResult } from './common.ts';
+import { buildBundle, deployedEsbuildOptions, kb, packageFunctions, writeResult } from './common.ts';
 
 const BUDGET = 400_000;
 const ITEM_HANDLERS = ['listItems', 'getItem', 'createItem', 'replaceItem', 'patchItem', 'deleteItem'];
@@ -17,11 +17,18 @@ try {
   });
 
   const base = { alias: {}, legalComments: 'eof' } as const;
+  const { alias = {} } = deployedEsbuildOptions();
+  const credentials = '@aws-sdk/credential-provider-node';
   const variants = [
     { label: 'ESM, minified, `mainFields: module,main` (the starting point)', overrides: base },
     {
       label:
         '+ env-only credentials (`alias` `@aws-sdk/credential-provider-node` → `lib/aws/credentials.ts`)',
+      overrides: { legalComments: 'eof', alias: { [credentials]: alias[credentials] ?? '' } },
+    },
+    {
+      label:
+        '+ no DynamoDB endpoint discovery (`alias` `@aws-sdk/middleware-endpoint-discovery` → `lib/aws/endpoint-discovery.ts`)',
       overrides: { legalComments: 'eof' },
     },
     { label: '+ `legalComments: none` (= serverless.yml now)', overrides: {} },
@@ -70,6 +77,9 @@ Notes:
   files, \`credential_process\`, web identity, ECS/IMDS, the STS, SSO-OIDC and sign-in clients (\`@aws-sdk/nested-clients\`
   alone is ~58 KB). Lambda gives a function its role's credentials in \`AWS_ACCESS_KEY_ID\`,
   \`AWS_SECRET_ACCESS_KEY\` and \`AWS_SESSION_TOKEN\`; locally the client is given fixed credentials for DynamoDB Local.
+- DynamoDB endpoint discovery is never enabled and no command of this SDK adds its middleware, but the client builds
+  its endpoint cache (an LRU library) at every cold start: \`lib/aws/endpoint-discovery.ts\` turns it off (issue #14,
+  to make room for the middy body parser and header normalizer within 300 KB).
 - \`splitting\` moves dynamically imported SDK parts (user-agent parsing \`bowser\`, event streams) out of the
   entry file, but serverless-esbuild builds every function into one folder and zips the whole folder's chunks
   into every function (other functions' Bedrock and SSO chunks included), so it makes each zip larger; it is

@@ -133,7 +133,8 @@ await withCollections(SIZES, async (endpoints) => {
         const ids = results.map((r) => r.item.id);
         tally.returned.push(ids.length);
         if (variant.name === 'plain') plain = ids;
-        else if (variant.compare) tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
+        else if (variant.compare)
+          tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
       }
     }
   }

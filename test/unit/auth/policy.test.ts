@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorize, type Operation, POLICY } from '../../../lib/auth/policy.ts';
-import { ForbiddenError, UnauthorizedError } from '../../../lib/http-errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../../lib/http/errors.ts';
 
 const caller = (...groups: string[]) => ({ sub: 'u', username: 'u', groups });
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../lib/http-errors.ts';
+import { ValidationError } from '../../../lib/http/errors.ts';
 import {
   ItemPatchSchema,
   ItemPathSchema,

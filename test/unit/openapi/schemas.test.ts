@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { toHttpError } from '../../../lib/http/to-http-error.ts';
 import {
   BadGatewayError,
   BadRequestError,
@@ -15,7 +14,8 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from '../../../lib/http-errors.ts';
+} from '../../../lib/http/errors.ts';
+import { toHttpError } from '../../../lib/http/to-http-error.ts';
 import { ItemNotFoundError } from '../../../lib/items/errors.ts';
 import { buildOpenApiDocument } from '../../../lib/openapi/document.ts';
 import { ErrorSchema, ItemNotFoundSchema, OpenApiDocumentSchema } from '../../../lib/openapi/schemas.ts';

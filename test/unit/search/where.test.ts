@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../lib/http-errors.ts';
+import { ValidationError } from '../../../lib/http/errors.ts';
 import type { Item } from '../../../lib/items/schema.ts';
 import { compareCodePoints, matchesWhere } from '../../../lib/search/where.ts';
 import { WhereSchema } from '../../../lib/search/where-schema.ts';

@@ -1,8 +1,19 @@
+import { fc, test } from '@fast-check/vitest';
+import { createError } from '@middy/util';
 import { describe, expect, it } from 'vitest';
-import { toHttpError } from '../../lib/http/to-http-error.ts';
-import { HttpError, InternalServerError, ValidationError } from '../../lib/http-errors.ts';
-import { ItemNotFoundError, VersionConflictError } from '../../lib/items/errors.ts';
-import { WriteContentionError } from '../../lib/items/repository.ts';
+import {
+  GeneratorError,
+  GeneratorTimeoutError,
+  GeneratorUnavailableError,
+} from '../../../lib/generate/errors.ts';
+import { HttpError, InternalServerError, ValidationError } from '../../../lib/http/errors.ts';
+import { toHttpError } from '../../../lib/http/to-http-error.ts';
+import {
+  ItemError,
+  ItemNotFoundError,
+  VersionConflictError,
+  WriteContentionError,
+} from '../../../lib/items/errors.ts';
 
 const named = (name: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(`${name}: table items-prod`), { name, ...extra });
@@ -66,5 +77,49 @@ describe('toHttpError', () => {
       error: 'Internal server error',
     });
     expect(new HttpError(502, 'upstream said x').toJSON()).toStrictEqual({ error: 'Bad gateway' });
+  });
+
+  it('maps an error carrying statusCode and expose (middy’s HttpError) to its own status', () => {
+    expect(mapped(createError(415, 'Unsupported Media Type'))).toStrictEqual({
+      status: 415,
+      body: { error: 'Unsupported Media Type' },
+      headers: {},
+    });
+    expect(mapped(createError(400, 'secret detail', { expose: false }))).toStrictEqual({
+      status: 400,
+      body: { error: 'Bad Request' },
+      headers: {},
+    });
+    expect(mapped(createError(503, 'pool exhausted'))).toStrictEqual({
+      status: 503,
+      body: { error: 'Service unavailable' },
+      headers: {},
+    });
+    const withChallenge = Object.assign(createError(401, 'Unauthorized'), {
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+    expect(mapped(withChallenge).headers).toStrictEqual({ 'WWW-Authenticate': 'Bearer' });
+  });
+
+  it('looks an error up by its class, then its parents: the most specific registered class wins', () => {
+    expect(mapped(new GeneratorUnavailableError('busy', 4)).headers).toStrictEqual({ 'Retry-After': '4' });
+    expect(mapped(new GeneratorTimeoutError('slow', 100)).status).toBe(504);
+    expect(mapped(new GeneratorError('bad reply')).status).toBe(502);
+    expect(mapped(new ItemError('a bug')).status).toBe(500);
+  });
+
+  test.prop([
+    fc.integer({ min: 100, max: 999 }),
+    fc.string({ maxLength: 30 }),
+    fc.option(fc.boolean(), { nil: undefined }),
+  ])('never turns an error with a 4xx or 5xx status into another status', (status, message, expose) => {
+    const error = Object.assign(new Error(message), {
+      statusCode: status,
+      ...(expose === undefined ? {} : { expose }),
+    });
+    const http = toHttpError(error);
+    expect(http.statusCode).toBe(status >= 400 && status <= 599 ? status : 500);
+    const shown = http.toJSON().error;
+    if (http.statusCode >= 500 || expose === false) expect(shown === message && message !== '').toBe(false);
   });
 });

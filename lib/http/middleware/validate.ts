@@ -1,10 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import * as v from 'valibot';
-import type { ApiEvent, HttpResult } from '../http/types.ts';
-import { type ErrorDetail, InternalServerError, ValidationError } from '../http-errors.ts';
-import { toDetails } from '../validation.ts';
+import { toDetails } from '../../validation.ts';
+import { type ErrorDetail, InternalServerError, ValidationError } from '../errors.ts';
+import type { ApiEvent, HttpResult } from '../types.ts';
 
-interface InputSchemas {
+/** The schemas of a route's inputs; each one left out is not read. */
+export interface InputSchemas {
   path?: v.GenericSchema;
   query?: v.GenericSchema;
   body?: v.GenericSchema;
@@ -18,7 +19,16 @@ export type InputOf<S extends InputSchemas> = {
   body: Out<S['body']>;
 };
 
-/** Validates path, query and body together; any problem is a 422 listing every one. */
+/** A refused key is reported unless a problem at it, or at a field that holds it, already is. */
+const reported = (details: readonly ErrorDetail[], path: string) =>
+  details.some(
+    (detail) => detail.path === 'body' || path === detail.path || path.startsWith(`${detail.path}.`),
+  );
+
+/**
+ * Validates path, query and body together; any problem is a 422 listing every one, keys the JSON parser refused
+ * (`__proto__`) included.
+ */
 export function validateInput(schemas: InputSchemas): MiddlewareObj<ApiEvent, HttpResult> {
   return {
     name: 'validateInput',
@@ -34,8 +44,11 @@ export function validateInput(schemas: InputSchemas): MiddlewareObj<ApiEvent, Ht
       const input = {
         path: check(schemas.path, event.pathParameters ?? {}, 'path.', 'path'),
         query: check(schemas.query, event.queryStringParameters ?? {}, 'query.', 'query'),
-        body: check(schemas.body, event.jsonBody, '', 'body'),
+        body: check(schemas.body, event.body, '', 'body'),
       };
+      for (const path of event.forbiddenKeys ?? []) {
+        if (!reported(details, path)) details.push({ path, message: 'is a forbidden key' });
+      }
       if (details.length > 0) throw new ValidationError(details);
       event.input = input;
     },

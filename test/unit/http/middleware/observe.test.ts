@@ -1,12 +1,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { fc, test } from '@fast-check/vitest';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApiEvent, HttpResult } from '../../lib/http/types.ts';
-import { NotFoundError } from '../../lib/http-errors.ts';
-import { httpResponse } from '../../lib/middleware/http-response.ts';
-import { observe } from '../../lib/middleware/observe.ts';
+import { HttpError, NotFoundError } from '../../../../lib/http/errors.ts';
+import { httpResponse } from '../../../../lib/http/middleware/http-response.ts';
+import { observe } from '../../../../lib/http/middleware/observe.ts';
+import type { ApiEvent, HttpResult } from '../../../../lib/http/types.ts';
 
 const context = { awsRequestId: 'req-123', functionName: 'items-test-getItem' } as Context;
 const event = (caller?: { sub: string }) =>
@@ -95,4 +96,25 @@ describe('observe middleware', () => {
     expect(response.statusCode).toBe(404);
     expect(records.find((r) => r._aws)).toMatchObject({ errors: 0, clientErrors: 1 });
   });
+
+  test.prop([fc.integer({ min: 200, max: 599 }), fc.boolean()])(
+    'logs one line and counts one request per invocation, its status and error class included',
+    async (status, throws) => {
+      const { response, records } = await run(async () => {
+        if (throws && status >= 400) throw new HttpError(status, 'refused');
+        return { statusCode: status };
+      });
+      expect(response.statusCode).toBe(status);
+      expect(records.filter((r) => r.message === 'request')).toStrictEqual([
+        expect.objectContaining({ status, level: status >= 500 ? 'ERROR' : 'INFO', requestId: 'req-123' }),
+      ]);
+      expect(records.filter((r) => r._aws)).toStrictEqual([
+        expect.objectContaining({
+          requests: 1,
+          errors: status >= 500 ? 1 : 0,
+          clientErrors: status >= 400 && status < 500 ? 1 : 0,
+        }),
+      ]);
+    },
+  );
 });

@@ -1,26 +1,26 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { ApiEvent, HttpResult } from '../http/types.ts';
-import { BadRequestError } from '../http-errors.ts';
-import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
+import { SAFE_POSITIVE_INTEGER } from '../../validation.ts';
+import { BadRequestError } from '../errors.ts';
+import type { ApiEvent, HttpResult } from '../types.ts';
 
 /** `If-Match: "<version>"`, 1 to 9007199254740991: anything else is a 400 (also the OpenAPI document's pattern). */
 export const QUOTED_VERSION = new RegExp(`^"(${SAFE_POSITIVE_INTEGER})"$`);
 /** `Idempotency-Key`: 1–255 visible ASCII characters (also the OpenAPI document's pattern). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
-/** Lower-cases header names and refuses malformed headers: two `Authorization` values, a bad `If-Match` or `Idempotency-Key`. */
+/**
+ * Refuses malformed headers (400): two `Authorization` values, a bad `If-Match` or `Idempotency-Key`; keeps the
+ * two values for the handler. Runs after @middy/http-header-normalizer has lower-cased the names.
+ */
 export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
   return {
     name: 'requestHeaders',
     before: ({ event }) => {
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(event.headers ?? {})) {
-        const key = name.toLowerCase();
-        // Repeated headers arrive joined with commas (API Gateway); keep that shape for any other source too.
-        headers[key] = headers[key] === undefined ? value : `${headers[key]},${value}`;
-      }
-      event.headers = headers;
-      // A bearer token never contains a comma, so a comma means two Authorization values.
+      // API Gateway always sends headers; an event from elsewhere may have none.
+      event.headers ??= {};
+      const { headers } = event;
+      // API Gateway joins repeated headers with commas, and a bearer token never contains one: a comma means two
+      // Authorization values.
       if (headers.authorization?.includes(',')) throw new BadRequestError('Malformed Authorization header');
       const ifMatch = headers['if-match'];
       if (ifMatch !== undefined) {

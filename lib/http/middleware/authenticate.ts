@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import { authorize, type Operation, POLICY } from '../auth/policy.ts';
-import type { TokenVerifier } from '../auth/verifier.ts';
-import { type ApiEvent, type HttpResult, MAX_AUTHORIZATION_BYTES } from '../http/types.ts';
-import { UnauthorizedError } from '../http-errors.ts';
-import { logger } from '../logger.ts';
+import { authorize, type Operation, POLICY } from '../../auth/policy.ts';
+import type { TokenVerifier } from '../../auth/verifier.ts';
+import { logger } from '../../observability.ts';
+import { UnauthorizedError } from '../errors.ts';
+import { type ApiEvent, type HttpResult, MAX_AUTHORIZATION_BYTES } from '../types.ts';
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 

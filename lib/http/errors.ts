@@ -1,42 +1,52 @@
+import { STATUS_CODES } from 'node:http';
+
 /** One problem with a request value: `path` names the field (`name`, `tags.2`, `query.limit`). */
 export interface ErrorDetail {
   path: string;
   message: string;
 }
 
-/** Base HTTP error. `expose` follows middy's contract: only errors below 500 show their message. */
+export interface HttpErrorOptions {
+  details?: readonly ErrorDetail[] | undefined;
+  headers?: Record<string, string> | undefined;
+  cause?: unknown;
+  /** Whether the message may reach the client; by default only below 500 (middy's `expose`). */
+  expose?: boolean | undefined;
+}
+
+/** Base HTTP error. `expose` follows middy's contract: by default only errors below 500 show their message. */
 export class HttpError extends Error {
   readonly statusCode: number;
   readonly expose: boolean;
   readonly details: readonly ErrorDetail[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(
-    statusCode: number,
-    message: string,
-    options: { details?: readonly ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(statusCode: number, message: string, options: HttpErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = 'HttpError';
     this.statusCode = statusCode;
-    this.expose = statusCode < 500;
+    this.expose = options.expose ?? statusCode < 500;
     this.details = options.details;
     this.headers = options.headers ?? {};
   }
 
-  /** The response body: the message for client errors, a fixed public message for server errors. */
+  /** The response body: the message when exposed, else a fixed public message for the status. */
   toJSON(): { error: string; details?: readonly ErrorDetail[] } {
-    if (!this.expose) return { error: PUBLIC_5XX[this.statusCode] ?? 'Internal server error' };
+    if (!this.expose) return { error: PUBLIC_MESSAGES[this.statusCode] ?? publicMessage(this.statusCode) };
     return this.details ? { error: this.message, details: this.details } : { error: this.message };
   }
 }
 
-const PUBLIC_5XX: Record<number, string> = {
+const PUBLIC_MESSAGES: Record<number, string> = {
   500: 'Internal server error',
   502: 'Bad gateway',
   503: 'Service unavailable',
   504: 'Gateway timeout',
 };
+
+/** A status's reason phrase (`Not Found`) for a client error that hides its message; a server error's is fixed. */
+const publicMessage = (statusCode: number) =>
+  statusCode < 500 ? (STATUS_CODES[statusCode] ?? 'Bad request') : 'Internal server error';
 
 const REALM = 'Bearer realm="items"';
 

@@ -1,8 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { Operation } from '../auth/policy.ts';
-import type { ApiEvent, HttpResult } from '../http/types.ts';
+import type { Operation } from '../../auth/policy.ts';
+import type { ApiEvent, HttpResult } from '../types.ts';
 
 interface Telemetry {
   logger: Logger;
@@ -12,11 +14,13 @@ interface Telemetry {
 /**
  * Outermost in every chain: one structured log line per request (request id, route, status, latency and the
  * caller's `sub` — never the token) and the operation's metrics (requests, errors, latency), flushed per request.
+ * Powertools' own middlewares flush the metrics (`logMetrics`) and put the Lambda context on every log line, then
+ * drop the request's keys (`injectLambdaContext`); this one writes the line and the figures once the status is known.
  */
 export function observe(
   operation: Operation,
   { logger, metrics }: Telemetry,
-): MiddlewareObj<ApiEvent, HttpResult> {
+): MiddlewareObj<ApiEvent, HttpResult>[] {
   // process.hrtime rather than performance.now: the first use of `performance` in a process costs over a
   // millisecond of the cold start.
   let started = 0n;
@@ -38,17 +42,19 @@ export function observe(
     metrics.addMetric('errors', MetricUnit.Count, status >= 500 ? 1 : 0);
     metrics.addMetric('clientErrors', MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0);
     metrics.addMetric('latency', MetricUnit.Milliseconds, latencyMs);
-    metrics.publishStoredMetrics();
-    logger.resetKeys();
   };
-  return {
-    name: 'observe',
-    before: (request) => {
-      started = process.hrtime.bigint();
-      logger.addContext(request.context);
-      logger.appendKeys({ requestId: request.context.awsRequestId });
+  return [
+    logMetrics(metrics),
+    // Never the event, whatever POWERTOOLS_LOGGER_LOG_EVENT says: it carries the caller's token.
+    injectLambdaContext(logger, { resetKeys: true, logEvent: false }),
+    {
+      name: 'observe',
+      before: (request) => {
+        started = process.hrtime.bigint();
+        logger.appendKeys({ requestId: request.context.awsRequestId });
+      },
+      after: record,
+      onError: record,
     },
-    after: record,
-    onError: record,
-  };
+  ];
 }

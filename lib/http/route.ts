@@ -1,0 +1,65 @@
+import middy, { type MiddyfiedHandler } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import type { Operation } from '../auth/policy.ts';
+import type { TokenVerifier } from '../auth/verifier.ts';
+import { logger, metrics } from '../observability.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { bodyLimit } from './middleware/body-limit.ts';
+import { httpResponse } from './middleware/http-response.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { mediaType } from './middleware/media-type.ts';
+import { observe } from './middleware/observe.ts';
+import { requestHeaders } from './middleware/request-headers.ts';
+import { type InputOf, type InputSchemas, validateInput, validateOutput } from './middleware/validate.ts';
+import { type ApiEvent, type HttpResult, JSON_MEDIA_TYPE, MAX_BODY_BYTES } from './types.ts';
+
+export interface RouteOptions<I extends InputSchemas> {
+  /** Verifies presented tokens (every route) and admits callers by the operation's roles. */
+  verifier: TokenVerifier;
+  /** Schemas of the path, query and body; a route with a body schema reads a JSON body. */
+  inputs?: I;
+  /** Schema of the response body. */
+  output?: v.GenericSchema;
+  /** The body's accepted media types (default `application/json`). */
+  mediaTypes?: readonly string[];
+}
+
+/** An HTTP route's Lambda handler, waiting for its `.handler(…)`. */
+export type HttpRoute<I extends InputSchemas> = MiddyfiedHandler<
+  ApiEvent<InputOf<I>>,
+  HttpResult,
+  Error,
+  Context
+>;
+
+/**
+ * The standard middleware chain of an HTTP route, in this fixed order (each step runs only if the ones before it
+ * passed, so this is also the order of the checks and of their statuses):
+ *
+ * 1. `observe` — Powertools' metrics and Lambda context, one log line and the metrics per request (outermost, so it
+ *    sees every response);
+ * 2. `httpResponse` — serializes the result, and turns any error into the contract's response;
+ * 3. @middy/http-header-normalizer — lower-cased header names;
+ * 4. `requestHeaders` — a malformed `Authorization`, `If-Match` or `Idempotency-Key` → 400;
+ * 5. `authenticate` — a presented token that fails, or no permitted role → 401 / 403;
+ * 6. with a body: `bodyLimit` (→ 413), `mediaType` (→ 415), `jsonBody`, middy's JSON parser (→ 400);
+ * 7. `validateInput` — path, query and body against their schemas (→ 422);
+ * 8. `validateOutput` — the response body against its schema, on the way out (→ 500).
+ */
+export function httpRoute<I extends InputSchemas = Record<never, never>>(
+  operation: Operation,
+  { verifier, inputs, output, mediaTypes = [JSON_MEDIA_TYPE] }: RouteOptions<I>,
+): HttpRoute<I> {
+  const route = middy<ApiEvent<InputOf<I>>, HttpResult>()
+    .use(observe(operation, { logger, metrics }))
+    .use(httpResponse())
+    .use(httpHeaderNormalizer())
+    .use(requestHeaders())
+    .use(authenticate(verifier, operation));
+  if (inputs?.body) route.use([bodyLimit(MAX_BODY_BYTES), mediaType(mediaTypes), jsonBody()]);
+  if (inputs) route.use(validateInput(inputs));
+  if (output) route.use(validateOutput(output));
+  return route;
+}

@@ -1,0 +1,261 @@
+// `npm run bench:ab -- <other checkout>`: get-item and create-item warm, this tree's bundles against another
+// checkout's (with its own node_modules), in one process against one DynamoDB Local: blocks of 100 calls, the
+// variants alternating block by block, so drift on this shared machine hits both alike. Wall time per call, and
+// this process's CPU per call (the service's own work and the SDK's; DynamoDB Local runs in its own process).
+import { resolve } from 'node:path';
+import { cpuUsage } from 'node:process';
+import { createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { createItemRepository } from '../../lib/items/repository.ts';
+import { mintToken } from '../local/issuer.ts';
+import {
+  apiEvent,
+  buildBundle,
+  lambdaContext,
+  median,
+  ms,
+  startLocalService,
+  writeResult,
+} from './common.ts';
+
+const other = resolve(process.argv[2] ?? '');
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 20);
+const BLOCK = 100;
+const EDGE_CALLS = 20_000;
+const EDGE_ROUNDS = 5;
+const FUNCTIONS = ['get-item', 'create-item'] as const;
+type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+const started = Date.now();
+const { buildBundle: buildOther } = (await import(`${other}/scripts/bench/common.ts`)) as {
+  buildBundle: typeof buildBundle;
+};
+const commit = (await import('node:child_process'))
+  .execSync('git rev-parse --short HEAD', { cwd: other, encoding: 'utf8' })
+  .trim();
+
+const service = await startLocalService();
+try {
+  Object.assign(process.env, service.env);
+  const variants = [
+    { label: `before (${commit})`, build: buildOther },
+    { label: 'after (this tree)', build: buildBundle },
+  ];
+  const handlers = new Map<string, Handler>();
+  for (const { label, build } of variants) {
+    for (const fn of FUNCTIONS) {
+      const bundle = await build(`functions/${fn}.ts`, `/tmp/bench-ab/${label.split(' ')[0]}/${fn}`);
+      handlers.set(`${fn} ${label}`, (await import(bundle.entryPath)).handler);
+    }
+  }
+  const items = createItemRepository({
+    client: createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint }),
+    tableName: service.tableName,
+  });
+  const fields = {
+    name: 'Trail Boot',
+    description: 'Waterproof boot',
+    tags: ['outdoor'],
+    attributes: { a: 1 },
+  };
+  const item = await items.create(fields);
+  const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
+  const events = {
+    'get-item': () =>
+      apiEvent({
+        method: 'GET',
+        path: `/items/${item.id}`,
+        routeKey: 'GET /items/{item_id}',
+        pathParameters: { item_id: String(item.id) },
+      }),
+    'create-item': () =>
+      apiEvent({
+        method: 'POST',
+        path: '/items',
+        routeKey: 'POST /items',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${editor}` },
+        body: JSON.stringify(fields),
+      }),
+  };
+  const context = lambdaContext('items-bench');
+  const rows: string[] = [];
+  const data: Record<string, { wallP50: number; cpuPerCall: number }> = {};
+  for (const fn of FUNCTIONS) {
+    const labels = variants.map((v) => `${fn} ${v.label}`);
+    const wall = new Map<string, number[]>(labels.map((l) => [l, []]));
+    const cpu = new Map<string, number[]>(labels.map((l) => [l, []]));
+    const call = async (label: string) => {
+      // A fresh event each call, as Lambda gives one: the middlewares change the event they are given.
+      const result = await (handlers.get(label) as Handler)(events[fn](), context);
+      if (result.statusCode >= 300) throw new Error(`${label} answered ${result.statusCode}`);
+    };
+    for (const label of labels) for (let i = 0; i < 50; i++) await call(label);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const label of round % 2 ? [...labels].reverse() : labels) {
+        const before = cpuUsage();
+        for (let i = 0; i < BLOCK; i++) {
+          const begin = performance.now();
+          await call(label);
+          wall.get(label)?.push(performance.now() - begin);
+        }
+        const used = cpuUsage(before);
+        cpu.get(label)?.push((used.user + used.system) / 1000 / BLOCK);
+      }
+    }
+    for (const label of labels) {
+      const figures = { wallP50: median(wall.get(label) ?? []), cpuPerCall: median(cpu.get(label) ?? []) };
+      data[label] = figures;
+      rows.push(`| ${label} | ${ms(figures.wallP50, 3)} | ${ms(figures.cpuPerCall, 3)} |`);
+    }
+  }
+  const edge = await edgeAlone(other);
+  const markdown = `## Warm A/B: the bundles before and after issue #14
+
+\`npm run bench:ab -- <a checkout of ${commit} with its node_modules>\`: get-item and create-item bundles of both trees
+(deployed esbuild options) imported into one process against one DynamoDB Local, ${ROUNDS} rounds of blocks of
+${BLOCK} calls, the variants alternating block by block; a fresh event each call. Milliseconds: wall p50 per call,
+and this process's CPU per call (median over the blocks).
+
+| handler | wall p50 | CPU per call |
+|---|---|---|
+${rows.join('\n')}
+
+The edge alone, without I/O: each tree's middleware chain of get-item and create-item (the before tree's
+\`lib/middleware/\` chain as its handlers spelled it, this tree's \`httpRoute\`) around a handler that returns an
+item at once, with the same real RS256 token (verified once, then from the verified-token cache); ${EDGE_CALLS.toLocaleString('en')}
+calls a row, ${EDGE_ROUNDS} rounds alternating; µs per call, the median round (the fastest in brackets).
+
+| chain | before | after |
+|---|---|---|
+${edge.rows.join('\n')}
+`;
+  writeResult({
+    part: 'ab',
+    markdown,
+    data: { ...data, edge: edge.data },
+    seconds: (Date.now() - started) / 1000,
+  });
+} finally {
+  await service.stop();
+}
+
+/** Both trees' chains around an instant handler: what the edge itself costs per request. */
+async function edgeAlone(otherRoot: string) {
+  const at = (path: string) => import(`${otherRoot}/${path}`);
+  const [
+    { default: oldMiddy },
+    oldObserve,
+    oldResponse,
+    oldHeaders,
+    oldAuth,
+    oldJson,
+    oldValidate,
+    oldTelemetry,
+  ] = await Promise.all([
+    at('node_modules/@middy/core/index.js'),
+    at('lib/middleware/observe.ts'),
+    at('lib/middleware/http-response.ts'),
+    at('lib/middleware/request-headers.ts'),
+    at('lib/middleware/authenticate.ts'),
+    at('lib/middleware/json-body.ts'),
+    at('lib/middleware/validate.ts'),
+    at('lib/observability.ts'),
+  ]);
+  const oldSchemas = await at('lib/items/schema.ts');
+  const { createTokenVerifier: oldVerifier } = await at('lib/auth/verifier.ts');
+  const { httpRoute } = await import('../../lib/http/route.ts');
+  const { createTokenVerifier } = await import('../../lib/auth/verifier.ts');
+  const schemas = await import('../../lib/items/schema.ts');
+  const { createIssuer } = await import('../local/issuer.ts');
+  const issuer = createIssuer();
+  const options = { userPoolId: issuer.meta.userPoolId, clientId: issuer.meta.clientId, jwks: issuer.jwks };
+  const token = mintToken(issuer, { groups: ['editor'], expiresIn: 7200 });
+  const stamp = '2026-01-01T00:00:00.000Z';
+  const fields = {
+    name: 'Trail Boot',
+    description: 'Waterproof boot',
+    tags: ['outdoor'],
+    attributes: { a: 1 },
+  };
+  const item = { id: 1, ...fields, createdAt: stamp, updatedAt: stamp, version: 1 };
+  const telemetry = { logger: oldTelemetry.logger, metrics: oldTelemetry.metrics };
+  const oldChain = (operation: string, inputs: object, body: boolean) => {
+    const verifier = oldVerifier(options);
+    let chain = oldMiddy()
+      .use(oldObserve.observe(operation, telemetry))
+      .use(oldResponse.httpResponse())
+      .use(oldHeaders.requestHeaders())
+      .use(oldAuth.authenticate(verifier, operation));
+    if (body) chain = chain.use(oldJson.jsonBody());
+    return chain
+      .use(oldValidate.validateInput(inputs))
+      .use(oldValidate.validateOutput(oldSchemas.ItemSchema));
+  };
+  const verifier = createTokenVerifier(options);
+  /** A chain waiting for its handler; each tree's middy types it its own way. */
+  type Chain = { handler: (fn: () => Promise<{ statusCode: number; body: unknown }>) => unknown };
+  const instant = (chain: unknown) =>
+    (chain as Chain).handler(async () => ({ statusCode: 200, body: item })) as unknown as Handler;
+  const chains = [
+    {
+      name: 'get-item',
+      before: instant(oldChain('getItem', { path: oldSchemas.ItemPathSchema }, false)),
+      after: instant(
+        httpRoute('getItem', {
+          verifier,
+          inputs: { path: schemas.ItemPathSchema },
+          output: schemas.ItemSchema,
+        }),
+      ),
+      event: () =>
+        apiEvent({
+          method: 'GET',
+          path: '/items/1',
+          routeKey: 'GET /items/{item_id}',
+          pathParameters: { item_id: '1' },
+        }),
+    },
+    {
+      name: 'create-item',
+      before: instant(oldChain('createItem', { body: oldSchemas.ItemWriteSchema }, true)),
+      after: instant(
+        httpRoute('createItem', {
+          verifier,
+          inputs: { body: schemas.ItemWriteSchema },
+          output: schemas.ItemSchema,
+        }),
+      ),
+      event: () =>
+        apiEvent({
+          method: 'POST',
+          path: '/items',
+          routeKey: 'POST /items',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(fields),
+        }),
+    },
+  ];
+  const context = lambdaContext('items-bench');
+  const rows: string[] = [];
+  const data: Record<string, { before: number[]; after: number[] }> = {};
+  for (const chain of chains) {
+    const perCall = async (handler: Handler) => {
+      const begin = performance.now();
+      for (let i = 0; i < EDGE_CALLS; i++) {
+        const result = await handler(chain.event(), context);
+        if (result.statusCode !== 200) throw new Error(`${chain.name} answered ${result.statusCode}`);
+      }
+      return ((performance.now() - begin) * 1000) / EDGE_CALLS;
+    };
+    const rounds = { before: [] as number[], after: [] as number[] };
+    // Round 0 warms both up and is not counted.
+    for (let round = 0; round <= EDGE_ROUNDS; round++) {
+      for (const side of round % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
+        const micros = await perCall(chain[side]);
+        if (round > 0) rounds[side].push(micros);
+      }
+    }
+    data[chain.name] = rounds;
+    const cell = (values: number[]) => `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)})`;
+    rows.push(`| ${chain.name} | ${cell(rounds.before)} | ${cell(rounds.after)} |`);
+  }
+  return { rows, data };
+}
