@@ -133,8 +133,9 @@ await withCollections(SIZES, async (endpoints) => {
         const ids = results.map((r) => r.item.id);
         tally.returned.push(ids.length);
         if (variant.name === 'plain') plain = ids;
-        else if (variant.compare)
-          tally.found.push(plain.filter((id) => ids.includes(id)).length / Math.max(1, plain.length));
+        // A query the plain search answers with nothing has no agreement to measure.
+        else if (variant.compare && plain.length > 0)
+          tally.found.push(plain.filter((id) => ids.includes(id)).length / plain.length);
       }
     }
   }
@@ -174,7 +175,7 @@ written by the same loader) at ${SIZES.map((s) => s.toLocaleString('en')).join('
 ${benchQueries.length} fixed queries of bench:scale, each plain and with each option; top ${TOP_K}, through
 \`createRetriever\` with the service's settings. Latency over ${REPEATS} passes, every size and variant interleaved in
 rotating order; read units as DynamoDB Local reports them (dictionary index queries included). *Terms*: the query's
-terms after expansion; *results*: mean results returned (of ${TOP_K}); *found*: the share of the plain query's top ${TOP_K} the variant's answer holds (what a user
+terms after expansion; *results*: mean results returned (of ${TOP_K}); *found*: the share of the plain query's top ${TOP_K} the variant's answer holds (over the queries with a plain answer) (what a user
 who typed the prefix or the misspelling still gets).
 
 | items | variant | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | terms | results | found |
