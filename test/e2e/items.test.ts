@@ -476,7 +476,10 @@ describe('statuses of contract §1', () => {
   });
 });
 
-describe('concurrency over HTTP', () => {
+// serverless-offline starts a handler instance per request in flight, each loading its bundle: 50 at once take 13–16 s
+// on a quiet 2-core machine and past the default 30 s when other suites load it. The timeout bounds the harness, not
+// the service (its speed is measured by `npm run bench`), so these two get room.
+describe('concurrency over HTTP', { timeout: 120_000 }, () => {
   it('gives 50 parallel creates 50 distinct ids', async () => {
     const replies = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
