@@ -154,13 +154,17 @@ export async function ensureTable(
   return 'created';
 }
 
-/** Waits until a new global secondary index is ACTIVE (DynamoDB Local builds it at once; AWS backfills it). */
+/**
+ * Waits until a new global secondary index is ACTIVE: DynamoDB Local builds it in the background, in seconds on an
+ * idle machine, longer on a busy one.
+ */
 async function waitForIndex(client: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const status = Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === indexName)?.IndexStatus;
     if (status === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`index ${indexName} of ${tableName} did not become active`);
 }

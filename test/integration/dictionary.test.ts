@@ -212,7 +212,8 @@ async function splitTermsAtZero(): Promise<Set<string>> {
 }
 
 describe('a table made before the dictionary (npm start keeps its data under .local/)', () => {
-  it('gets the indexes it lacks from ensureTable, once', async () => {
+  // DynamoDB Local builds a new index in the background: seconds when idle, more while other suites load the machine.
+  it('gets the indexes it lacks from ensureTable, once', { timeout: 180_000 }, async () => {
     const raw = localClient(stack.dynamodbEndpoint);
     const tableName = `old-${randomUUID()}`;
     await raw.send(
