@@ -5,11 +5,13 @@
 import { resolve } from 'node:path';
 import { cpuUsage } from 'node:process';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
+import type { InputSchemas } from '../../lib/http/middleware/validate.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { mintToken } from '../local/issuer.ts';
 import {
-  apiEvent,
   buildBundle,
+  createItemEvent,
+  getItemEvent,
   lambdaContext,
   median,
   ms,
@@ -59,21 +61,8 @@ try {
   const item = await items.create(fields);
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
   const events = {
-    'get-item': () =>
-      apiEvent({
-        method: 'GET',
-        path: `/items/${item.id}`,
-        routeKey: 'GET /items/{item_id}',
-        pathParameters: { item_id: String(item.id) },
-      }),
-    'create-item': () =>
-      apiEvent({
-        method: 'POST',
-        path: '/items',
-        routeKey: 'POST /items',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${editor}` },
-        body: JSON.stringify(fields),
-      }),
+    'get-item': () => getItemEvent(item.id),
+    'create-item': () => createItemEvent(editor, fields),
   };
   const context = lambdaContext('items-bench');
   const rows: string[] = [];
@@ -194,44 +183,27 @@ async function edgeAlone(otherRoot: string) {
   type Chain = { handler: (fn: () => Promise<{ statusCode: number; body: unknown }>) => unknown };
   const instant = (chain: unknown) =>
     (chain as Chain).handler(async () => ({ statusCode: 200, body: item })) as unknown as Handler;
+  const pair = (
+    operation: 'getItem' | 'createItem',
+    inputs: { before: object; after: InputSchemas },
+    event: () => unknown,
+  ) => ({
+    name: operation === 'getItem' ? 'get-item' : 'create-item',
+    before: instant(oldChain(operation, inputs.before, operation === 'createItem')),
+    after: instant(httpRoute(operation, { verifier, inputs: inputs.after, output: schemas.ItemSchema })),
+    event,
+  });
   const chains = [
-    {
-      name: 'get-item',
-      before: instant(oldChain('getItem', { path: oldSchemas.ItemPathSchema }, false)),
-      after: instant(
-        httpRoute('getItem', {
-          verifier,
-          inputs: { path: schemas.ItemPathSchema },
-          output: schemas.ItemSchema,
-        }),
-      ),
-      event: () =>
-        apiEvent({
-          method: 'GET',
-          path: '/items/1',
-          routeKey: 'GET /items/{item_id}',
-          pathParameters: { item_id: '1' },
-        }),
-    },
-    {
-      name: 'create-item',
-      before: instant(oldChain('createItem', { body: oldSchemas.ItemWriteSchema }, true)),
-      after: instant(
-        httpRoute('createItem', {
-          verifier,
-          inputs: { body: schemas.ItemWriteSchema },
-          output: schemas.ItemSchema,
-        }),
-      ),
-      event: () =>
-        apiEvent({
-          method: 'POST',
-          path: '/items',
-          routeKey: 'POST /items',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: JSON.stringify(fields),
-        }),
-    },
+    pair(
+      'getItem',
+      { before: { path: oldSchemas.ItemPathSchema }, after: { path: schemas.ItemPathSchema } },
+      () => getItemEvent(1),
+    ),
+    pair(
+      'createItem',
+      { before: { body: oldSchemas.ItemWriteSchema }, after: { body: schemas.ItemWriteSchema } },
+      () => createItemEvent(token, fields),
+    ),
   ];
   const context = lambdaContext('items-bench');
   const rows: string[] = [];

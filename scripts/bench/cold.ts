@@ -15,6 +15,8 @@ import {
   apiEvent,
   bootstrap,
   buildBundle,
+  createItemEvent,
+  getItemEvent,
   median,
   ms,
   packageFunctions,
@@ -103,13 +105,7 @@ try {
   raw.destroy();
   const reader = mintToken(service.issuer, { groups: ['reader'], expiresIn: 7200 });
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
-  const json = { 'content-type': 'application/json' };
-  const getEvent = apiEvent({
-    method: 'GET',
-    path: `/items/${item.id}`,
-    routeKey: 'GET /items/{item_id}',
-    pathParameters: { item_id: String(item.id) },
-  });
+  const getEvent = getItemEvent(item.id);
   const cases = [
     { name: 'floor (raw GetCommand)', bundle: floor.entryPath, event: getEvent },
     {
@@ -126,17 +122,11 @@ try {
     {
       name: 'createItem',
       bundle: bundleOf('createItem'),
-      event: apiEvent({
-        method: 'POST',
-        path: '/items',
-        routeKey: 'POST /items',
-        headers: { ...json, authorization: `Bearer ${editor}` },
-        body: JSON.stringify({
-          name: 'Rain Jacket',
-          description: 'Light shell',
-          tags: ['outdoor'],
-          attributes: {},
-        }),
+      event: createItemEvent(editor, {
+        name: 'Rain Jacket',
+        description: 'Light shell',
+        tags: ['outdoor'],
+        attributes: {},
       }),
     },
     {
@@ -146,7 +136,7 @@ try {
         method: 'POST',
         path: '/retrieve',
         routeKey: 'POST /retrieve',
-        headers: { ...json, authorization: `Bearer ${reader}` },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${reader}` },
         body: JSON.stringify({ query: 'waterproof boot', topK: 3 }),
       }),
     },

@@ -264,6 +264,25 @@ export function apiEvent({
   };
 }
 
+/** `GET /items/{item_id}` as API Gateway sends it. */
+export const getItemEvent = (id: number) =>
+  apiEvent({
+    method: 'GET',
+    path: `/items/${id}`,
+    routeKey: 'GET /items/{item_id}',
+    pathParameters: { item_id: String(id) },
+  });
+
+/** `POST /items` with a JSON body and a bearer token, as API Gateway sends it. */
+export const createItemEvent = (token: string, fields: unknown) =>
+  apiEvent({
+    method: 'POST',
+    path: '/items',
+    routeKey: 'POST /items',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(fields),
+  });
+
 /** A Lambda context with the fields the middleware reads. */
 export function lambdaContext(functionName: string) {
   return {

@@ -12,8 +12,9 @@ import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { mintToken } from '../local/issuer.ts';
 import {
-  apiEvent,
   bootstrap,
+  createItemEvent,
+  getItemEvent,
   lambdaContext,
   median,
   ms,
@@ -52,21 +53,9 @@ try {
     attributes: { brand: 'acme' },
   };
   const item = await items.create(fields);
-  const getEvent = apiEvent({
-    method: 'GET',
-    path: `/items/${item.id}`,
-    routeKey: 'GET /items/{item_id}',
-    pathParameters: { item_id: String(item.id) },
-  });
+  const getEvent = getItemEvent(item.id);
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
-  const createEvent = (token: string) =>
-    apiEvent({
-      method: 'POST',
-      path: '/items',
-      routeKey: 'POST /items',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(fields),
-    });
+  const createEvent = (token: string) => createItemEvent(token, fields);
   const reusedTokenEvent = createEvent(editor);
   // A token per request, as many callers (or one caller's refreshed tokens) would send: each verified in full.
   const freshTokens = (count: number) =>
