@@ -3,17 +3,11 @@ import { createGenerator } from '../lib/generate/factory.ts';
 import { GenerateRequestSchema, GenerateResponseSchema } from '../lib/generate/schema.ts';
 import { httpRoute } from '../lib/http/route.ts';
 import { getRuntime } from '../lib/runtime.ts';
-import { createDictionary } from '../lib/search/dictionary.ts';
-import { createSearch } from '../lib/search/query.ts';
-import { createRetriever } from '../lib/search/retrieve.ts';
+import { createServiceRetriever } from '../lib/search/retrieve.ts';
 
 const { client, config, items, verifier } = getRuntime();
 const answer = createAnswerer({
-  retrieve: createRetriever({
-    search: createSearch({ client, tableName: config.tableName }),
-    items,
-    dictionary: createDictionary({ client, tableName: config.tableName }),
-  }),
+  retrieve: createServiceRetriever({ client, tableName: config.tableName, items }),
   generator: await createGenerator(config.generator),
 });
 

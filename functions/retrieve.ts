@@ -1,16 +1,10 @@
 import { httpRoute } from '../lib/http/route.ts';
 import { getRuntime } from '../lib/runtime.ts';
-import { createDictionary } from '../lib/search/dictionary.ts';
-import { createSearch } from '../lib/search/query.ts';
-import { createRetriever } from '../lib/search/retrieve.ts';
+import { createServiceRetriever } from '../lib/search/retrieve.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../lib/search/schema.ts';
 
 const { client, config, items, verifier } = getRuntime();
-const retrieve = createRetriever({
-  search: createSearch({ client, tableName: config.tableName }),
-  items,
-  dictionary: createDictionary({ client, tableName: config.tableName }),
-});
+const retrieve = createServiceRetriever({ client, tableName: config.tableName, items });
 
 export const handler = httpRoute('retrieve', {
   verifier,

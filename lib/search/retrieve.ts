@@ -1,9 +1,9 @@
 import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
-import type { Dictionary } from './dictionary.ts';
+import { createDictionary, type Dictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
-import type { createSearch } from './query.ts';
+import { createSearch } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
 import { matchesWhere } from './where.ts';
 
@@ -67,4 +67,21 @@ export function createRetriever({
     });
     return { query, results: results.map((result, index) => ({ rank: index + 1, ...result })) };
   };
+}
+
+/** The retriever POST /retrieve and POST /generate run: the service's search settings and the term dictionary. */
+export function createServiceRetriever({
+  client,
+  tableName,
+  items,
+}: {
+  client: Parameters<typeof createSearch>[0]['client'];
+  tableName: string;
+  items: ItemRepository;
+}): Retriever {
+  return createRetriever({
+    search: createSearch({ client, tableName }),
+    items,
+    dictionary: createDictionary({ client, tableName }),
+  });
 }
