@@ -18,9 +18,13 @@ const ENTRY = /^(\d{6}#\d{16}):([1-9]\d{0,8}):([1-9]\d{0,8})$/;
 export const encodeBlock = (postings: readonly BlockPosting[]): string =>
   postings.map((p) => `${p.key}:${p.tf}:${p.dl}`).join(',');
 
-/** Parses a stored block; throws unless every entry is well formed and the keys strictly ascend. */
+/**
+ * Parses a stored block; throws unless every entry is well formed and the keys strictly ascend. The last block of a
+ * split term may be empty (postings.ts keeps it, as the record that says the term is split).
+ */
 export function decodeBlock(text: string): BlockPosting[] {
   const postings: BlockPosting[] = [];
+  if (text === '') return postings;
   let previous = '';
   for (const entry of text.split(',')) {
     const match = ENTRY.exec(entry);

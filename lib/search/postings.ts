@@ -48,6 +48,8 @@ interface Block {
   postings: BlockPosting[];
   /** Incremented on every rewrite: each rewrite is a compare-and-swap on it. */
   v: number;
+  /** Set on the last block (B#~) of a term that has split (and so has a DF record), in the split's own write. */
+  split: boolean;
 }
 
 /** What the writer reads of a term before changing it. */
@@ -103,10 +105,10 @@ export function createPostingWriter({
   concurrency?: number;
 }) {
   const parseBlock = (item: Record<string, unknown>): Block => {
-    const { sk, p, v } = item;
+    const { sk, p, v, s } = item;
     if (typeof sk !== 'string' || typeof p !== 'string' || typeof v !== 'number')
       throw new Error(`Malformed posting block ${String(item.pk)} ${String(sk)}`);
-    return { sk, postings: decodeBlock(p), v };
+    return { sk, postings: decodeBlock(p), v, split: s === 1 };
   };
 
   /** Each term's last block and DF record, read consistently (two keys a term, 100 keys a call). */
@@ -126,6 +128,11 @@ export function createPostingWriter({
       if (row.sk === 'DF') state.df = typeof row.df === 'number' ? row.df : 0;
       else state.last = parseBlock(row);
     }
+    // BatchGetItem reads each key on its own: a term can be seen without its DF record and with the last block a
+    // concurrent split wrote. The last block says it is split (in the split's own write): such a term has a DF
+    // record, whatever this read saw of it (its df is then read again where it is used: the multi-block path
+    // reads its blocks, and adds to df, under compare-and-swap).
+    for (const state of states.values()) if (state.last?.split && state.df === undefined) state.df = 0;
     return states;
   }
 
@@ -172,7 +179,11 @@ export function createPostingWriter({
     return [...bySk.values()].sort((a, b) => (a.sk < b.sk ? -1 : 1));
   }
 
-  /** `head`: the block is its term's only one, so it holds the df and the dictionary entry (keys.ts). */
+  /**
+   * `head`: the block is its term's only one, so it holds the df and the dictionary entry (keys.ts); the last block
+   * of a term that is not its only one carries `s` (split). A head is rewritten only while it is still a head: a
+   * writer that read it before a concurrent split (or saw the split's block without its DF record) loses the race.
+   */
   const putBlock = (
     term: string,
     sk: string,
@@ -189,17 +200,22 @@ export function createPostingWriter({
         p: encodeBlock(postings),
         v,
         ...(head ? { df: postings.length, ...dictionaryEntry(term) } : {}),
+        ...(!head && sk === LAST_BLOCK_SK ? { s: 1 } : {}),
       },
       ...(was === undefined
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': was } }),
+        : {
+            ConditionExpression: head ? 'v = :v AND attribute_not_exists(s)' : 'v = :v',
+            ExpressionAttributeValues: { ':v': was },
+          }),
     },
   });
-  const deleteBlock = (term: string, block: Block) => ({
+  /** `head`: the term's only block, deleted only while it still is (as putBlock). */
+  const deleteBlock = (term: string, block: Block, head = false) => ({
     Delete: {
       TableName: tableName,
       Key: { pk: termPk(term), sk: block.sk },
-      ConditionExpression: 'v = :v',
+      ConditionExpression: head ? 'v = :v AND attribute_not_exists(s)' : 'v = :v',
       ExpressionAttributeValues: { ':v': block.v },
     },
   });
@@ -214,7 +230,9 @@ export function createPostingWriter({
     postings: BlockPosting[],
     alone = false,
   ): object[] {
-    if (postings.length === 0) return block ? [deleteBlock(term, block)] : [];
+    // The last block of a split term stays, empty, so the term never looks unsplit to a writer (see readStates).
+    if (postings.length === 0 && !(block?.sk === LAST_BLOCK_SK && !alone))
+      return block ? [deleteBlock(term, block, alone)] : [];
     const chunks = splitInto(postings, blockCapacity);
     const upper = chunks.pop() ?? [];
     const head = alone && chunks.length === 0;
