@@ -117,6 +117,9 @@ try {
         (report.resumedAfter !== undefined ? `, resuming after item ${report.resumedAfter}` : '') +
         `: removed ${report.removed} deleted items, ${report.strayPostings} stray postings, ` +
         `repaired ${report.repairedCounts} counters` +
+        (report.countsSkipped
+          ? ` (${report.countsSkipped} changed by writers while checked: run again to check them)`
+          : '') +
         (report.invalid ? `; ${report.invalid} items have invalid stored records (not indexed)` : '') +
         '.',
     );

@@ -217,8 +217,9 @@ export function createIndexer({
           Update: {
             TableName: tableName,
             Key: STATS_KEY,
-            UpdateExpression: 'ADD docs :docs, len :len',
-            ExpressionAttributeValues: { ':docs': docs, ':len': len },
+            // `commits` counts every commit: a repair of the counts (rebuild.ts) is refused if any landed meanwhile.
+            UpdateExpression: 'ADD docs :docs, len :len, commits :one',
+            ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1 },
           },
         };
         try {

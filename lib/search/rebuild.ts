@@ -12,17 +12,17 @@ import { onlyConditionFailures } from '../dynamodb/conditions.ts';
 import { COUNTER_KEY, ITEM_PK, itemSk } from '../items/keys.ts';
 import { logger } from '../observability.ts';
 import { reindexBatch } from './batch.ts';
-import { decodeBlock } from './blocks.ts';
 import type { Indexer } from './indexer.ts';
-import { BLOCK_PREFIX, idOfKey, STATS_KEY, termPk } from './keys.ts';
-import { createPostingWriter, type Posting } from './postings.ts';
 import { estimateTotal, type Progress, Watermark } from './progress.ts';
+import { removeStrays, repairCounts, scanIndex } from './repair.ts';
 
 export interface RebuildReport {
   items: number;
   removed: number;
   strayPostings: number;
   repairedCounts: number;
+  /** Counters not checked because writers changed them meanwhile (run again to check them). */
+  countsSkipped: number;
   /** Items whose stored record is invalid (logged, not indexed). */
   invalid: number;
   /** The checkpoint this run resumed after (every id up to it was done by an earlier run), if any. */
@@ -62,35 +62,11 @@ async function listIds(client: DynamoDBDocumentClient, tableName: string, afterI
   return { ids: Items.map((row) => Number(row.sk)), more: LastEvaluatedKey !== undefined };
 }
 
-const Row = v.object({
-  pk: v.string(),
-  sk: v.string(),
-  p: v.optional(v.string()),
-  df: v.optional(v.number()),
-  dl: v.optional(v.number()),
-  version: v.optional(v.number()),
-});
-
-async function* scan(client: DynamoDBDocumentClient, tableName: string) {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ExclusiveStartKey: startKey,
-        ProjectionExpression: 'pk, sk, #p, df, dl, version',
-        ExpressionAttributeNames: { '#p': 'p' },
-      }),
-    );
-    for (const row of page.Items ?? []) yield v.parse(Row, row);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
-
 /**
  * `npm run reindex`: rebuilds the index from the items. Re-derives every item's postings, removes the index
- * records of deleted items, deletes postings no doc record accounts for, and repairs df and corpus counts.
- * Counts are repaired with compare-and-swap, so a write racing the rebuild is never overwritten.
+ * records of deleted items, removes postings no doc record accounts for, and repairs df and corpus counts. Safe
+ * beside the stream consumer: every posting change goes through the indexer (under each item's lease), and a count
+ * is repaired only from a snapshot no writer changed (repair.ts), never from the scan.
  *
  * The first phase lists item ids in pages and indexes up to `concurrency` pages at once (`reindexItems`). It is
  * resumable: the checkpoint (CHECKPOINT_KEY) moves past a page only once it and every page before it are done, so a
@@ -100,7 +76,6 @@ export async function rebuildIndex({
   client,
   tableName,
   indexer,
-  blockCapacity,
   concurrency = 4,
   pageSize = 100,
   restart = false,
@@ -110,8 +85,6 @@ export async function rebuildIndex({
   client: DynamoDBDocumentClient;
   tableName: string;
   indexer: Indexer;
-  /** Postings per index block (see blocks.ts), as the indexer writes them. */
-  blockCapacity?: number;
   /** Pages of ids being indexed at once. */
   concurrency?: number;
   /** Item ids per page (one `reindexItems` call). */
@@ -122,13 +95,13 @@ export async function rebuildIndex({
   onProgress?: (progress: Progress) => void;
   now?: () => number;
 }): Promise<RebuildReport> {
-  const writer = createPostingWriter({ client, tableName, blockCapacity });
   const checkpoint = restart ? undefined : await readCheckpoint(client, tableName);
   const report: RebuildReport = {
     items: 0,
     removed: 0,
     strayPostings: 0,
     repairedCounts: 0,
+    countsSkipped: 0,
     invalid: 0,
     resumedAfter: checkpoint?.throughId,
   };
@@ -208,72 +181,20 @@ export async function rebuildIndex({
   if (failure) throw failure.error;
   onProgress?.(progress(true));
 
-  // 2. Every doc record without an item, then postings and counts.
-  const docs = new Map<number, { dl: number }>();
-  const postings: Posting[] = [];
-  const dfs = new Map<string, number>();
-  for await (const row of scan(client, tableName)) {
-    if (row.pk.startsWith('D#')) docs.set(Number(row.pk.slice(2)), { dl: row.dl ?? 0 });
-    else if (row.pk.startsWith('T#') && row.sk.startsWith(BLOCK_PREFIX) && row.p !== undefined) {
-      const term = row.pk.slice(2);
-      for (const posting of decodeBlock(row.p)) postings.push({ term, ...posting });
-    } else if (row.pk.startsWith('T#') && row.sk === 'DF') dfs.set(row.pk, row.df ?? 0);
-  }
-  const docIds = [...docs.keys()];
+  // 2. Every doc record without an item leaves the index (through the indexer, so under its lease).
+  const scanned = await scanIndex(client, tableName);
+  const docIds = [...scanned.docs];
   for (let i = 0; i < docIds.length; i += pageSize) {
     const { outcomes, failed } = await reindexBatch(indexer, docIds.slice(i, i + pageSize));
     if (failed[0]) throw failed[0].error;
-    for (const [id, outcome] of outcomes) {
-      if (outcome !== 'removed') continue;
-      docs.delete(id);
-      report.removed++;
-    }
+    for (const outcome of outcomes.values()) if (outcome === 'removed') report.removed++;
   }
-  // 3. Postings of items without a doc record cannot come from any rebuild: remove them with their df.
-  const counts = new Map<string, number>();
-  const stray: Posting[] = [];
-  for (const posting of postings) {
-    const pk = termPk(posting.term);
-    if (docs.has(idOfKey(posting.key))) counts.set(pk, (counts.get(pk) ?? 0) + 1);
-    else stray.push(posting);
-  }
-  // A term at a time (one grouped write each): a posting a concurrent rebuild removed first is skipped, and not
-  // counted, by the writer, so each term's count is what was really removed.
-  const strayByTerm = new Map<string, number>();
-  for (const [pk, postingsOfTerm] of Map.groupBy(stray, (posting) => termPk(posting.term))) {
-    const removed = await writer.remove(postingsOfTerm);
-    report.strayPostings += removed;
-    strayByTerm.set(pk, removed);
-  }
-  // 4. Counters that drifted (only possible after manual edits): compare-and-swap them back.
-  const cas = async (key: Record<string, string>, field: string, seen: number | undefined, value: number) => {
-    await client
-      .send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: key,
-          UpdateExpression: `SET #f = :value`,
-          ConditionExpression: seen === undefined ? 'attribute_not_exists(#f)' : '#f = :seen',
-          ExpressionAttributeNames: { '#f': field },
-          ExpressionAttributeValues: { ':value': value, ...(seen === undefined ? {} : { ':seen': seen }) },
-        }),
-      )
-      .then(() => report.repairedCounts++)
-      .catch(() => {});
-  };
-  for (const [pk, before] of dfs) {
-    const df = before - (strayByTerm.get(pk) ?? 0);
-    const actual = counts.get(pk) ?? 0;
-    if (df !== actual) await cas({ pk, sk: 'DF' }, 'df', df, actual);
-  }
-  const { Item: stats } = await client.send(
-    new GetCommand({ TableName: tableName, Key: STATS_KEY, ConsistentRead: true }),
-  );
-  const len = [...docs.values()].reduce((sum, doc) => sum + doc.dl, 0);
-  if (stats?.docs !== docs.size)
-    await cas(STATS_KEY, 'docs', typeof stats?.docs === 'number' ? stats.docs : undefined, docs.size);
-  if (stats?.len !== len)
-    await cas(STATS_KEY, 'len', typeof stats?.len === 'number' ? stats.len : undefined, len);
+  // 3. Postings of items that had no doc record when scanned: removed through the indexer (strays.ts).
+  report.strayPostings = await removeStrays({ client, tableName, indexer, scanned });
+  // 4. Counters that drifted (only after manual edits or a past defect), each repaired only from a snapshot.
+  const repaired = await repairCounts({ client, tableName, scanned });
+  report.repairedCounts = repaired.repaired;
+  report.countsSkipped = repaired.skipped;
   await client.send(new DeleteCommand({ TableName: tableName, Key: CHECKPOINT_KEY }));
   return report;
 }

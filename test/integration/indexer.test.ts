@@ -2,8 +2,10 @@ import {
   BatchGetCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   ScanCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
@@ -11,7 +13,7 @@ import type { Item } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
 import { queryWeights } from '../../lib/search/bm25.ts';
 import { analyze, createIndexer } from '../../lib/search/indexer.ts';
-import { docKey, idOfKey, postingKey } from '../../lib/search/keys.ts';
+import { docKey, idOfKey, postingKey, STATS_KEY } from '../../lib/search/keys.ts';
 import { createPostingWriter, type Posting } from '../../lib/search/postings.ts';
 import { createSearch } from '../../lib/search/query.ts';
 import { rebuildIndex } from '../../lib/search/rebuild.ts';
@@ -552,6 +554,68 @@ describe('index maintenance on DynamoDB Local', () => {
     const report = await rebuildIndex({ ...table, indexer });
     expect(report).toMatchObject({ strayPostings: Object.keys(analyze(stray).terms).length, removed: 0 });
     expect(await snapshot(table)).toMatchObject(expected([kept]));
+  });
+
+  it('npm run reindex never writes counts from a scan that writers changed, and repairs them once they are quiet (regression)', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const all: Item[] = [];
+    for (let i = 0; i < 12; i++) all.push(await items.create({ ...text, name: `Boot ${i}` }));
+    await indexer.reindexItems(all.map((item) => item.id));
+    // Drift to repair: N counts seven items too many.
+    await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: STATS_KEY,
+        UpdateExpression: 'ADD docs :seven',
+        ExpressionAttributeValues: { ':seven': 7 },
+      }),
+    );
+    const gone = new Set<number>();
+    /** What the stream consumer does beside the reindex: an item deleted and its deletion indexed. */
+    const churn = async () => {
+      const item = all.find((candidate) => !gone.has(candidate.id));
+      if (!item) throw new Error('nothing left to delete');
+      gone.add(item.id);
+      await items.delete(item.id);
+      await indexer.reindexItem(item.id);
+    };
+    const send = table.client.send.bind(table.client);
+    const events: string[] = [];
+    const racing = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<typeof send>) => {
+          const [command] = args;
+          const reply = await send(...args);
+          // Writers commit right after the reindex's scan of the index and right after it reads the counts.
+          if (
+            command instanceof ScanCommand &&
+            !(reply as unknown as { LastEvaluatedKey?: unknown }).LastEvaluatedKey
+          ) {
+            events.push('scan');
+            if (events.filter((event) => event === 'scan').length === 1) await churn();
+          }
+          if (command instanceof GetCommand && command.input.Key?.pk === STATS_KEY.pk) {
+            events.push('counts');
+            if (events.filter((event) => event === 'counts').length === 1) await churn();
+          }
+          return reply;
+        };
+      },
+    });
+    const first = await rebuildIndex({ client: racing, tableName: table.tableName, indexer });
+    expect(first).toMatchObject({ repairedCounts: 0, countsSkipped: 1 });
+    expect(events).toStrictEqual(['scan', 'counts', 'scan']);
+    const live = all.filter((item) => !gone.has(item.id));
+    // Postings and df exact; N still off by the drift it had, not by what the scan saw.
+    const drifted = await snapshot(table);
+    expect(drifted).toMatchObject({
+      ...expected(live),
+      stats: { ...expected(live).stats, docs: live.length + 7 },
+    });
+    const second = await rebuildIndex({ ...table, indexer });
+    expect(second).toMatchObject({ repairedCounts: 1, countsSkipped: 0 });
+    expect(await snapshot(table)).toMatchObject(expected(live));
   });
 
   it('npm run reindex rebuilds from the items and removes deleted ones', async () => {
