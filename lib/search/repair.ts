@@ -42,6 +42,7 @@ const Row = v.object({
   p: v.optional(v.string()),
   df: v.optional(v.number()),
   dl: v.optional(v.number()),
+  version: v.optional(v.number()),
 });
 
 /** What one scan of the index saw: the ids with a doc record, every posting, and each DF record's df. */
@@ -59,7 +60,7 @@ async function* scan(client: DynamoDBDocumentClient, tableName: string, filter?:
       new ScanCommand({
         TableName: tableName,
         ExclusiveStartKey: startKey,
-        ProjectionExpression: 'pk, sk, #p, df, dl',
+        ProjectionExpression: 'pk, sk, #p, df, dl, version',
         ExpressionAttributeNames: { '#p': 'p' },
         ...(filter
           ? { FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': filter } }
@@ -224,7 +225,7 @@ async function repairDf(
 }
 
 /**
- * N and the total length against the committed doc records. Every commit of the indexer adds 1 to STATS'
+ * N and the total length against the committed doc records (version > 0). Every commit of the indexer adds 1 to STATS'
  * `commits`, so the counts read with `commits` at c, then a scan of the doc records, then a write conditional on
  * `commits` still being c, sees the doc records exactly as committed: no commit landed in between.
  */
@@ -235,6 +236,8 @@ async function repairCorpus(client: DynamoDBDocumentClient, tableName: string) {
   let docs = 0;
   let len = 0;
   for await (const row of scan(client, tableName, 'D#')) {
+    // A doc record at version 0 holds no committed item: a new item's write-ahead, or strays handed over.
+    if ((row.version ?? 0) === 0) continue;
     docs++;
     len += row.dl ?? 0;
   }

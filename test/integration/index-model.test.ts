@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createItemRepository } from '../../lib/items/repository.ts';
+import type { Item, ItemWrite } from '../../lib/items/schema.ts';
+import { createIndexer } from '../../lib/search/indexer.ts';
+import { rebuildIndex } from '../../lib/search/rebuild.ts';
+import { crashingClient, expected, jitteringClient, later, snapshot } from '../support/index-state.ts';
+import { seeded } from '../support/random.ts';
+import { freshTable } from '../support/stack.ts';
+
+/**
+ * A model-based test of the index's write path: random rounds of item writes and index writers running at once —
+ * overlapping batches, single items, duplicated batches (a stream batch retried), `npm run reindex`, and writers
+ * that die at a random call — on DynamoDB Local, with blocks of three postings so that terms split and empty.
+ * After the last round the stream's redelivery is played (every id indexed once more, by a writer whose clock is
+ * past every dead writer's lease), and the index must equal the one computed in memory from the items alone
+ * (`expected`): every posting, df, N, total length, no unfinished rebuild left, and every block in its place.
+ * MODEL_RUNS sets the number of random runs (default 12); a failure prints fast-check's seed and path to replay.
+ */
+const WORDS = ['boot', 'trail', 'winter', 'rain', 'tent', 'stove', 'lamp', 'rope'];
+const IDS = 10;
+
+const content = fc.record({
+  name: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }).map((words) => words.join(' ')),
+  description: fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((words) => words.join(' ')),
+});
+
+/** What a round does to the items, before and while it indexes. */
+const write = fc.record({ slot: fc.nat(IDS - 1), content: fc.option(content, { nil: undefined }) });
+type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
+/** A round's writes, each to its own item: the first lands before the round's writers start, the rest beside them. */
+const writes = fc.uniqueArray(write, { maxLength: 6, selector: (w) => w.slot });
+/** An index writer of a round: its ids, how many times it is sent, and the call it dies at (none: it finishes). */
+const writer = fc.record({
+  slots: fc.uniqueArray(fc.nat(IDS - 1), { minLength: 1, maxLength: 4 }),
+  copies: fc.integer({ min: 1, max: 2 }),
+  crashAt: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+});
+const round = fc.record({
+  writes,
+  writers: fc.array(writer, { minLength: 2, maxLength: 6 }),
+  reindex: fc.boolean(),
+});
+
+describe('the index against a model', () => {
+  it('converges to the index of the items after any interleaving of writers, crashes, retries and reindexes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(round, { minLength: 1, maxLength: 3 }), fc.nat(), async (rounds, seed) => {
+        const fresh = await freshTable();
+        // Every writer's calls (not the test's own reads) interleave as widely as DynamoDB allows.
+        const table = { ...fresh, client: jitteringClient(fresh.client, seeded(seed)) };
+        const items = createItemRepository(table);
+        // Slot → the item's id, once created (ids are never reused, so a deleted slot gets a new item).
+        const ids: (number | undefined)[] = Array.from({ length: IDS + 1 }, () => undefined);
+        const seen = new Set<number>();
+        const apply = async ({ slot, content: fields }: Write) => {
+          const id = ids[slot];
+          if (fields === undefined) {
+            if (id !== undefined) await items.delete(id);
+            ids[slot] = undefined;
+            return;
+          }
+          const full: ItemWrite = { ...fields, tags: [], attributes: {} };
+          const item: Item = id === undefined ? await items.create(full) : await items.update(id, () => full);
+          ids[slot] = item.id;
+          seen.add(item.id);
+        };
+        const options = { ...table, items, blockCapacity: 3, leaseMs: 4_000 };
+        /**
+         * `npm run reindex` while the stream consumer goes on: an item of its own slot (IDS) is created, changed and
+         * deleted, and each change indexed, until the reindex is done, so commits land during its every phase.
+         */
+        const reindexBesideStream = async (streamSeed: number) => {
+          let running = true;
+          const random = seeded(streamSeed);
+          const stream = (async () => {
+            for (let i = 0; running && i < 40; i++) {
+              const words = () => WORDS[Math.floor(random() * WORDS.length)] ?? 'boot';
+              const change =
+                i % 3 === 2 ? undefined : { name: words(), description: `${words()} ${words()}` };
+              const before = ids[IDS];
+              await apply({ slot: IDS, content: change });
+              const touched = [before, ids[IDS]].flatMap((id) => (id === undefined ? [] : [id]));
+              await createIndexer(options).reindexItems(touched);
+            }
+          })();
+          await rebuildIndex({ ...table, indexer: createIndexer(options), pageSize: 3 }).catch(() => 'died');
+          running = false;
+          await stream;
+        };
+        for (const { writes, writers, reindex } of rounds) {
+          const [first, ...rest] = writes;
+          if (first) await apply(first);
+          const idsOf = (slots: number[]) =>
+            slots.flatMap((slot) => (ids[slot] === undefined ? [] : [ids[slot] as number]));
+          await Promise.all([
+            // Item writes go on while the index is written, as they do beside the stream consumer.
+            ...rest.map(apply),
+            ...writers.flatMap(({ slots, copies, crashAt }) =>
+              Array.from({ length: copies }, () =>
+                createIndexer({
+                  ...options,
+                  ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
+                })
+                  .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
+                  .catch(() => 'died'),
+              ),
+            ),
+            ...(reindex ? [reindexBesideStream(seed + rounds.length)] : []),
+          ]);
+        }
+        // The stream delivers every change at least once more after the writers that died.
+        await later({ ...table, items, blockCapacity: 3 }).reindexItems([...seen]);
+        const live = (await Promise.all([...seen].map((id) => items.get(id).catch(() => undefined)))).flatMap(
+          (item) => (item ? [item] : []),
+        );
+        const state = await snapshot(fresh, 3);
+        expect(state).toMatchObject(expected(live));
+        expect(state.docs.filter((doc) => (doc.pending as unknown[]).length > 0)).toStrictEqual([]);
+        fresh.client.destroy();
+      }),
+      { numRuns: Number(process.env.MODEL_RUNS ?? 12), endOnFailure: true },
+    );
+  }, 600_000);
+});
