@@ -1,0 +1,182 @@
+// `npm run reindex` beside the stream consumer, end to end: a stack of its own (DynamoDB Local, the stream consumer,
+// the API under serverless-offline, on free ports), items changed over HTTP by several clients while the real
+// reindex command runs, then every score the API returns checked against an exhaustive BM25 over the live items,
+// computed here from the items listed over HTTP.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexInMemory } from '../../lib/search/rank.ts';
+import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
+import { createIssuer, mintToken } from '../../scripts/local/issuer.ts';
+import { freePort } from '../../scripts/local/ports.ts';
+import { LOCAL_TABLE, startStack } from '../../scripts/local/stack.ts';
+import { seeded } from '../support/random.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const WORDS = [
+  'boot',
+  'trail',
+  'winter',
+  'rain',
+  'tent',
+  'stove',
+  'lamp',
+  'rope',
+  'map',
+  'pack',
+  'knife',
+  'sock',
+];
+const QUERIES = ['boot', 'rain tent', 'winter trail boot', 'lamp rope', 'sock knife map pack', 'stove'];
+const TOP = 50;
+
+interface Item {
+  id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  attributes: Record<string, unknown>;
+}
+
+const issuer = createIssuer();
+const token = mintToken(issuer, { groups: ['reader', 'editor', 'admin'] });
+let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+
+beforeAll(async () => {
+  stack = await startStack({
+    issuer,
+    cursorKey: randomBytes(32).toString('base64url'),
+    port: await freePort(),
+    lambdaPort: await freePort(),
+    dynamodbPort: await freePort(),
+  });
+}, 240_000);
+afterAll(() => stack?.stop());
+
+async function api(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${stack?.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Every item, following the list's `Link` headers. */
+async function listAll(): Promise<Item[]> {
+  const all: Item[] = [];
+  for (let path: string | undefined = '/items?limit=100'; path; ) {
+    const page = await api('GET', path);
+    all.push(...(page.body as Item[]));
+    path = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    if (path?.startsWith('http')) path = new URL(path).pathname + new URL(path).search;
+  }
+  return all;
+}
+
+/** The differences between what the API returns and an exhaustive BM25 over `items`, per query (empty: none). */
+async function differences(items: Item[]): Promise<string[]> {
+  const rank = indexInMemory(items.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })));
+  const found: string[] = [];
+  for (const query of QUERIES) {
+    const expected = rank(tokenize(query), TOP);
+    const reply = await api('POST', '/retrieve', { query, topK: TOP });
+    const results = (reply.body as { results: { score: number; item: { id: number } }[] }).results;
+    if (results.length !== expected.length)
+      found.push(`${query}: ${results.length} results, ${expected.length} expected`);
+    results.forEach((result, i) => {
+      const want = expected[i];
+      if (result.item.id !== want?.id)
+        found.push(`${query} #${i + 1}: item ${result.item.id}, ${want?.id} expected`);
+      else if (Math.abs(result.score - want.score) > 1e-6 * want.score)
+        found.push(`${query} #${i + 1}: score ${result.score}, ${want.score} expected`);
+    });
+  }
+  return found;
+}
+
+/** `npm run reindex` against the stack's table, to its end. */
+function reindex(): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '-s', 'reindex', '--', '--page-size', '5', '--concurrency', '2'], {
+      cwd: ROOT,
+      env: { ...process.env, TABLE_NAME: LOCAL_TABLE, DYNAMODB_ENDPOINT: stack?.dynamodb.endpoint ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('npm run reindex beside the stream consumer', () => {
+  it('leaves every score equal to an exhaustive BM25 over the live items after churn over HTTP', async () => {
+    const random = seeded(20261124);
+    const text = () => {
+      const words = Array.from(
+        { length: 2 + Math.floor(random() * 9) },
+        () => WORDS[Math.floor(random() * WORDS.length)],
+      );
+      return { name: words.slice(0, 2).join(' '), description: words.slice(2).join(' ') };
+    };
+    const ids: number[] = [];
+    const clients = 8;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        for (let i = 0; i < 12; i++) {
+          const reply = await api('POST', '/items', text());
+          expect(reply.status).toBe(201);
+          ids.push((reply.body as Item).id);
+        }
+      }),
+    );
+    let running = true;
+    // Two full reindexes in a row, so that writes land during every phase of one or the other.
+    const run = reindex()
+      .then(async (first) => (first.code === 0 ? reindex() : first))
+      .finally(() => {
+        running = false;
+      });
+    let changes = 0;
+    // Deletes, replaces and creates by eight clients, paced, for as long as the reindexes run (bounded).
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        for (let i = 0; running && i < 400; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20 + random() * 60));
+          const at = Math.floor(random() * ids.length);
+          const id = ids[at];
+          const roll = random();
+          if (id !== undefined && roll < 0.3) {
+            ids.splice(at, 1);
+            expect((await api('DELETE', `/items/${id}`)).status).toBe(204);
+          } else if (id !== undefined && roll < 0.8) {
+            expect((await api('PUT', `/items/${id}`, text())).status).toBe(200);
+          } else {
+            const reply = await api('POST', '/items', text());
+            expect(reply.status).toBe(201);
+            ids.push((reply.body as Item).id);
+          }
+          changes++;
+        }
+      }),
+    );
+    const { code, output } = await run;
+    expect(code, output).toBe(0);
+    expect(changes).toBeGreaterThan(0);
+    // The stream consumer catches up with the last changes; then every score is exact, and stays so.
+    const live = await listAll();
+    expect(live.map((item) => item.id).sort((a, b) => a - b)).toStrictEqual([...ids].sort((a, b) => a - b));
+    const deadline = Date.now() + 60_000;
+    while ((await differences(live)).length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await differences(live)).toStrictEqual([]);
+  }, 300_000);
+});
