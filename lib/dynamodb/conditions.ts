@@ -13,6 +13,10 @@ export const isCancelled = (error: unknown): error is TransactionCanceledExcepti
 const reasonCodes = (error: TransactionCanceledException): string[] =>
   (error.CancellationReasons ?? []).map((reason) => reason.Code ?? '');
 
+/** The positions of a cancelled transaction's actions that failed for the reason `code`. */
+export const actionsCancelledFor = (error: TransactionCanceledException, code: string): number[] =>
+  reasonCodes(error).flatMap((reason, i) => (reason === code ? [i] : []));
+
 /** True when a transaction was cancelled, one of its actions for the reason `code`. */
 export const cancelledFor = (error: unknown, code: string): boolean =>
   isCancelled(error) && reasonCodes(error).includes(code);

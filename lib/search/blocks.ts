@@ -1,7 +1,8 @@
 /**
  * Posting blocks: a term's postings are stored many to a DynamoDB item, in ascending key order, because a read
  * costs per item returned far more than per byte (see BENCHMARKS.md). A block is the text `key:tf:dl,…`.
- * These functions are pure: the posting writer applies them to the table, the benchmark loader in memory.
+ * These functions are pure: the codec of a block's text and the edits of its postings, which the posting writer
+ * (postings.ts) plans its writes with.
  */
 export interface BlockPosting {
   /** `<inverted impact>#<id>` (see keys.ts). */
@@ -57,13 +58,6 @@ export function withPosting(
   const at = lowerBound(postings, posting.key);
   if (postings[at]?.key === posting.key) return undefined;
   return [...postings.slice(0, at), posting, ...postings.slice(at)];
-}
-
-/** The block's postings without `key`, or undefined when it is not there. */
-export function withoutPosting(postings: readonly BlockPosting[], key: string): BlockPosting[] | undefined {
-  const at = lowerBound(postings, key);
-  if (postings[at]?.key !== key) return undefined;
-  return [...postings.slice(0, at), ...postings.slice(at + 1)];
 }
 
 /**

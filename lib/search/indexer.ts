@@ -8,7 +8,12 @@ import {
 import * as v from 'valibot';
 import { mapLimit } from '../concurrency.ts';
 import { batchGet } from '../dynamodb/batch-get.ts';
-import { cancelledFor, isCancelled, isConditionFailure } from '../dynamodb/conditions.ts';
+import {
+  actionsCancelledFor,
+  cancelledFor,
+  isCancelled,
+  isConditionFailure,
+} from '../dynamodb/conditions.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
 import type { ItemRepository } from '../items/repository.ts';
 import type { Item } from '../items/schema.ts';
@@ -226,8 +231,8 @@ export function createIndexer({
           await client.send(new TransactWriteCommand({ TransactItems: [...actions, counts] as never[] }));
         } catch (error) {
           if (!isCancelled(error)) throw error;
-          const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-          const failed = chunk.filter((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed');
+          const refused = new Set(actionsCancelledFor(error, 'ConditionalCheckFailed'));
+          const failed = chunk.filter((_, i) => refused.has(i));
           for (const plan of failed) lost.add(plan.id);
           chunk = chunk.filter((plan) => !lost.has(plan.id));
           throw error;
@@ -262,7 +267,7 @@ export function createIndexer({
       if (now() > leaseUntil - fenceMs) throw new Error('the index writer ran out of its lease');
     };
     const [found, docs] = await Promise.all([readItems(ids), readDocs(ids)]);
-    const retry: number[] = [];
+    const again: number[] = [];
     const plans: Plan[] = [];
     for (const id of ids) {
       const item = found.get(id);
@@ -278,7 +283,7 @@ export function createIndexer({
         continue;
       }
       if (doc?.leaseOwner && (doc.leaseUntil ?? 0) > now()) {
-        retry.push(id);
+        again.push(id);
         continue;
       }
       const committed: Indexed = doc ?? EMPTY;
@@ -302,7 +307,7 @@ export function createIndexer({
       }),
     );
     let leased = plans.filter((plan, i) => {
-      if (!taken[i]) retry.push(plan.id);
+      if (!taken[i]) again.push(plan.id);
       return taken[i];
     });
     try {
@@ -324,7 +329,7 @@ export function createIndexer({
         );
         const lostIds = new Set(recovering.filter((_, i) => !recorded[i]).map((plan) => plan.id));
         leased = leased.filter((plan) => !lostIds.has(plan.id));
-        retry.push(...lostIds);
+        again.push(...lostIds);
       }
 
       // 3. Postings, the whole batch grouped by term: a term an item keeps moves within one write of its term,
@@ -341,10 +346,10 @@ export function createIndexer({
       fence();
       const lost = await commit(leased);
       for (const plan of leased) {
-        if (lost.has(plan.id)) retry.push(plan.id);
+        if (lost.has(plan.id)) again.push(plan.id);
         else outcomes.set(plan.id, plan.item ? 'indexed' : 'removed');
       }
-      return retry;
+      return again;
     } catch (error) {
       await release(leased, owner);
       throw error;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type BlockPosting,
   decodeBlock,
+  edit,
   encodeBlock,
   split,
-  withoutPosting,
   withPosting,
 } from '../../../lib/search/blocks.ts';
 import { idOfKey, impactOfKey, postingKey } from '../../../lib/search/keys.ts';
@@ -30,8 +30,13 @@ describe('posting blocks', () => {
     ]);
   });
 
+  it('reads the empty text as a block of no postings (the last block a split term keeps), and writes it so', () => {
+    expect(decodeBlock('')).toStrictEqual([]);
+    expect(encodeBlock([])).toBe('');
+  });
+
   it.each([
-    ['', 'an empty block'],
+    [',', 'an empty entry'],
     ['000000#0000000000000001:3', 'a missing length'],
     ['000000#0000000000000001:0:4', 'a zero count'],
     ['000000#000000000000001:1:4', 'a short id'],
@@ -53,9 +58,17 @@ describe('posting blocks', () => {
 
   it('removes a posting by key and skips one that is not there', () => {
     const block = [posting(900, 1), posting(500, 2)];
-    expect(withoutPosting(block, postingKey(900, 1))).toStrictEqual([posting(500, 2)]);
-    expect(withoutPosting(block, postingKey(901, 1))).toBeUndefined();
-    expect(withoutPosting([posting(1, 1)], postingKey(1, 1))).toStrictEqual([]);
+    expect(edit(block, [], new Set([postingKey(900, 1)]))).toStrictEqual({
+      postings: [posting(500, 2)],
+      added: 0,
+      removed: 1,
+    });
+    expect(edit(block, [], new Set([postingKey(901, 1)]))).toStrictEqual({
+      postings: block,
+      added: 0,
+      removed: 0,
+    });
+    expect(edit([posting(1, 1)], [], new Set([postingKey(1, 1)])).postings).toStrictEqual([]);
   });
 
   it('splits only a block over capacity, into halves in order', () => {

@@ -47,8 +47,23 @@ describe('rankInMemory', () => {
     expect(twice.find((result) => result.id === 1)?.matchedTerms).toStrictEqual(['boot']);
   });
 
-  it('gives the same results from a reused index', () => {
+  it('answers a series of queries from one index exactly as a fresh index answers each of them alone', () => {
     const rank = indexInMemory(docs);
-    expect(rank(['waterproof', 'hike'], 3)).toStrictEqual(rankInMemory(docs, ['waterproof', 'hike'], 3));
+    const queries: (string[] | Map<string, number>)[] = [
+      ['waterproof', 'hike'],
+      new Map([
+        ['boot', 0.5],
+        ['tent', 2],
+      ]),
+      ['leather', 'leather', 'pack'],
+      [],
+      ['waterproof', 'hike'],
+    ];
+    for (const query of queries) {
+      const alone = rankInMemory(docs, query, 3);
+      expect(rank(query, 3)).toStrictEqual(alone);
+    }
+    // Not vacuous: the queries have different answers.
+    expect(new Set(queries.map((query) => JSON.stringify(rank(query, 3)))).size).toBe(4);
   });
 });
