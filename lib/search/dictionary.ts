@@ -4,6 +4,7 @@ import { batchGet } from '../dynamodb/batch-get.ts';
 import { isConditionFailure } from '../dynamodb/conditions.ts';
 import { decodeBlock } from './blocks.ts';
 import {
+  DF_SK,
   dfKey,
   dictionaryEntry,
   LAST_BLOCK_SK,
@@ -12,6 +13,8 @@ import {
   PREFIX_INDEX,
   PREFIX_PARTITION_LENGTH,
   prefixPartition,
+  TERM_PK_PREFIX,
+  termOfPk,
   termPk,
 } from './keys.ts';
 
@@ -86,9 +89,10 @@ export function createDictionary({
       );
       const found = new Map<string, { df?: number; last?: number }>();
       for (const { pk, sk, df } of records) {
-        const entry = found.get(String(pk).slice(2)) ?? {};
-        if (typeof df === 'number') entry[sk === 'DF' ? 'df' : 'last'] = df;
-        found.set(String(pk).slice(2), entry);
+        const term = termOfPk(pk) ?? '';
+        const entry = found.get(term) ?? {};
+        if (typeof df === 'number') entry[sk === DF_SK ? 'df' : 'last'] = df;
+        found.set(term, entry);
       }
       return new Map(terms.map((term) => [term, found.get(term)?.df ?? found.get(term)?.last ?? 0]));
     },
@@ -117,7 +121,7 @@ export async function backfillDictionary({
       new ScanCommand({
         TableName: tableName,
         FilterExpression: 'begins_with(pk, :t) AND (sk = :df OR sk = :last) AND attribute_not_exists(wt)',
-        ExpressionAttributeValues: { ':t': 'T#', ':df': 'DF', ':last': LAST_BLOCK_SK },
+        ExpressionAttributeValues: { ':t': TERM_PK_PREFIX, ':df': DF_SK, ':last': LAST_BLOCK_SK },
         ExpressionAttributeNames: { '#p': 'p' },
         ProjectionExpression: 'pk, sk, v, #p',
         ConsistentRead: true,
@@ -133,14 +137,14 @@ export async function backfillDictionary({
         await batchGet(
           client,
           tableName,
-          lastBlocks.map((r) => ({ pk: r.pk, sk: 'DF' })),
+          lastBlocks.map((r) => dfKey(termOfPk(r.pk) ?? '')),
           { consistent: true },
         )
       ).map((r) => String(r.pk)),
     );
-    const heads = records.filter((r) => r.sk === 'DF' || !withDf.has(String(r.pk)));
+    const heads = records.filter((r) => r.sk === DF_SK || !withDf.has(String(r.pk)));
     await mapLimit(heads, concurrency, async (record) => {
-      const term = String(record.pk).slice(2);
+      const term = termOfPk(record.pk) ?? '';
       const entry = Object.entries(dictionaryEntry(term));
       const values = Object.fromEntries(entry.map(([name, value]) => [`:${name}`, value]));
       const set = entry.map(([name]) => `${name} = :${name}`).join(', ');
@@ -149,7 +153,7 @@ export async function backfillDictionary({
           new UpdateCommand({
             TableName: tableName,
             Key: { pk: record.pk, sk: record.sk },
-            ...(record.sk === 'DF'
+            ...(record.sk === DF_SK
               ? {
                   UpdateExpression: `SET ${set}`,
                   ConditionExpression: 'attribute_exists(pk)',

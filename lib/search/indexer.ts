@@ -20,7 +20,7 @@ import type { Item } from '../items/schema.ts';
 import { logger } from '../observability.ts';
 import { type RetryPolicy, retry } from '../retry.ts';
 import { termFrequencies } from './bm25.ts';
-import { docKey, STATS_KEY } from './keys.ts';
+import { docKey, idOfDocPk, STATS_KEY } from './keys.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
 import { TermsText } from './terms.ts';
 import { itemText, tokenize } from './tokenizer.ts';
@@ -158,7 +158,7 @@ export function createIndexer({
     const records = await batchGet(client, tableName, ids.map(docKey), { consistent: true, concurrency: 4 });
     return new Map(
       records.map((record) => {
-        const id = Number(String(record.pk).slice(2));
+        const id = idOfDocPk(record.pk) ?? 0;
         const parsed = v.safeParse(DocSchema, record);
         return [id, parsed.success ? parsed.output : 'invalid'];
       }),

@@ -25,7 +25,22 @@ export const LAST_BLOCK_SK = 'B#~';
 /** The fixed document length impacts are computed at, so a posting's key never depends on corpus state. */
 export const REFERENCE_LENGTH = 64;
 
-export const termPk = (term: string): string => `T#${term}`;
+/** One codec for every index record's key: nothing outside this file spells a prefix or parses a key. */
+const TERM_PREFIX = 'T#';
+const DOC_PREFIX = 'D#';
+/** The sort key of a term's DF record. */
+export const DF_SK = 'DF';
+
+export const termPk = (term: string): string => `${TERM_PREFIX}${term}`;
+/** The term a record belongs to (its pk is T#<term>), or undefined for a record of another kind. */
+export const termOfPk = (pk: unknown): string | undefined =>
+  typeof pk === 'string' && pk.startsWith(TERM_PREFIX) ? pk.slice(TERM_PREFIX.length) : undefined;
+/** The item id of a doc record's pk (D#<id>), or undefined for a record of another kind. */
+export const idOfDocPk = (pk: unknown): number | undefined =>
+  typeof pk === 'string' && pk.startsWith(DOC_PREFIX) ? Number(pk.slice(DOC_PREFIX.length)) : undefined;
+/** The condition value that matches every term record's pk (`begins_with(pk, :prefix)`), and every doc record's. */
+export const TERM_PK_PREFIX = TERM_PREFIX;
+export const DOC_PK_PREFIX = DOC_PREFIX;
 
 /** The dictionary's two indexes (see above). */
 export const PREFIX_INDEX = 'terms-by-prefix';
@@ -41,8 +56,8 @@ export const dictionaryEntry = (term: string) => ({
   wp: prefixPartition(term),
   wl: lengthPartition([...term].length),
 });
-export const dfKey = (term: string) => ({ pk: termPk(term), sk: 'DF' });
-export const docKey = (id: number) => ({ pk: `D#${id}`, sk: 'DOC' });
+export const dfKey = (term: string) => ({ pk: termPk(term), sk: DF_SK });
+export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: 'DOC' });
 export const blockSk = (endKey: string): string => `${BLOCK_PREFIX}${endKey}`;
 
 /** 0..999999, larger = stronger: the BM25 saturation at the reference length, quantized (rounded up). */

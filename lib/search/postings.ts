@@ -13,12 +13,14 @@ import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, edit, encodeBlock, spli
 import { saturation } from './bm25.ts';
 import {
   blockSk,
+  DF_SK,
   dfKey,
   dictionaryEntry,
   impactOf,
   LAST_BLOCK_SK,
   postingKey,
   REFERENCE_LENGTH,
+  termOfPk,
   termPk,
 } from './keys.ts';
 
@@ -123,9 +125,9 @@ export function createPostingWriter({
       terms.map((term): [string, TermState] => [term, { last: undefined, df: undefined }]),
     );
     for (const row of rows) {
-      const state = states.get(String(row.pk).slice(2));
+      const state = states.get(termOfPk(row.pk) ?? '');
       if (!state) continue;
-      if (row.sk === 'DF') state.df = typeof row.df === 'number' ? row.df : 0;
+      if (row.sk === DF_SK) state.df = typeof row.df === 'number' ? row.df : 0;
       else state.last = parseBlock(row);
     }
     // BatchGetItem reads each key on its own: a term can be seen without its DF record and with the last block a

@@ -5,8 +5,10 @@ import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from './blocks.ts';
 import { idf, K1, termScore } from './bm25.ts';
 import {
   BLOCK_PREFIX,
+  DF_SK,
   dfKey,
   docKey,
+  idOfDocPk,
   idOfKey,
   impactOfKey,
   REFERENCE_LENGTH,
@@ -162,7 +164,7 @@ export function createSearch({
     const firstPageOf = new Map([...terms.keys()].map((term, i) => [term, firstPages[i]]));
     const lists: List[] = [];
     for (const [term, occurrences] of terms) {
-      const recorded = meta.find((r) => r.pk === termPk(term) && r.sk === 'DF')?.df;
+      const recorded = meta.find((r) => r.pk === termPk(term) && r.sk === DF_SK)?.df;
       // A term whose postings fit one block has no DF record (postings.ts): its df is its first page's count.
       const df = typeof recorded === 'number' ? recorded : (firstPageOf.get(term)?.postings.length ?? 0);
       if (df > 0) {
@@ -303,7 +305,7 @@ export function createSearch({
           const count = tf.get(l.term) ?? 0;
           return count > 0 ? sum + termScore({ tf: count, dl: doc.dl, avgdl, idf: l.idf }) : sum;
         }, 0);
-        const id = Number(doc.pk.slice(2));
+        const id = idOfDocPk(doc.pk) ?? 0;
         unindexedIds.delete(id);
         scored.set(id, matchedTerms.length > 0 && score > minScore ? { id, score, matchedTerms } : undefined);
       }

@@ -16,14 +16,18 @@ import { saturation } from './bm25.ts';
 import { type Indexer, stored } from './indexer.ts';
 import {
   BLOCK_PREFIX,
+  DF_SK,
+  DOC_PK_PREFIX,
   dfKey,
   docKey,
+  idOfDocPk,
   idOfKey,
   impactOf,
   LAST_BLOCK_SK,
   postingKey,
   REFERENCE_LENGTH,
   STATS_KEY,
+  termOfPk,
   termPk,
 } from './keys.ts';
 import type { Posting } from './postings.ts';
@@ -76,11 +80,12 @@ async function* scan(client: DynamoDBDocumentClient, tableName: string, filter?:
 export async function scanIndex(client: DynamoDBDocumentClient, tableName: string): Promise<IndexScan> {
   const found: IndexScan = { docs: new Set(), postings: [], dfs: new Map() };
   for await (const row of scan(client, tableName)) {
-    if (row.pk.startsWith('D#')) found.docs.add(Number(row.pk.slice(2)));
-    else if (row.pk.startsWith('T#') && row.sk.startsWith(BLOCK_PREFIX) && row.p !== undefined) {
-      const term = row.pk.slice(2);
+    const id = idOfDocPk(row.pk);
+    const term = termOfPk(row.pk);
+    if (id !== undefined) found.docs.add(id);
+    else if (term !== undefined && row.sk.startsWith(BLOCK_PREFIX) && row.p !== undefined) {
       for (const posting of decodeBlock(row.p)) found.postings.push({ term, ...posting });
-    } else if (row.pk.startsWith('T#') && row.sk === 'DF') found.dfs.set(row.pk.slice(2), row.df ?? 0);
+    } else if (term !== undefined && row.sk === DF_SK) found.dfs.set(term, row.df ?? 0);
   }
   return found;
 }
@@ -235,7 +240,7 @@ async function repairCorpus(client: DynamoDBDocumentClient, tableName: string) {
   );
   let docs = 0;
   let len = 0;
-  for await (const row of scan(client, tableName, 'D#')) {
+  for await (const row of scan(client, tableName, DOC_PK_PREFIX)) {
     // A doc record at version 0 holds no committed item: a new item's write-ahead, or strays handed over.
     if ((row.version ?? 0) === 0) continue;
     docs++;

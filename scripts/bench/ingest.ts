@@ -35,7 +35,7 @@ import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
 import { createIndexer } from '../../lib/search/indexer.ts';
-import { docKey, STATS_KEY } from '../../lib/search/keys.ts';
+import { docKey, idOfDocPk, STATS_KEY } from '../../lib/search/keys.ts';
 import { indexChanges } from '../../lib/search/stream.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
@@ -107,7 +107,7 @@ async function indexedVersions(
       );
       for (const doc of reply.Responses?.[tableName] ?? []) {
         const pending = doc.pending as unknown[] | undefined;
-        if (!pending || pending.length === 0) found.set(Number(String(doc.pk).slice(2)), Number(doc.version));
+        if (!pending || pending.length === 0) found.set(idOfDocPk(doc.pk) ?? 0, Number(doc.version));
       }
       keys = reply.UnprocessedKeys?.[tableName]?.Keys;
     }
