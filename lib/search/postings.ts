@@ -42,6 +42,55 @@ export function postingsOf(
   return postings;
 }
 
+/** A block as the writer stores it: its sort key, postings and version, and whether it is its term's head record. */
+export interface BlockRecord {
+  sk: string;
+  postings: BlockPosting[];
+  v: number;
+  /** The term's only block: it holds the df and the dictionary entry (keys.ts). */
+  head: boolean;
+}
+
+/**
+ * The planning step of every block rewrite, pure (the writer turns it into conditional writes, the benchmark's bulk
+ * loader applies it in memory): the records `block` (undefined: a new last block) becomes when it holds `postings`.
+ * A block over capacity is cut into the fewest blocks that fit, the lower ones new (version 1, ending at their
+ * last key), the upper one keeping the block's place at the next version. `alone`: the block is its term's only
+ * one, so unless it splits it stays the head. An emptied block goes (`[]`), but for the last block of a split
+ * term, which stays empty: it is what tells a writer that the term has split (see `readStates`).
+ */
+export function planBlock(
+  block: Pick<BlockRecord, 'sk' | 'v'> | undefined,
+  postings: BlockPosting[],
+  { alone, capacity }: { alone: boolean; capacity: number },
+): BlockRecord[] {
+  if (postings.length === 0 && !(block?.sk === LAST_BLOCK_SK && !alone)) return [];
+  const chunks = splitInto(postings, capacity);
+  const upper = chunks.pop() ?? [];
+  return [
+    ...chunks.map((lower) => ({ sk: blockSk(lower.at(-1)?.key ?? ''), postings: lower, v: 1, head: false })),
+    {
+      sk: block?.sk ?? LAST_BLOCK_SK,
+      postings: upper,
+      v: (block?.v ?? 0) + 1,
+      head: alone && chunks.length === 0,
+    },
+  ];
+}
+
+/** The stored form of a block: a head carries the df and the dictionary entry, a split term's last block `s`. */
+export const blockItem = (term: string, { sk, postings, v, head }: BlockRecord) => ({
+  pk: termPk(term),
+  sk,
+  p: encodeBlock(postings),
+  v,
+  ...(head ? { df: postings.length, ...dictionaryEntry(term) } : {}),
+  ...(!head && sk === LAST_BLOCK_SK ? { s: 1 } : {}),
+});
+
+/** The stored form of a split term's DF record, which is then its dictionary entry. */
+export const dfItem = (term: string, df: number) => ({ ...dfKey(term), df, ...dictionaryEntry(term) });
+
 /** Actions per transaction (DynamoDB allows 100): a block's rewrite with its splits, and the df. */
 const ACTIONS_PER_TRANSACTION = 100;
 
@@ -182,49 +231,9 @@ export function createPostingWriter({
   }
 
   /**
-   * `head`: the block is its term's only one, so it holds the df and the dictionary entry (keys.ts); the last block
-   * of a term that is not its only one carries `s` (split). A head is rewritten only while it is still a head: a
-   * writer that read it before a concurrent split (or saw the split's block without its DF record) loses the race.
-   */
-  const putBlock = (
-    term: string,
-    sk: string,
-    postings: BlockPosting[],
-    v: number,
-    was?: number,
-    head = false,
-  ) => ({
-    Put: {
-      TableName: tableName,
-      Item: {
-        pk: termPk(term),
-        sk,
-        p: encodeBlock(postings),
-        v,
-        ...(head ? { df: postings.length, ...dictionaryEntry(term) } : {}),
-        ...(!head && sk === LAST_BLOCK_SK ? { s: 1 } : {}),
-      },
-      ...(was === undefined
-        ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : {
-            ConditionExpression: head ? 'v = :v AND attribute_not_exists(s)' : 'v = :v',
-            ExpressionAttributeValues: { ':v': was },
-          }),
-    },
-  });
-  /** `head`: the term's only block, deleted only while it still is (as putBlock). */
-  const deleteBlock = (term: string, block: Block, head = false) => ({
-    Delete: {
-      TableName: tableName,
-      Key: { pk: termPk(term), sk: block.sk },
-      ConditionExpression: head ? 'v = :v AND attribute_not_exists(s)' : 'v = :v',
-      ExpressionAttributeValues: { ':v': block.v },
-    },
-  });
-
-  /**
-   * The writes that turn `block` (undefined: a new last block) into `postings`, splitting what is over capacity.
-   * `alone`: the block is its term's only one (no DF record), so unless it splits it stays the term's head record.
+   * The conditional writes that turn `block` into `postings` (planBlock): a new block only where none is, a block
+   * only at the version read, and a head only while it is still one, so a writer that read it before a concurrent
+   * split (or saw the split's last block without its DF record) loses the race.
    */
   function rewrite(
     term: string,
@@ -232,18 +241,28 @@ export function createPostingWriter({
     postings: BlockPosting[],
     alone = false,
   ): object[] {
-    // The last block of a split term stays, empty, so the term never looks unsplit to a writer (see readStates).
-    if (postings.length === 0 && !(block?.sk === LAST_BLOCK_SK && !alone))
-      return block ? [deleteBlock(term, block, alone)] : [];
-    const chunks = splitInto(postings, blockCapacity);
-    const upper = chunks.pop() ?? [];
-    const head = alone && chunks.length === 0;
-    return [
-      ...chunks.map((lower) => putBlock(term, blockSk(lower.at(-1)?.key ?? ''), lower, 1)),
-      block
-        ? putBlock(term, block.sk, upper, block.v + 1, block.v, head)
-        : putBlock(term, LAST_BLOCK_SK, upper, 1, undefined, head),
-    ];
+    const headOnly = (condition: string) => (alone ? `${condition} AND attribute_not_exists(s)` : condition);
+    const records = planBlock(block, postings, { alone, capacity: blockCapacity });
+    if (records.length === 0 && block)
+      return [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: { pk: termPk(term), sk: block.sk },
+            ConditionExpression: headOnly('v = :v'),
+            ExpressionAttributeValues: { ':v': block.v },
+          },
+        },
+      ];
+    return records.map((record) => ({
+      Put: {
+        TableName: tableName,
+        Item: blockItem(term, record),
+        ...(block && record.sk === block.sk
+          ? { ConditionExpression: headOnly('v = :v'), ExpressionAttributeValues: { ':v': block.v } }
+          : { ConditionExpression: 'attribute_not_exists(pk)' }),
+      },
+    }));
   }
 
   /** Sends one write alone or several in a transaction; a lost compare-and-swap or conflict is a LostRace. */
@@ -291,7 +310,7 @@ export function createPostingWriter({
         writes.push({
           Put: {
             TableName: tableName,
-            Item: { ...dfKey(term), df: result.postings.length, ...dictionaryEntry(term) },
+            Item: dfItem(term, result.postings.length),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         });

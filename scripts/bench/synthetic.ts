@@ -4,24 +4,10 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import {
-  BLOCK_CAPACITY,
-  type BlockPosting,
-  encodeBlock,
-  split,
-  withPosting,
-} from '../../lib/search/blocks.ts';
+import { BLOCK_CAPACITY, type BlockPosting, withPosting } from '../../lib/search/blocks.ts';
 import { analyze, stored } from '../../lib/search/indexer.ts';
-import {
-  blockSk,
-  dfKey,
-  dictionaryEntry,
-  docKey,
-  LAST_BLOCK_SK,
-  STATS_KEY,
-  termPk,
-} from '../../lib/search/keys.ts';
-import { postingsOf } from '../../lib/search/postings.ts';
+import { blockSk, docKey, LAST_BLOCK_SK, STATS_KEY } from '../../lib/search/keys.ts';
+import { type BlockRecord, blockItem, dfItem, planBlock, postingsOf } from '../../lib/search/postings.ts';
 
 /** mulberry32: a small seeded PRNG, so every run generates the same collection. */
 export function prng(seed: number): () => number {
@@ -124,35 +110,22 @@ export function syntheticItem(id: number, timestamp: string): Item {
 /** The item record the repository writes. */
 const itemRecord = toRecord;
 
-/** A term's blocks as the posting writer leaves them (see lib/search/postings.ts), in key order. */
-interface Block {
-  /** The block's end key; `~` for the last block. */
-  end: string;
-  postings: BlockPosting[];
-  v: number;
-}
-
-/** The posting writer's add (lib/search/postings.ts), in memory: same block found, same split, same versions. */
-function addPosting(blocks: Block[], posting: BlockPosting, capacity: number): void {
-  let low = 0;
-  let high = blocks.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const end = blocks[middle]?.end ?? '~';
-    if (end !== '~' && end < posting.key) low = middle + 1;
+/**
+ * Adds one posting to a term's blocks (in sort key order) in memory, as the posting writer adds it to the table:
+ * the block that covers its key, edited and re-planned by the writer's own planning step (`planBlock`).
+ */
+function addPosting(blocks: BlockRecord[], posting: BlockPosting, capacity: number): void {
+  const sk = blockSk(posting.key);
+  let at = 0;
+  for (let high = blocks.length; at < high; ) {
+    const middle = (at + high) >>> 1;
+    if ((blocks[middle]?.sk ?? LAST_BLOCK_SK) < sk) at = middle + 1;
     else high = middle;
   }
-  const block = blocks[low];
-  if (!block) {
-    blocks.push({ end: '~', postings: [posting], v: 1 });
-    return;
-  }
-  const postings = withPosting(block.postings, posting);
+  const block = blocks[at];
+  const postings = block ? withPosting(block.postings, posting) : [posting];
   if (!postings) return;
-  const halves = split(postings, capacity);
-  block.v += 1;
-  block.postings = halves ? halves[1] : postings;
-  if (halves) blocks.splice(low, 0, { end: halves[0].at(-1)?.key ?? '', postings: halves[0], v: 1 });
+  blocks.splice(at, block ? 1 : 0, ...planBlock(block, postings, { alone: blocks.length <= 1, capacity }));
 }
 
 async function batchWrite(
@@ -203,7 +176,7 @@ export async function bulkLoad(
     blockCapacity = BLOCK_CAPACITY,
   }: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
 ): Promise<{ records: number }> {
-  const terms = new Map<string, Block[]>();
+  const terms = new Map<string, BlockRecord[]>();
   const records: Record<string, unknown>[] = [];
   let totalLength = 0;
   for (let id = 1; id <= size; id++) {
@@ -218,25 +191,21 @@ export async function bulkLoad(
     totalLength += indexed.dl;
   }
   for (const [term, blocks] of terms) {
-    // As the posting writer: a term gets its DF record when it first splits (one block's df is its count), and the
-    // record holding the df is the term's dictionary entry.
-    const alone = blocks.length === 1;
-    for (const { end, postings, v } of blocks)
-      records.push({
-        pk: termPk(term),
-        sk: end === '~' ? LAST_BLOCK_SK : blockSk(end),
-        p: encodeBlock(postings),
-        v,
-        ...(alone ? { df: postings.length, ...dictionaryEntry(term) } : {}),
-      });
-    if (!alone)
-      records.push({
-        ...dfKey(term),
-        df: blocks.reduce((sum, block) => sum + block.postings.length, 0),
-        ...dictionaryEntry(term),
-      });
+    // As the posting writer stores them: a split term has a DF record, which is then its dictionary entry.
+    records.push(...blocks.map((block) => blockItem(term, block)));
+    if (blocks.length > 1)
+      records.push(
+        dfItem(
+          term,
+          blocks.reduce((sum, block) => sum + block.postings.length, 0),
+        ),
+      );
   }
-  records.push({ ...STATS_KEY, docs: size, len: totalLength }, { ...COUNTER_KEY, value: size });
+  // One commit per item, as items indexed one at a time (STATS counts commits: lib/search/repair.ts).
+  records.push(
+    { ...STATS_KEY, docs: size, len: totalLength, commits: size },
+    { ...COUNTER_KEY, value: size },
+  );
   await writeAll(client, tableName, records, concurrency);
   return { records: records.length };
 }
