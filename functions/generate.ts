@@ -3,7 +3,7 @@ import { createGenerator } from '../lib/generate/factory.ts';
 import { GenerateRequestSchema, GenerateResponseSchema } from '../lib/generate/schema.ts';
 import { httpRoute } from '../lib/http/route.ts';
 import { getRuntime } from '../lib/runtime.ts';
-import { createServiceRetriever } from '../lib/search/retrieve.ts';
+import { createServiceRetriever } from '../lib/search/read/retrieve.ts';
 
 const { client, config, items, verifier } = getRuntime();
 const answer = createAnswerer({

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { getRuntime } from '../lib/runtime.ts';
-import { createIndexer } from '../lib/search/indexer.ts';
-import { indexChanges } from '../lib/search/stream.ts';
+import { createIndexer } from '../lib/search/write/indexer.ts';
+import { indexChanges } from '../lib/search/write/stream.ts';
 
 // The table's stream consumer: keeps the BM25 index in step with the items (not an HTTP route).
 const { client, config, items } = getRuntime();

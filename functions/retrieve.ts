@@ -1,7 +1,7 @@
 import { httpRoute } from '../lib/http/route.ts';
 import { getRuntime } from '../lib/runtime.ts';
-import { createServiceRetriever } from '../lib/search/retrieve.ts';
-import { RetrieveRequestSchema, RetrieveResponseSchema } from '../lib/search/schema.ts';
+import { createServiceRetriever } from '../lib/search/read/retrieve.ts';
+import { RetrieveRequestSchema, RetrieveResponseSchema } from '../lib/search/read/schema.ts';
 
 const { client, config, items, verifier } = getRuntime();
 const retrieve = createServiceRetriever({ client, tableName: config.tableName, items });

@@ -24,7 +24,7 @@ const PERMISSIONS = {
 };
 
 /**
- * The term dictionary's two indexes (lib/search/keys.ts), which retrieval queries for prefix and typo matching. They
+ * The term dictionary's two indexes (lib/search/format/keys.ts), which retrieval queries for prefix and typo matching. They
  * hold only terms and their counts, so the statement is scoped to the two index ARNs and to Query.
  */
 const DICTIONARY_INDEXES = ['terms-by-prefix', 'terms-by-length'].map((index) => ({

@@ -11,13 +11,13 @@ import { parseArgs } from 'node:util';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { createDocumentClient } from '../lib/dynamodb/client.ts';
 import { createItemRepository } from '../lib/items/repository.ts';
-import { type BatchResult, reindexBatch } from '../lib/search/batch.ts';
-import { backfillDictionary } from '../lib/search/dictionary.ts';
-import { createIndexer } from '../lib/search/indexer.ts';
-import { progressPrinter } from '../lib/search/progress.ts';
-import { rebuildIndex } from '../lib/search/rebuild.ts';
-import { parseFailureRecords, readFailedRange, regionOfArn } from '../lib/search/redrive.ts';
+import { backfillDictionary } from '../lib/search/operations/backfill-dictionary.ts';
+import { rebuildIndex } from '../lib/search/operations/rebuild.ts';
+import { type BatchResult, reindexBatch } from '../lib/search/write/batch.ts';
+import { createIndexer } from '../lib/search/write/indexer.ts';
 import { LOCAL_TABLE } from './local/stack.ts';
+import { progressPrinter } from './progress.ts';
+import { parseFailureRecords, readFailedRange, regionOfArn } from './redrive.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
-import { citationPassage } from '../search/highlight.ts';
-import type { Retriever, SearchOption, WithOptional } from '../search/retrieve.ts';
+import { citationPassage } from '../search/read/highlight.ts';
+import type { Retriever, SearchOption, WithOptional } from '../search/read/retrieve.ts';
 import { groundAnswer, NO_MATCH_ANSWER } from './citations.ts';
 import type { GenerateRequest, GenerateResponse } from './schema.ts';
 import type { ContextItem, Generator } from './types.ts';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { integerBetween, jsonObject, queryText } from '../items/schema.ts';
-import { PassageSchema } from '../search/highlight.ts';
-import { FilterSchema, SearchOptionsEntries } from '../search/schema.ts';
+import { PassageSchema } from '../search/read/highlight.ts';
+import { FilterSchema, SearchOptionsEntries } from '../search/read/schema.ts';
 
 /** `POST /generate` body (contract §6). */
 export const GenerateRequestSchema = jsonObject({

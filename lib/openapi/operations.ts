@@ -3,8 +3,8 @@ import type { Operation } from '../auth/policy.ts';
 import { GenerateRequestSchema, GenerateResponseSchema } from '../generate/schema.ts';
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../http/types.ts';
 import { ItemListSchema, ItemPatchSchema, ItemSchema, ItemWriteSchema } from '../items/schema.ts';
-import { RetrieveRequestSchema, RetrieveResponseSchema } from '../search/schema.ts';
-import { whereComponentSchemas } from '../search/where-schema.ts';
+import { RetrieveRequestSchema, RetrieveResponseSchema } from '../search/read/schema.ts';
+import { whereComponentSchemas } from '../search/read/where-schema.ts';
 import type { ErrorStatus, headers } from './responses.ts';
 import { ErrorSchema, ItemNotFoundSchema, OpenApiDocumentSchema } from './schemas.ts';
 

@@ -90,7 +90,7 @@ interface WriteAction {
   units: number;
   /** Bytes of the item afterwards: a number for a Put, null for a Delete, undefined when unchanged/unknown. */
   after: number | null | undefined;
-  /** The item's dictionary entry afterwards (lib/search/keys.ts): its two index partitions, null when none. */
+  /** The item's dictionary entry afterwards (lib/search/format/keys.ts): its two index partitions, null when none. */
   entry: DictionaryEntry | null | undefined;
 }
 /** The partitions a record occupies in the dictionary's two indexes. */

@@ -4,14 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { indexInMemory } from '../../lib/search/rank.ts';
+import { indexInMemory } from '../../lib/search/read/rank.ts';
 import {
   createTokenizer,
   itemText,
   type StopwordList,
   stopwordLists,
   type Tokenizer,
-} from '../../lib/search/tokenizer.ts';
+} from '../../lib/search/text/tokenizer.ts';
 
 export interface CranfieldDoc {
   id: number;

@@ -4,11 +4,11 @@
 // through the retriever POST /retrieve runs. Every command asks for ReturnConsumedCapacity (DynamoDB Local reports
 // index queries too).
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary } from '../../lib/search/dictionary.ts';
-import { expandQuery } from '../../lib/search/expand.ts';
-import { createSearch } from '../../lib/search/query.ts';
-import { createRetriever, type RetrieveInput } from '../../lib/search/retrieve.ts';
-import type { WhereExpression } from '../../lib/search/where-schema.ts';
+import { createDictionary } from '../../lib/search/read/dictionary.ts';
+import { expandQuery } from '../../lib/search/read/expand.ts';
+import { createSearch } from '../../lib/search/read/query.ts';
+import { createRetriever, type RetrieveInput } from '../../lib/search/read/retrieve.ts';
+import type { WhereExpression } from '../../lib/search/read/where-schema.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
 import { meteredClient } from './metered.ts';

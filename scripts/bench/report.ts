@@ -3,7 +3,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
-import { SEARCH_DEFAULTS } from '../../lib/search/query.ts';
+import { SEARCH_DEFAULTS } from '../../lib/search/read/query.ts';
 import { type PackedPage, type PartResult, RESULTS_DIR, ROOT } from './common.ts';
 import {
   type FreshnessData,

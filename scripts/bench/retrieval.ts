@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary } from '../../lib/search/dictionary.ts';
-import { createIndexer } from '../../lib/search/indexer.ts';
-import { createSearch } from '../../lib/search/query.ts';
-import { createRetriever } from '../../lib/search/retrieve.ts';
+import { createDictionary } from '../../lib/search/read/dictionary.ts';
+import { createSearch } from '../../lib/search/read/query.ts';
+import { createRetriever } from '../../lib/search/read/retrieve.ts';
+import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { evaluate, loadCranfield } from './cranfield.ts';

@@ -4,10 +4,16 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { BLOCK_CAPACITY, type BlockPosting, withPosting } from '../../lib/search/blocks.ts';
-import { analyze, stored } from '../../lib/search/indexer.ts';
-import { blockSk, docKey, LAST_BLOCK_SK, STATS_KEY } from '../../lib/search/keys.ts';
-import { type BlockRecord, blockItem, dfItem, planBlock, postingsOf } from '../../lib/search/postings.ts';
+import { BLOCK_CAPACITY, type BlockPosting, withPosting } from '../../lib/search/format/blocks.ts';
+import { blockSk, docKey, LAST_BLOCK_SK, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { analyze, stored } from '../../lib/search/write/indexer.ts';
+import {
+  type BlockRecord,
+  blockItem,
+  dfItem,
+  planBlock,
+  postingsOf,
+} from '../../lib/search/write/postings.ts';
 
 /** mulberry32: a small seeded PRNG, so every run generates the same collection. */
 export function prng(seed: number): () => number {
@@ -201,7 +207,7 @@ export async function bulkLoad(
         ),
       );
   }
-  // One commit per item, as items indexed one at a time (STATS counts commits: lib/search/repair.ts).
+  // One commit per item, as items indexed one at a time (STATS counts commits: lib/search/operations/repair.ts).
   records.push(
     { ...STATS_KEY, docs: size, len: totalLength, commits: size },
     { ...COUNTER_KEY, value: size },

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { ITEM_PK } from '../../lib/items/keys.ts';
-import type { FailureRecord } from '../../lib/search/redrive.ts';
+import type { FailureRecord } from '../redrive.ts';
 
 export interface StreamSettings {
   batchSize: number;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NO_MATCH_ANSWER } from '../../lib/generate/citations.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createIndexer } from '../../lib/search/indexer.ts';
-import { rebuildIndex } from '../../lib/search/rebuild.ts';
+import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
+import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { call, eventually, type Reply } from '../support/http.ts';
 import { documentClient, stack, token, tokenFor } from '../support/stack.ts';
 

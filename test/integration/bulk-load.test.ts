@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createIndexer } from '../../lib/search/indexer.ts';
+import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { bulkLoad, syntheticItem } from '../../scripts/bench/synthetic.ts';
 import { freshTable } from '../support/stack.ts';
 

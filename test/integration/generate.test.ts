@@ -3,10 +3,10 @@ import { createAnswerer } from '../../lib/generate/answer.ts';
 import { createBedrockClient, createBedrockGenerator } from '../../lib/generate/bedrock.ts';
 import { toHttpError } from '../../lib/http/to-http-error.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary } from '../../lib/search/dictionary.ts';
-import { createIndexer } from '../../lib/search/indexer.ts';
-import { createSearch } from '../../lib/search/query.ts';
-import { createRetriever } from '../../lib/search/retrieve.ts';
+import { createDictionary } from '../../lib/search/read/dictionary.ts';
+import { createSearch } from '../../lib/search/read/query.ts';
+import { createRetriever } from '../../lib/search/read/retrieve.ts';
+import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { converseError, converseText, startConverseServer } from '../support/converse-server.ts';
 import { freshTable } from '../support/stack.ts';
 

@@ -17,12 +17,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { itemSk } from '../../lib/items/keys.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { createIndexer, type Indexer } from '../../lib/search/indexer.ts';
-import type { Progress } from '../../lib/search/progress.ts';
-import { CHECKPOINT_KEY, readCheckpoint, rebuildIndex } from '../../lib/search/rebuild.ts';
-import type { FailureRecord } from '../../lib/search/redrive.ts';
-import { indexChanges } from '../../lib/search/stream.ts';
+import type { Progress } from '../../lib/search/operations/progress.ts';
+import { CHECKPOINT_KEY, readCheckpoint, rebuildIndex } from '../../lib/search/operations/rebuild.ts';
+import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
+import { indexChanges } from '../../lib/search/write/stream.ts';
 import { deliverBatch, failureRecord, streamSettings } from '../../scripts/local/stream-batches.ts';
+import type { FailureRecord } from '../../scripts/redrive.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

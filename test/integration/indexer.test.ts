@@ -8,13 +8,13 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { queryWeights } from '../../lib/search/bm25.ts';
-import { analyze, createIndexer } from '../../lib/search/indexer.ts';
-import { docKey, postingKey, STATS_KEY } from '../../lib/search/keys.ts';
-import { createPostingWriter, type Posting } from '../../lib/search/postings.ts';
-import { createSearch } from '../../lib/search/query.ts';
-import { rebuildIndex } from '../../lib/search/rebuild.ts';
-import { tokenize } from '../../lib/search/tokenizer.ts';
+import { queryWeights } from '../../lib/search/format/bm25.ts';
+import { docKey, postingKey, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
+import { createSearch } from '../../lib/search/read/query.ts';
+import { tokenize } from '../../lib/search/text/tokenizer.ts';
+import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
+import { createPostingWriter, type Posting } from '../../lib/search/write/postings.ts';
 import { blocksOf, crashingClient, expected, later, snapshot, type Table } from '../support/index-state.ts';
 import { freshTable } from '../support/stack.ts';
 

@@ -7,17 +7,17 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { decodeBlock } from '../../lib/search/blocks.ts';
-import { queryWeights } from '../../lib/search/bm25.ts';
-import { createDictionary } from '../../lib/search/dictionary.ts';
-import { createIndexer } from '../../lib/search/indexer.ts';
-import { docKey } from '../../lib/search/keys.ts';
-import { createSearch } from '../../lib/search/query.ts';
-import { rankInMemory } from '../../lib/search/rank.ts';
-import { createRetriever } from '../../lib/search/retrieve.ts';
-import { itemText, tokenize } from '../../lib/search/tokenizer.ts';
-import { matchesWhere } from '../../lib/search/where.ts';
-import type { WhereExpression } from '../../lib/search/where-schema.ts';
+import { decodeBlock } from '../../lib/search/format/blocks.ts';
+import { queryWeights } from '../../lib/search/format/bm25.ts';
+import { docKey } from '../../lib/search/format/keys.ts';
+import { createDictionary } from '../../lib/search/read/dictionary.ts';
+import { createSearch } from '../../lib/search/read/query.ts';
+import { rankInMemory } from '../../lib/search/read/rank.ts';
+import { createRetriever } from '../../lib/search/read/retrieve.ts';
+import { matchesWhere } from '../../lib/search/read/where.ts';
+import type { WhereExpression } from '../../lib/search/read/where-schema.ts';
+import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
+import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { seeded } from '../support/random.ts';
 import { freshTable } from '../support/stack.ts';
 

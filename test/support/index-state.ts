@@ -6,9 +6,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { Item } from '../../lib/items/schema.ts';
-import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/blocks.ts';
-import { analyze, createIndexer } from '../../lib/search/indexer.ts';
-import { idOfKey } from '../../lib/search/keys.ts';
+import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/format/blocks.ts';
+import { idOfKey } from '../../lib/search/format/keys.ts';
+import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
 import type { freshTable } from './stack.ts';
 
 // What the index holds, checked against its invariants and against an index computed from the items alone: shared

@@ -12,7 +12,7 @@ import {
 } from '../../../lib/items/schema.ts';
 import { buildOpenApiDocument } from '../../../lib/openapi/document.ts';
 import { OPENAPI_FILE, renderOpenApiDocument } from '../../../lib/openapi/render.ts';
-import { RetrieveRequestSchema } from '../../../lib/search/schema.ts';
+import { RetrieveRequestSchema } from '../../../lib/search/read/schema.ts';
 import { isValid } from './json-schema-check.ts';
 
 /** The committed document, as any client reads it: plain JSON. */

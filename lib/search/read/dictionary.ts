@@ -1,0 +1,95 @@
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../../dynamodb/batch-get.ts';
+import {
+  DF_SK,
+  dfKey,
+  LAST_BLOCK_SK,
+  LENGTH_INDEX,
+  lengthPartition,
+  PREFIX_INDEX,
+  PREFIX_PARTITION_LENGTH,
+  prefixPartition,
+  termOfPk,
+  termPk,
+} from '../format/keys.ts';
+
+/** A term of the dictionary with its df (its number of postings). */
+export interface DictionaryTerm {
+  term: string;
+  df: number;
+}
+
+/** Reads the term dictionary (keys.ts: two indexes over each term's head record). */
+export interface Dictionary {
+  /** Every indexed term that begins with `word` (at least PREFIX_PARTITION_LENGTH code points), in term order. */
+  withPrefix(word: string): Promise<DictionaryTerm[]>;
+  /**
+   * The terms of `length` code points, in term order: every indexed one, and perhaps terms whose postings are all
+   * gone (a split term keeps its DF record at df 0); `dfOf` tells them apart.
+   */
+  ofLength(length: number): Promise<string[]>;
+  /** The df of each term (0 for a term with no postings). */
+  dfOf(terms: readonly string[]): Promise<Map<string, number>>;
+}
+
+/**
+ * The dictionary on the table's two term indexes. Index reads are eventually consistent (a term indexed a moment
+ * ago may be missing for that moment); the query reads each chosen term's postings and df from the table itself.
+ * A term whose postings were all removed keeps its DF record at df 0 (postings.ts), and is skipped here.
+ */
+export function createDictionary({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Dictionary {
+  async function all(indexName: string, key: string, partition: string, prefix?: string) {
+    const terms: { term: string; df: number | undefined }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: indexName,
+          KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
+          ExpressionAttributeNames: { '#k': key },
+          ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
+          ProjectionExpression: indexName === PREFIX_INDEX ? 'wt, df' : 'wt',
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const { wt, df } of page.Items ?? [])
+        if (typeof wt === 'string') terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return terms;
+  }
+  return {
+    withPrefix: async (word) => {
+      if ([...word].length < PREFIX_PARTITION_LENGTH)
+        throw new RangeError(`A prefix needs ${PREFIX_PARTITION_LENGTH} code points at least`);
+      return (await all(PREFIX_INDEX, 'wp', prefixPartition(word), word)).flatMap(({ term, df }) =>
+        df !== undefined && df > 0 ? [{ term, df }] : [],
+      );
+    },
+    ofLength: async (length) =>
+      (await all(LENGTH_INDEX, 'wl', lengthPartition(length))).map(({ term }) => term),
+    // Each term's head record holds its df: its DF record if it has one, else its only block (postings.ts).
+    dfOf: async (terms) => {
+      const records = await batchGet(
+        client,
+        tableName,
+        terms.flatMap((term) => [dfKey(term), { pk: termPk(term), sk: LAST_BLOCK_SK }]),
+      );
+      const found = new Map<string, { df?: number; last?: number }>();
+      for (const { pk, sk, df } of records) {
+        const term = termOfPk(pk) ?? '';
+        const entry = found.get(term) ?? {};
+        if (typeof df === 'number') entry[sk === DF_SK ? 'df' : 'last'] = df;
+        found.set(term, entry);
+      }
+      return new Map(terms.map((term) => [term, found.get(term)?.df ?? found.get(term)?.last ?? 0]));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { idf, queryWeights, termFrequencies, termScore } from '../format/bm25.ts';
+
+/** A document as the ranker sees it: an id and its tokens, in order. */
+export interface TokenizedDoc {
+  readonly id: number;
+  readonly tokens: readonly string[];
+}
+
+/** One ranked document. `matchedTerms`: the distinct query terms it contains, in query order. */
+export interface RankedDoc {
+  id: number;
+  score: number;
+  matchedTerms: string[];
+}
+
+/**
+ * Ranks documents for a query: at most `topK`, by score descending, then id ascending. The query is its tokens, or
+ * each term with its weight (a multiplier of its BM25 score: a count, or a prefix or typo match's weight).
+ */
+export type Ranker = (query: readonly string[] | ReadonlyMap<string, number>, topK: number) => RankedDoc[];
+
+/**
+ * Exact BM25 over every document, in memory: the reference the DynamoDB-backed index is checked against.
+ * Term frequencies and lengths are computed once, so one index serves many queries.
+ */
+export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
+  const stats = docs.map((doc) => ({ id: doc.id, tf: termFrequencies(doc.tokens), dl: doc.tokens.length }));
+  const avgdl = stats.length > 0 ? stats.reduce((sum, doc) => sum + doc.dl, 0) / stats.length : 0;
+  const docFreq = new Map<string, number>();
+  for (const doc of stats) for (const term of doc.tf.keys()) docFreq.set(term, (docFreq.get(term) ?? 0) + 1);
+
+  return (query, topK) => {
+    const weights = query instanceof Map ? query : queryWeights(query as readonly string[]);
+    const ranked: RankedDoc[] = [];
+    if (topK < 1) return ranked;
+    const termIdf = new Map(
+      [...weights.keys()].map((term) => [term, idf(stats.length, docFreq.get(term) ?? 0)]),
+    );
+    for (const { id, tf: frequencies, dl } of stats) {
+      let score = 0;
+      const matchedTerms: string[] = [];
+      for (const [term, weight] of weights) {
+        const tf = frequencies.get(term);
+        if (tf === undefined) continue;
+        // The weight scales the idf, as the query does (query.ts), so both add the very same numbers.
+        score += termScore({ tf, dl, avgdl, idf: weight * (termIdf.get(term) ?? 0) });
+        matchedTerms.push(term);
+      }
+      if (matchedTerms.length > 0 && score > 0) ranked.push({ id, score, matchedTerms });
+    }
+    return ranked.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, topK);
+  };
+}
+
+/** Exact BM25 of `docs` for one query: the documents with a query term, best `topK` first (ties: id ascending). */
+export function rankInMemory(
+  docs: readonly TokenizedDoc[],
+  queryTokens: readonly string[] | ReadonlyMap<string, number>,
+  topK: number,
+): RankedDoc[] {
+  return indexInMemory(docs)(queryTokens, topK);
+}

@@ -1,0 +1,87 @@
+import type { ItemRepository } from '../../items/repository.ts';
+import type { Item } from '../../items/schema.ts';
+import { createDictionary, type Dictionary } from './dictionary.ts';
+import { expandQuery } from './expand.ts';
+import { highlights } from './highlight.ts';
+import { createSearch } from './query.ts';
+import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
+import { matchesWhere } from './where.ts';
+
+/** True when the item carries every filter tag and has every filter attribute with exactly that value. */
+export function matchesFilter(item: Item, filter: Filter | undefined): boolean {
+  if (!filter) return true;
+  if (filter.tags && !filter.tags.every((tag) => item.tags.includes(tag))) return false;
+  if (filter.attributes) {
+    for (const [key, value] of Object.entries(filter.attributes)) {
+      if (!Object.hasOwn(item.attributes, key) || item.attributes[key] !== value) return false;
+    }
+  }
+  return true;
+}
+
+/** A retrieve request; the options of contract §8 may be left out (as in v1). */
+export type RetrieveInput = WithOptional<RetrieveRequest, SearchOption>;
+/** The request fields of contract §8 (v1.1): each may be left out. */
+export type SearchOption = 'prefix' | 'typos' | 'highlight';
+/** `T` with the keys `K` optional (and possibly undefined). */
+export type WithOptional<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | undefined };
+export type Retriever = (request: RetrieveInput) => Promise<RetrieveResponse>;
+
+/**
+ * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
+ * `filter` and `where` (evaluated on the fetched items, under the search's budgets: a selective one raises them as a
+ * filter does), returned with their items, and with `highlight` where each matched.
+ */
+export function createRetriever({
+  search,
+  items,
+  dictionary,
+}: {
+  search: ReturnType<typeof createSearch>;
+  items: ItemRepository;
+  dictionary: Dictionary;
+}): Retriever {
+  return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
+    const { weights: terms } = await expandQuery(query, { prefix, typos }, dictionary);
+    if (terms.size === 0) return { query, results: [] };
+    const fetched = new Map<number, Item>();
+    const accept = async (ids: number[]) => {
+      const missing = ids.filter((id) => !fetched.has(id));
+      for (const [id, item] of await items.getMany(missing)) fetched.set(id, item);
+      // Items missing here were deleted after they were indexed: they never appear.
+      return new Set(
+        ids.filter((id) => {
+          const item = fetched.get(id);
+          return item !== undefined && matchesFilter(item, filter) && (!where || matchesWhere(item, where));
+        }),
+      );
+    };
+    const hits = await search({ terms, topK, minScore, accept });
+    const results = hits.flatMap((hit) => {
+      const item = fetched.get(hit.id);
+      if (!item) return [];
+      const { score, matchedTerms } = hit;
+      return [
+        { score, item, matchedTerms, ...(highlight ? { highlights: highlights(item, matchedTerms) } : {}) },
+      ];
+    });
+    return { query, results: results.map((result, index) => ({ rank: index + 1, ...result })) };
+  };
+}
+
+/** The retriever POST /retrieve and POST /generate run: the service's search settings and the term dictionary. */
+export function createServiceRetriever({
+  client,
+  tableName,
+  items,
+}: {
+  client: Parameters<typeof createSearch>[0]['client'];
+  tableName: string;
+  items: ItemRepository;
+}): Retriever {
+  return createRetriever({
+    search: createSearch({ client, tableName }),
+    items,
+    dictionary: createDictionary({ client, tableName }),
+  });
+}

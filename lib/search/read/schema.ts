@@ -1,0 +1,83 @@
+import * as v from 'valibot';
+import {
+  AttributeValueSchema,
+  attributeMap,
+  ItemSchema,
+  integerBetween,
+  jsonObject,
+  queryText,
+  TagSchema,
+} from '../../items/schema.ts';
+import { HighlightsSchema } from './highlight.ts';
+import { WhereSchema } from './where-schema.ts';
+
+export const FilterSchema = jsonObject({
+  tags: v.optional(
+    v.pipe(v.array(TagSchema, 'must be an array of strings'), v.maxLength(20, 'must have at most 20 tags')),
+  ),
+  // The same key rules as item attributes: arrays and reserved keys are refused, never silently dropped.
+  attributes: v.optional(
+    v.pipe(
+      attributeMap(AttributeValueSchema),
+      v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
+    ),
+  ),
+});
+export type Filter = v.InferOutput<typeof FilterSchema>;
+
+/** Contract §8.1, 8.3–8.4: the options that narrow and widen what a query matches (retrieve and generate). */
+export const SearchOptionsEntries = {
+  where: v.optional(WhereSchema),
+  prefix: v.optional(
+    v.pipe(
+      v.boolean('must be a boolean'),
+      v.description(
+        'Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed ' +
+          'terms with the most postings that begin with it.',
+      ),
+    ),
+    false,
+  ),
+  typos: v.optional(
+    v.pipe(
+      v.picklist([0, 1, 2], 'must be 0, 1 or 2'),
+      v.description(
+        'Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many ' +
+          'edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).',
+      ),
+    ),
+    0,
+  ),
+};
+
+/** `POST /retrieve` body (contract §5, §8). */
+export const RetrieveRequestSchema = jsonObject({
+  query: queryText(500),
+  topK: v.optional(integerBetween(1, 50), 5),
+  filter: v.optional(FilterSchema),
+  minScore: v.optional(
+    v.pipe(v.number('must be a number'), v.finite(), v.minValue(0, 'must be at least 0')),
+    0,
+  ),
+  ...SearchOptionsEntries,
+  highlight: v.optional(
+    v.pipe(
+      v.boolean('must be a boolean'),
+      v.description('Adds `highlights` to each result: the fields that matched and where (§8.2).'),
+    ),
+    false,
+  ),
+});
+export type RetrieveRequest = v.InferOutput<typeof RetrieveRequestSchema>;
+
+export const ResultSchema = v.strictObject({
+  rank: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  score: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  item: ItemSchema,
+  matchedTerms: v.array(v.string()),
+  highlights: v.optional(HighlightsSchema),
+});
+
+/** `POST /retrieve` response. */
+export const RetrieveResponseSchema = v.strictObject({ query: v.string(), results: v.array(ResultSchema) });
+export type RetrieveResponse = v.InferOutput<typeof RetrieveResponseSchema>;

@@ -1,0 +1,59 @@
+import { mapLimit } from '../../concurrency.ts';
+import type { Indexer, IndexOutcome } from './indexer.ts';
+
+export type Outcome = Exclude<IndexOutcome, 'invalid'>;
+
+/** Runs `task` on each of `ids` (duplicates once), at most `concurrency` at a time, collecting failures apart. */
+export async function eachBounded<T>(
+  ids: readonly number[],
+  concurrency: number,
+  task: (id: number) => Promise<T>,
+): Promise<{ done: Map<number, T>; failed: { id: number; error: unknown }[] }> {
+  const done = new Map<number, T>();
+  const failed: { id: number; error: unknown }[] = [];
+  await mapLimit([...new Set(ids)], concurrency, async (id) => {
+    try {
+      done.set(id, await task(id));
+    } catch (error) {
+      failed.push({ id, error });
+    }
+  });
+  return { done, failed };
+}
+
+export interface BatchResult {
+  outcomes: Map<number, Outcome>;
+  /** Items whose stored record is invalid: not indexed, and no retry can change that. */
+  invalid: { id: number; error: unknown }[];
+  /** Items that failed for another reason (a retry may succeed). */
+  failed: { id: number; error: unknown }[];
+}
+
+/**
+ * Brings the index up to date for `ids` as one batch (`reindexItems`). If the batch fails, its items are taken one
+ * by one (`reindexItem`), so one item that cannot be indexed neither holds up the others nor hides which one it is.
+ */
+export async function reindexBatch(
+  indexer: Indexer,
+  ids: readonly number[],
+  concurrency = 4,
+): Promise<BatchResult> {
+  if (ids.length === 0) return { outcomes: new Map(), invalid: [], failed: [] };
+  let all: Map<number, IndexOutcome>;
+  let failed: { id: number; error: unknown }[] = [];
+  try {
+    all = await indexer.reindexItems(ids);
+  } catch {
+    const each = await eachBounded(ids, concurrency, (id) => indexer.reindexItem(id));
+    all = each.done;
+    failed = each.failed;
+  }
+  const outcomes = new Map<number, Outcome>();
+  const invalid: { id: number; error: unknown }[] = [];
+  for (const [id, outcome] of all) {
+    if (outcome === 'invalid')
+      invalid.push({ id, error: new Error(`the stored record of item ${id} is invalid`) });
+    else outcomes.set(id, outcome);
+  }
+  return { outcomes, invalid, failed };
+}

@@ -1,0 +1,379 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { mapLimit } from '../../concurrency.ts';
+import { batchGet } from '../../dynamodb/batch-get.ts';
+import {
+  actionsCancelledFor,
+  cancelledFor,
+  isCancelled,
+  isConditionFailure,
+} from '../../dynamodb/conditions.ts';
+import { ItemNotFoundError } from '../../items/errors.ts';
+import type { ItemRepository } from '../../items/repository.ts';
+import type { Item } from '../../items/schema.ts';
+import { logger } from '../../observability.ts';
+import { type RetryPolicy, retry } from '../../retry.ts';
+import { termFrequencies } from '../format/bm25.ts';
+import { docKey, idOfDocPk, STATS_KEY } from '../format/keys.ts';
+import { TermsText } from '../format/terms.ts';
+import { itemText, tokenize } from '../text/tokenizer.ts';
+import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
+
+const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: TermsText });
+const Indexed = v.object({
+  version: v.number(),
+  dl: v.number(),
+  terms: v.custom<Record<string, number>>(() => true),
+});
+/**
+ * `pending` lists the targets of a rebuild that started and did not commit: their postings may exist. While a
+ * writer works on an item it holds the item's lease (`leaseOwner` until `leaseUntil`, epoch ms).
+ */
+const DocSchema = v.object({
+  ...StoredIndexed.entries,
+  rev: v.number(),
+  pending: v.optional(v.array(StoredIndexed)),
+  leaseOwner: v.optional(v.string()),
+  leaseUntil: v.optional(v.number()),
+});
+type Indexed = v.InferOutput<typeof Indexed>;
+type Doc = v.InferOutput<typeof DocSchema>;
+
+/** The stored form of an indexed state (the term map as JSON text). */
+export const stored = (state: Indexed) => ({
+  version: state.version,
+  dl: state.dl,
+  terms: JSON.stringify(state.terms),
+});
+
+const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
+
+/** What an item contributes to the index: its version, length and term frequencies. */
+export function analyze(item: Item): Indexed {
+  const tokens = tokenize(itemText(item));
+  return { version: item.version, dl: tokens.length, terms: Object.fromEntries(termFrequencies(tokens)) };
+}
+
+/** `invalid`: the item's stored record (or its doc record) does not parse; retrying cannot fix it. */
+export type IndexOutcome = 'unchanged' | 'indexed' | 'removed' | 'invalid';
+
+export interface Indexer {
+  /** Makes the index agree with the items' current state, as one batch (idempotent; safe to retry or run concurrently). */
+  reindexItems(ids: readonly number[]): Promise<Map<number, IndexOutcome>>;
+  /** One item as a batch of one. */
+  reindexItem(id: number): Promise<IndexOutcome>;
+}
+
+/** Docs committed a transaction (DynamoDB allows 100 actions; one is the corpus counts). */
+const DOCS_PER_COMMIT = 99;
+/**
+ * A commit cancelled because docs were taken over goes again at once without them; one cancelled by a conflict
+ * (another batch's counts, or a reader) is retried as it was, after the back-off.
+ */
+const COMMIT_RETRIES: RetryPolicy<void> = {
+  attempts: 30,
+  backoff: { baseMs: 20, maxMs: 500 },
+  retryable: (error) =>
+    isCancelled(error) && (cancelledFor(error, 'ConditionalCheckFailed') ? 'at once' : true),
+};
+/**
+ * How long a writer holds the items it works on: longer than the stream consumer's 60 s timeout, so a consumer
+ * that Lambda stops at its timeout has written its last posting before anyone takes its items over.
+ */
+const LEASE_MS = 90_000;
+/** A writer's last write is sent at least this long before its lease ends (request time-outs and retries included). */
+const FENCE_MS = 15_000;
+
+const isDataError = (error: unknown) => error instanceof v.ValiError || error instanceof SyntaxError;
+
+interface Plan {
+  id: number;
+  item: Item | undefined;
+  committed: Indexed;
+  target: Indexed;
+  unfinished: Indexed[];
+  /** The doc record's rev as this writer last wrote (or read) it. */
+  rev: number;
+}
+
+/**
+ * Maintains the BM25 index a batch at a time. Invariants: a term's df equals its number of postings (posting
+ * writer), and STATS equals the sum over committed doc records (each commit transaction carries its docs' counts).
+ * A writer first takes a lease on each item and records its target in the doc record as `pending` (write-ahead),
+ * so a rebuild that dies half-way is rolled back and redone by the next one; only the lease holder writes an
+ * item's postings, and it commits with a compare-and-swap on the doc record's `rev`. `pending` holds at most one
+ * state: a writer that finds an unfinished rebuild first rolls its postings back to the committed state.
+ */
+export function createIndexer({
+  client,
+  tableName,
+  items,
+  blockCapacity,
+  leaseMs = LEASE_MS,
+  fenceMs = Math.min(FENCE_MS, leaseMs / 2),
+  concurrency = 32,
+  now = Date.now,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  items: ItemRepository;
+  /** Postings per index block (see blocks.ts); tests use tiny blocks. */
+  blockCapacity?: number;
+  /** How long a writer holds an item (tests of dead writers use short leases). */
+  leaseMs?: number;
+  fenceMs?: number;
+  /** Requests in flight at once (doc records, terms). */
+  concurrency?: number;
+  /** The clock leases are read and written by (tests move it on to let a dead writer's lease run out). */
+  now?: () => number;
+}): Indexer {
+  const writer = createPostingWriter({ client, tableName, blockCapacity, concurrency });
+
+  /** The items, each parsed alone, so one record that does not parse fails only itself. */
+  async function readItems(ids: number[]): Promise<Map<number, Item | 'invalid'>> {
+    try {
+      return await items.getMany(ids);
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+    }
+    const found = new Map<number, Item | 'invalid'>();
+    await mapLimit(ids, concurrency, async (id) => {
+      const item = await items.get(id).catch((error) => {
+        if (error instanceof ItemNotFoundError) return undefined;
+        if (isDataError(error)) return 'invalid' as const;
+        throw error;
+      });
+      if (item) found.set(id, item);
+    });
+    return found;
+  }
+
+  async function readDocs(ids: number[]): Promise<Map<number, Doc | 'invalid'>> {
+    const records = await batchGet(client, tableName, ids.map(docKey), { consistent: true, concurrency: 4 });
+    return new Map(
+      records.map((record) => {
+        const id = idOfDocPk(record.pk) ?? 0;
+        const parsed = v.safeParse(DocSchema, record);
+        return [id, parsed.success ? parsed.output : 'invalid'];
+      }),
+    );
+  }
+
+  const revCondition = (rev: number) =>
+    rev === 0
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : { ConditionExpression: 'rev = :rev', ExpressionAttributeValues: { ':rev': rev } };
+
+  /** Writes a plan's doc record if its rev is still `plan.rev`; true when it did (and the plan's rev moved on). */
+  async function writeDoc(plan: Plan, fields: Record<string, unknown>): Promise<boolean> {
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...docKey(plan.id), ...fields, rev: plan.rev + 1 },
+          ...revCondition(plan.rev),
+        }),
+      );
+      plan.rev++;
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  const postingList = (id: number, state: Indexed): Posting[] => [...postingsOf(id, state).values()];
+  /** The postings of `state` that `other` does not have. */
+  const without = (id: number, state: Indexed, other: Indexed): Posting[] => {
+    const keep = postingsOf(id, other);
+    return [...postingsOf(id, state)].filter(([key]) => !keep.has(key)).map(([, p]) => p);
+  };
+
+  /**
+   * Commits the plans' doc records with their corpus counts, 99 a transaction. A doc whose rev moved (a writer
+   * that took over a lease this one let run out) is left out and returned, the rest committed without it.
+   */
+  async function commit(plans: Plan[]): Promise<Set<number>> {
+    const lost = new Set<number>();
+    for (let start = 0; start < plans.length; start += DOCS_PER_COMMIT) {
+      let chunk = plans.slice(start, start + DOCS_PER_COMMIT);
+      await retry(async () => {
+        if (chunk.length === 0) return;
+        const docs = chunk.reduce((sum, p) => sum + (p.item ? 1 : 0) - (p.committed.version > 0 ? 1 : 0), 0);
+        const len = chunk.reduce((sum, p) => sum + p.target.dl - p.committed.dl, 0);
+        const actions = chunk.map(({ id, item, target, rev }) =>
+          item
+            ? {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...docKey(id), ...stored(target), rev: rev + 1 },
+                  ...revCondition(rev),
+                },
+              }
+            : { Delete: { TableName: tableName, Key: docKey(id), ...revCondition(rev) } },
+        );
+        const counts = {
+          Update: {
+            TableName: tableName,
+            Key: STATS_KEY,
+            // `commits` counts every commit: a repair of the counts (rebuild.ts) is refused if any landed meanwhile.
+            UpdateExpression: 'ADD docs :docs, len :len, commits :one',
+            ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1 },
+          },
+        };
+        try {
+          await client.send(new TransactWriteCommand({ TransactItems: [...actions, counts] as never[] }));
+        } catch (error) {
+          if (!isCancelled(error)) throw error;
+          const refused = new Set(actionsCancelledFor(error, 'ConditionalCheckFailed'));
+          const failed = chunk.filter((_, i) => refused.has(i));
+          for (const plan of failed) lost.add(plan.id);
+          chunk = chunk.filter((plan) => !lost.has(plan.id));
+          throw error;
+        }
+      }, COMMIT_RETRIES);
+    }
+    return lost;
+  }
+
+  /** Lets go of leases this writer still holds (after a failure), so the next attempt need not wait them out. */
+  async function release(plans: Plan[], owner: string) {
+    await mapLimit(plans, concurrency, (plan) =>
+      client
+        .send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: docKey(plan.id),
+            UpdateExpression: 'REMOVE leaseOwner, leaseUntil',
+            ConditionExpression: 'leaseOwner = :owner',
+            ExpressionAttributeValues: { ':owner': owner },
+          }),
+        )
+        .catch(() => {}),
+    );
+  }
+
+  /** One pass over `ids`; returns the ids to try again (held by another writer, or lost a race). */
+  async function pass(ids: number[], outcomes: Map<number, IndexOutcome>): Promise<number[]> {
+    const owner = randomUUID();
+    const leaseUntil = now() + leaseMs;
+    const fence = () => {
+      if (now() > leaseUntil - fenceMs) throw new Error('the index writer ran out of its lease');
+    };
+    const [found, docs] = await Promise.all([readItems(ids), readDocs(ids)]);
+    const again: number[] = [];
+    const plans: Plan[] = [];
+    for (const id of ids) {
+      const item = found.get(id);
+      const doc = docs.get(id);
+      if (item === 'invalid' || doc === 'invalid') {
+        logger.error('item cannot be indexed: its stored record is invalid', { itemId: id });
+        outcomes.set(id, 'invalid');
+        continue;
+      }
+      const unfinished = doc?.pending ?? [];
+      if ((!item && !doc) || (item && doc && unfinished.length === 0 && doc.version === item.version)) {
+        outcomes.set(id, 'unchanged');
+        continue;
+      }
+      if (doc?.leaseOwner && (doc.leaseUntil ?? 0) > now()) {
+        again.push(id);
+        continue;
+      }
+      const committed: Indexed = doc ?? EMPTY;
+      plans.push({
+        id,
+        item,
+        committed,
+        target: item ? analyze(item) : EMPTY,
+        unfinished,
+        rev: doc?.rev ?? 0,
+      });
+    }
+    const lease = { leaseOwner: owner, leaseUntil };
+
+    // 1. Write-ahead: take each item's lease and record its target (an unfinished rebuild's targets stay instead).
+    const taken = await mapLimit(plans, concurrency, (plan) =>
+      writeDoc(plan, {
+        ...stored(plan.committed),
+        pending: (plan.unfinished.length > 0 ? plan.unfinished : [plan.target]).map(stored),
+        ...lease,
+      }),
+    );
+    let leased = plans.filter((plan, i) => {
+      if (!taken[i]) again.push(plan.id);
+      return taken[i];
+    });
+    try {
+      // 2. An unfinished rebuild is rolled back: its postings go, the committed ones are put back; only then is
+      // the new target recorded, so `pending` never holds more than one state.
+      const recovering = leased.filter((plan) => plan.unfinished.length > 0);
+      if (recovering.length > 0) {
+        await writer.apply(
+          {
+            add: recovering.flatMap((p) => postingList(p.id, p.committed)),
+            remove: recovering.flatMap((p) =>
+              p.unfinished.flatMap((state) => without(p.id, state, p.committed)),
+            ),
+          },
+          { fence },
+        );
+        const recorded = await mapLimit(recovering, concurrency, (plan) =>
+          writeDoc(plan, { ...stored(plan.committed), pending: [stored(plan.target)], ...lease }),
+        );
+        const lostIds = new Set(recovering.filter((_, i) => !recorded[i]).map((plan) => plan.id));
+        leased = leased.filter((plan) => !lostIds.has(plan.id));
+        again.push(...lostIds);
+      }
+
+      // 3. Postings, the whole batch grouped by term: a term an item keeps moves within one write of its term,
+      // so the item stays findable by it throughout.
+      await writer.apply(
+        {
+          add: leased.flatMap((p) => without(p.id, p.target, p.committed)),
+          remove: leased.flatMap((p) => without(p.id, p.committed, p.target)),
+        },
+        { fence },
+      );
+
+      // 4. Commit the doc records and the corpus counts.
+      fence();
+      const lost = await commit(leased);
+      for (const plan of leased) {
+        if (lost.has(plan.id)) again.push(plan.id);
+        else outcomes.set(plan.id, plan.item ? 'indexed' : 'removed');
+      }
+      return again;
+    } catch (error) {
+      await release(leased, owner);
+      throw error;
+    }
+  }
+
+  async function reindexItems(requested: readonly number[]) {
+    const outcomes = new Map<number, IndexOutcome>();
+    let todo = [...new Set(requested)];
+    await retry(async () => (todo = todo.length > 0 ? await pass(todo, outcomes) : todo), {
+      // A writer that died holds its items until its lease ends: wait that long (and a little) before giving up.
+      attempts: Infinity,
+      budgetMs: leaseMs * 2 + 5_000,
+      backoff: { baseMs: 40, maxMs: 1_000 },
+      until: (left) => left.length === 0,
+      exhausted: () => new Error(`Items ${todo.join(', ')} kept changing while they were being indexed`),
+    });
+    return outcomes;
+  }
+
+  return {
+    reindexItems,
+    async reindexItem(id) {
+      return (await reindexItems([id])).get(id) ?? 'unchanged';
+    },
+  };
+}

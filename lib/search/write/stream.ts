@@ -1,0 +1,39 @@
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { ITEM_PK } from '../../items/keys.ts';
+import { logger } from '../../observability.ts';
+import { reindexBatch } from './batch.ts';
+import type { Indexer } from './indexer.ts';
+
+/** The distinct item ids a batch of stream records touches, each with its first sequence number. */
+export function changedItems(records: readonly DynamoDBRecord[]): Map<number, string> {
+  const ids = new Map<number, string>();
+  for (const record of records) {
+    const keys = record.dynamodb?.Keys;
+    if (keys?.pk?.S !== ITEM_PK || !keys.sk?.S) continue;
+    const id = Number(keys.sk.S);
+    if (Number.isSafeInteger(id) && id > 0 && !ids.has(id))
+      ids.set(id, record.dynamodb?.SequenceNumber ?? '');
+  }
+  return ids;
+}
+
+/**
+ * Brings the index up to date for every item a batch touches, as one batch (`reindexItems`). Each item is rebuilt
+ * from its current state, so order, duplicates and retries do not matter. If the batch fails, its items are taken
+ * one by one and the failed ones reported, so Lambda retries from the first of them (and, after its retries, sends
+ * the rest of the batch to the failures queue: README, "Index operations").
+ */
+export async function indexChanges(
+  indexer: Indexer,
+  records: readonly DynamoDBRecord[],
+  concurrency = 4,
+): Promise<DynamoDBBatchResponse> {
+  const changed = changedItems(records);
+  const { invalid, failed } = await reindexBatch(indexer, [...changed.keys()], concurrency);
+  // A stored record that does not parse cannot be fixed by retrying: say so and move on, so one bad record never
+  // holds up the index for every change behind it (rewriting the item brings a new stream record).
+  for (const { id, error } of invalid)
+    logger.error('item cannot be indexed: its stored record is invalid', { itemId: id, error });
+  for (const { id, error } of failed) logger.error('indexing failed', { itemId: id, error });
+  return { batchItemFailures: failed.map(({ id }) => ({ itemIdentifier: changed.get(id) ?? '' })) };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { idf, termScore } from '../../../../lib/search/format/bm25.ts';
+import { indexInMemory, rankInMemory } from '../../../../lib/search/read/rank.ts';
+
+const docs = [
+  { id: 1, tokens: ['trail', 'boot', 'waterproof'] },
+  { id: 2, tokens: ['rain', 'jacket', 'waterproof', 'waterproof', 'light', 'pack'] },
+  { id: 3, tokens: ['hike', 'boot', 'leather'] },
+  { id: 4, tokens: ['hike', 'boot', 'leather'] },
+  { id: 5, tokens: ['tent'] },
+];
+// avgdl = (3 + 6 + 3 + 3 + 1) / 5 = 3.2
+const avgdl = 3.2;
+
+describe('rankInMemory', () => {
+  it('scores by BM25 summed over the query terms each document contains', () => {
+    const [first] = rankInMemory(docs, ['waterproof', 'boot'], 1);
+    const expected =
+      termScore({ tf: 1, dl: 3, avgdl, idf: idf(5, 2) }) + termScore({ tf: 1, dl: 3, avgdl, idf: idf(5, 3) });
+    expect(first?.id).toBe(1);
+    expect(first?.score).toBeCloseTo(expected, 12);
+    expect(first?.matchedTerms).toStrictEqual(['waterproof', 'boot']);
+  });
+
+  it('sorts by score descending, ties by id ascending, and lists matched terms in query order', () => {
+    const results = rankInMemory(docs, ['leather', 'hike', 'boot'], 10);
+    expect(results.map(({ id, matchedTerms }) => ({ id, matchedTerms }))).toStrictEqual([
+      { id: 3, matchedTerms: ['leather', 'hike', 'boot'] },
+      { id: 4, matchedTerms: ['leather', 'hike', 'boot'] },
+      { id: 1, matchedTerms: ['boot'] },
+    ]);
+    expect(results[0]?.score).toBe(results[1]?.score);
+  });
+
+  it('returns only documents with a query term, at most topK of them', () => {
+    expect(rankInMemory(docs, ['boot'], 2).map((result) => result.id)).toStrictEqual([1, 3]);
+    expect(rankInMemory(docs, ['sandal'], 10)).toStrictEqual([]);
+    expect(rankInMemory(docs, [], 10)).toStrictEqual([]);
+    expect(rankInMemory([], ['boot'], 10)).toStrictEqual([]);
+  });
+
+  it('counts a repeated query term once per occurrence and lists it once', () => {
+    const once = rankInMemory(docs, ['tent', 'boot'], 10);
+    const twice = rankInMemory(docs, ['tent', 'boot', 'boot'], 10);
+    const bootScore = (results: typeof once) => results.find((result) => result.id === 1)?.score ?? 0;
+    expect(bootScore(twice)).toBeCloseTo(2 * bootScore(once), 12);
+    expect(twice.find((result) => result.id === 1)?.matchedTerms).toStrictEqual(['boot']);
+  });
+
+  it('answers a series of queries from one index exactly as a fresh index answers each of them alone', () => {
+    const rank = indexInMemory(docs);
+    const queries: (string[] | Map<string, number>)[] = [
+      ['waterproof', 'hike'],
+      new Map([
+        ['boot', 0.5],
+        ['tent', 2],
+      ]),
+      ['leather', 'leather', 'pack'],
+      [],
+      ['waterproof', 'hike'],
+    ];
+    for (const query of queries) {
+      const alone = rankInMemory(docs, query, 3);
+      expect(rank(query, 3)).toStrictEqual(alone);
+    }
+    // Not vacuous: the queries have different answers.
+    expect(new Set(queries.map((query) => JSON.stringify(rank(query, 3)))).size).toBe(4);
+  });
+});
