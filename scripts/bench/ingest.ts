@@ -39,7 +39,7 @@ import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
-import { discoverShards, readBatch, streamSettings } from '../local/stream-batches.ts';
+import { concurrentBatches, discoverShards, readBatch, streamSettings } from '../local/stream-batches.ts';
 import {
   type CapacityMeter,
   createMeter,
@@ -69,6 +69,8 @@ const LIMIT_SECONDS = Number(process.env.BENCH_INGEST_LIMIT_SECONDS ?? 3600);
 const WRITERS = 8;
 /** As scripts/local/stream-consumer.ts (and serverless.yml, both from infra/stream.json): item records a batch. */
 const BATCH_LIMIT = streamSettings.batchSize;
+/** Concurrent batches of the shard (Lambda's parallelizationFactor): BENCH_INGEST_PARALLEL, else infra/stream.json's. */
+const PARALLEL = Number(process.env.BENCH_INGEST_PARALLEL ?? streamSettings.parallelizationFactor);
 const MAX_ATTEMPTS = 10;
 const POLL_MS = 250;
 /**
@@ -324,7 +326,13 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       items: createItemRepository({ client: indexClient, tableName }),
     });
 
-    const consumer = consumeStream(dynamodb.endpoint, streamArn, (records) => indexChanges(indexer, records));
+    // Lambda's parallelizationFactor: the shard's batch indexed as that many concurrent batches.
+    const consumer = consumeStream(dynamodb.endpoint, streamArn, async (records) => {
+      const replies = await Promise.all(
+        concurrentBatches(records, PARALLEL).map((batch) => indexChanges(indexer, batch)),
+      );
+      return { batchItemFailures: replies.flatMap((reply) => reply.batchItemFailures) };
+    });
     const deadline = Date.now() + LIMIT_SECONDS * 1000;
     const loadAtStart = loadavg()[0] ?? 0;
     const begin = Date.now();

@@ -30,6 +30,23 @@ export const streamSettings: StreamSettings = JSON.parse(
 );
 
 /**
+ * A batch cut as Lambda runs up to `parallelizationFactor` batches of one shard at once: its records spread over that
+ * many concurrent batches by their item's key (partition and sort key), so each item's records stay together and in
+ * order. Empty batches are left out.
+ */
+export function concurrentBatches(records: readonly DynamoDBRecord[], factor: number): DynamoDBRecord[][] {
+  const batches: DynamoDBRecord[][] = Array.from({ length: Math.max(1, factor) }, () => []);
+  for (const record of records) {
+    const keys = record.dynamodb?.Keys;
+    const key = `${keys?.pk?.S ?? ''}\u0000${keys?.sk?.S ?? ''}`;
+    let hash = 0;
+    for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) >>> 0;
+    batches[hash % batches.length]?.push(record);
+  }
+  return batches.filter((batch) => batch.length > 0);
+}
+
+/**
  * Adds an iterator for every shard of the stream not in `iterators` nor `finished`, from the shard's start (TRIM_HORIZON:
  * rebuilding is idempotent, so replays are harmless).
  */

@@ -8,7 +8,13 @@ import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { deliverBatch, discoverShards, readBatch, streamSettings } from './stream-batches.ts';
+import {
+  concurrentBatches,
+  deliverBatch,
+  discoverShards,
+  readBatch,
+  streamSettings,
+} from './stream-batches.ts';
 
 const endpoint = process.env.DYNAMODB_ENDPOINT ?? '';
 const tableName = process.env.TABLE_NAME ?? '';
@@ -55,25 +61,31 @@ while (!stopping) {
       const { records, read, next } = await readBatch(streams, iterator, streamSettings.batchSize);
       if (read > 0) busy = true;
       if (records.length > 0) {
-        await deliverBatch(records, {
-          handler,
-          settings: streamSettings,
-          streamArn,
-          shardId,
-          stopping: () => stopping,
-          onFailure(record) {
-            mkdirSync(dirname(FAILURES), { recursive: true });
-            appendFileSync(FAILURES, `${JSON.stringify(record)}\n`);
-            const info = record.DDBStreamBatchInfo;
-            const file = relative(process.cwd(), FAILURES);
-            console.error(
-              `stream consumer: gave up on ${info.batchSize} stream records (shard ${info.shardId}, sequence ` +
-                `${info.startSequenceNumber} to ${info.endSequenceNumber}) after ` +
-                `${record.requestContext?.approximateInvokeCount} attempts; the failure record is in ${file}. ` +
-                `Redrive: npm run reindex -- --failure ${file}`,
-            );
-          },
-        });
+        // As Lambda with parallelizationFactor > 1: the shard's batch runs as that many concurrent batches.
+        const batches = concurrentBatches(records, streamSettings.parallelizationFactor);
+        await Promise.all(
+          batches.map((batch) =>
+            deliverBatch(batch, {
+              handler,
+              settings: streamSettings,
+              streamArn,
+              shardId,
+              stopping: () => stopping,
+              onFailure(record) {
+                mkdirSync(dirname(FAILURES), { recursive: true });
+                appendFileSync(FAILURES, `${JSON.stringify(record)}\n`);
+                const info = record.DDBStreamBatchInfo;
+                const file = relative(process.cwd(), FAILURES);
+                console.error(
+                  `stream consumer: gave up on ${info.batchSize} stream records (shard ${info.shardId}, sequence ` +
+                    `${info.startSequenceNumber} to ${info.endSequenceNumber}) after ` +
+                    `${record.requestContext?.approximateInvokeCount} attempts; the failure record is in ${file}. ` +
+                    `Redrive: npm run reindex -- --failure ${file}`,
+                );
+              },
+            }),
+          ),
+        );
         if (stopping) break;
       }
       iterators.set(shardId, next);
