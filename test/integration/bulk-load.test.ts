@@ -1,23 +1,13 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { bulkLoad, syntheticItem } from '../../scripts/bench/synthetic.ts';
+import { scanAll, type Table } from '../support/index-state.ts';
 import { freshTable } from '../support/stack.ts';
 
 /** Every record of a table, each with its attributes in name order, in a stable order. */
-async function records({ client, tableName }: Awaited<ReturnType<typeof freshTable>>) {
-  const found: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
-    );
-    found.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return found.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort();
-}
+const records = async (table: Table) =>
+  (await scanAll(table)).map((r) => JSON.stringify(r, Object.keys(r).sort())).sort();
 
 // The benchmarks' collections are bulk-loaded (scripts/bench/synthetic.ts) with the posting writer's own planning
 // step; the records must be exactly those the repository and the indexer write, item by item.

@@ -41,8 +41,8 @@ export function checkBlocks(blocks: Record<string, unknown>[], capacity: number)
   }
 }
 
-/** Everything the index holds, as comparable plain data. */
-export async function snapshot({ client, tableName }: Table, capacity = BLOCK_CAPACITY) {
+/** Every record of the table (a consistent scan). */
+export async function scanAll({ client, tableName }: Table): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -52,6 +52,12 @@ export async function snapshot({ client, tableName }: Table, capacity = BLOCK_CA
     rows.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return rows;
+}
+
+/** Everything the index holds, as comparable plain data. */
+export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
+  const rows = await scanAll(table);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('B#'));
   checkBlocks(blocks, capacity);
   const postings = blocks
