@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -381,6 +382,9 @@ describe('index maintenance on DynamoDB Local', () => {
         stats: { docs: 0, len: 0 },
         docs: [],
       });
+      // A long loop's progress: one line per run that passed (INDEX_REPEATS_LOG names the file).
+      if (process.env.INDEX_REPEATS_LOG)
+        appendFileSync(process.env.INDEX_REPEATS_LOG, `${new Date().toISOString()} passed\n`);
     });
 
     it('converges after a crash at any step of a batch that splits and empties blocks', async () => {
