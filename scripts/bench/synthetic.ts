@@ -207,7 +207,7 @@ export async function bulkLoad(
         ),
       );
   }
-  // One commit per item, as items indexed one at a time (STATS counts commits: lib/search/operations/repair.ts).
+  // One commit per item, as items indexed one at a time (STATS counts commits: lib/search/operations/repair-counts.ts).
   records.push(
     { ...STATS_KEY, docs: size, len: totalLength, commits: size },
     { ...COUNTER_KEY, value: size },

@@ -12,7 +12,9 @@ import { logger } from '../../observability.ts';
 import { reindexBatch } from '../write/batch.ts';
 import type { Indexer } from '../write/indexer.ts';
 import { estimateTotal, type Progress, Watermark } from './progress.ts';
-import { removeStrays, repairCounts, scanIndex } from './repair.ts';
+import { repairCounts } from './repair-counts.ts';
+import { scanIndex } from './scan.ts';
+import { removeStrays } from './strays.ts';
 
 export interface RebuildReport {
   items: number;
@@ -64,7 +66,7 @@ async function listIds(client: DynamoDBDocumentClient, tableName: string, afterI
  * `npm run reindex`: rebuilds the index from the items. Re-derives every item's postings, removes the index
  * records of deleted items, removes postings no doc record accounts for, and repairs df and corpus counts. Safe
  * beside the stream consumer: every posting change goes through the indexer (under each item's lease), and a count
- * is repaired only from a snapshot no writer changed (repair.ts), never from the scan.
+ * is repaired only from a snapshot no writer changed (repair-counts.ts), never from the scan.
  *
  * The first phase lists item ids in pages and indexes up to `concurrency` pages at once (`reindexItems`). It is
  * resumable: the checkpoint (CHECKPOINT_KEY) moves past a page only once it and every page before it are done, so a

@@ -1,149 +1,15 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
-  ScanCommand,
   TransactGetCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
 import { isCancelled, isConditionFailure } from '../../dynamodb/conditions.ts';
 import { decodeBlock } from '../format/blocks.ts';
-import { saturation } from '../format/bm25.ts';
-import {
-  BLOCK_PREFIX,
-  DF_SK,
-  DOC_PK_PREFIX,
-  dfKey,
-  docKey,
-  idOfDocPk,
-  idOfKey,
-  impactOf,
-  LAST_BLOCK_SK,
-  postingKey,
-  REFERENCE_LENGTH,
-  STATS_KEY,
-  termOfPk,
-  termPk,
-} from '../format/keys.ts';
-import { reindexBatch } from '../write/batch.ts';
-import { type Indexer, stored } from '../write/indexer.ts';
-import type { Posting } from '../write/postings.ts';
-
-/**
- * The operations `npm run reindex` runs after it has indexed every item: what a scan of the index shows, the removal
- * of postings no doc record accounts for, and the repair of counters that drifted. A scan is no snapshot (each
- * record is read at its own moment, while the stream consumer may be writing), so nothing here writes what a scan
- * saw: postings are removed through the indexer, under the item's lease, and a counter is set only from a snapshot
- * that no writer changed before the write (a condition on it).
- */
-
-const Row = v.object({
-  pk: v.string(),
-  sk: v.string(),
-  p: v.optional(v.string()),
-  df: v.optional(v.number()),
-  dl: v.optional(v.number()),
-  version: v.optional(v.number()),
-});
-
-/** What one scan of the index saw: the ids with a doc record, every posting, and each DF record's df. */
-export interface IndexScan {
-  docs: Set<number>;
-  postings: Posting[];
-  dfs: Map<string, number>;
-}
-
-/** Every record of the table, page by page (keys and the index's attributes only). */
-async function* scan(client: DynamoDBDocumentClient, tableName: string, filter?: string) {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ExclusiveStartKey: startKey,
-        ProjectionExpression: 'pk, sk, #p, df, dl, version',
-        ExpressionAttributeNames: { '#p': 'p' },
-        ...(filter
-          ? { FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': filter } }
-          : {}),
-      }),
-    );
-    for (const row of page.Items ?? []) yield v.parse(Row, row);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
-
-/** One scan of the index records. */
-export async function scanIndex(client: DynamoDBDocumentClient, tableName: string): Promise<IndexScan> {
-  const found: IndexScan = { docs: new Set(), postings: [], dfs: new Map() };
-  for await (const row of scan(client, tableName)) {
-    const id = idOfDocPk(row.pk);
-    const term = termOfPk(row.pk);
-    if (id !== undefined) found.docs.add(id);
-    else if (term !== undefined && row.sk.startsWith(BLOCK_PREFIX) && row.p !== undefined) {
-      for (const posting of decodeBlock(row.p)) found.postings.push({ term, ...posting });
-    } else if (term !== undefined && row.sk === DF_SK) found.dfs.set(term, row.df ?? 0);
-  }
-  return found;
-}
-
-/** The posting an indexer would write for (term, tf, dl) of item `id`: its key is a function of them. */
-const keyOf = (id: number, { tf, dl }: { tf: number; dl: number }) =>
-  postingKey(impactOf(saturation({ tf, dl, avgdl: REFERENCE_LENGTH })), id);
-
-/**
- * Removes the postings of items that had no doc record when scanned. Each such item gets a doc record that records
- * its stray postings as an unfinished rebuild (`pending`) of an empty index state, written only if the item still
- * has none (a writer that made one meanwhile owns the item); the indexer then rolls that rebuild back under the
- * item's lease, as after any crash, and indexes the item if it exists. So the removal and its df change are the
- * indexer's own, exact beside any other writer. Returns how many postings were handed over.
- */
-export async function removeStrays({
-  client,
-  tableName,
-  indexer,
-  scanned,
-}: {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  indexer: Indexer;
-  scanned: IndexScan;
-}): Promise<number> {
-  const byId = Map.groupBy(
-    scanned.postings.filter(({ key }) => !scanned.docs.has(idOfKey(key))),
-    ({ key }) => idOfKey(key),
-  );
-  let handed = 0;
-  const adopted: number[] = [];
-  for (const [id, strays] of byId) {
-    // Only postings whose key the indexer derives from their tf and dl can be rolled back by it.
-    const removable = strays.filter((posting) => keyOf(id, posting) === posting.key);
-    // One pending state per length (an item's postings all share its length; strays of two versions may not).
-    const pending = [...Map.groupBy(removable, (posting) => posting.dl)].map(([dl, postings]) =>
-      stored({ version: 0, dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
-    );
-    try {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...docKey(id), ...stored({ version: 0, dl: 0, terms: {} }), rev: 1, pending },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) continue;
-      throw error;
-    }
-    adopted.push(id);
-    handed += removable.length;
-  }
-  const { failed } = await reindexBatch(indexer, adopted);
-  if (failed[0]) throw failed[0].error;
-  return handed;
-}
+import { BLOCK_PREFIX, DOC_PK_PREFIX, dfKey, LAST_BLOCK_SK, STATS_KEY, termPk } from '../format/keys.ts';
+import { type IndexScan, scan } from './scan.ts';
 
 /** Blocks a term may have for its count to be checked in one snapshot (TransactGetItems reads 100 items). */
 const SNAPSHOT_BLOCKS = 98;

@@ -1,0 +1,62 @@
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../../dynamodb/conditions.ts';
+import { saturation } from '../format/bm25.ts';
+import { docKey, idOfKey, impactOf, postingKey, REFERENCE_LENGTH } from '../format/keys.ts';
+import { reindexBatch } from '../write/batch.ts';
+import { type Indexer, stored } from '../write/indexer.ts';
+import type { IndexScan } from './scan.ts';
+
+/** The posting an indexer would write for (term, tf, dl) of item `id`: its key is a function of them. */
+const keyOf = (id: number, { tf, dl }: { tf: number; dl: number }) =>
+  postingKey(impactOf(saturation({ tf, dl, avgdl: REFERENCE_LENGTH })), id);
+
+/**
+ * Removes the postings of items that had no doc record when scanned. Each such item gets a doc record that records
+ * its stray postings as an unfinished rebuild (`pending`) of an empty index state, written only if the item still
+ * has none (a writer that made one meanwhile owns the item); the indexer then rolls that rebuild back under the
+ * item's lease, as after any crash, and indexes the item if it exists. So the removal and its df change are the
+ * indexer's own, exact beside any other writer. Returns how many postings were handed over.
+ */
+export async function removeStrays({
+  client,
+  tableName,
+  indexer,
+  scanned,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  indexer: Indexer;
+  scanned: IndexScan;
+}): Promise<number> {
+  const byId = Map.groupBy(
+    scanned.postings.filter(({ key }) => !scanned.docs.has(idOfKey(key))),
+    ({ key }) => idOfKey(key),
+  );
+  let handed = 0;
+  const adopted: number[] = [];
+  for (const [id, strays] of byId) {
+    // Only postings whose key the indexer derives from their tf and dl can be rolled back by it.
+    const removable = strays.filter((posting) => keyOf(id, posting) === posting.key);
+    // One pending state per length (an item's postings all share its length; strays of two versions may not).
+    const pending = [...Map.groupBy(removable, (posting) => posting.dl)].map(([dl, postings]) =>
+      stored({ version: 0, dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
+    );
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...docKey(id), ...stored({ version: 0, dl: 0, terms: {} }), rev: 1, pending },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) continue;
+      throw error;
+    }
+    adopted.push(id);
+    handed += removable.length;
+  }
+  const { failed } = await reindexBatch(indexer, adopted);
+  if (failed[0]) throw failed[0].error;
+  return handed;
+}
