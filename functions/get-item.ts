@@ -3,12 +3,13 @@ import { etag } from '../lib/items/http.ts';
 import { ItemPathSchema, ItemSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
-const { items, verifier } = getRuntime();
+const { items, verifier, config } = getRuntime();
 
 export const handler = httpRoute('getItem', {
   verifier,
   inputs: { path: ItemPathSchema },
   output: ItemSchema,
+  cache: { maxAge: config.cacheMaxAge, validators: true },
 }).handler(async ({ input: { path } }) => {
   const item = await items.get(path.item_id);
   return { statusCode: 200, body: item, headers: { ETag: etag(item) } };

@@ -3,12 +3,13 @@ import { nextLink } from '../lib/items/http.ts';
 import { ItemListSchema, ListQuerySchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
-const { items, verifier, cursors } = getRuntime();
+const { items, verifier, cursors, config } = getRuntime();
 
 export const handler = httpRoute('listItems', {
   verifier,
   inputs: { query: ListQuerySchema },
   output: ItemListSchema,
+  cache: { maxAge: config.cacheMaxAge, validators: true },
 }).handler(async ({ input: { query }, rawPath }) => {
   const afterId = query.cursor === undefined ? undefined : cursors.decode(query.cursor);
   const page = await items.list({ limit: query.limit, afterId });

@@ -41,6 +41,13 @@ const EnvSchema = v.object(
       v.pipe(v.string(), v.regex(/^[A-Za-z0-9.:/_-]{1,256}$/, 'must be a model id')),
     ),
     BEDROCK_ENDPOINT: optionalVar(v.pipe(v.string(), v.url('must be a URL'))),
+    CACHE_MAX_AGE: optionalVar(
+      v.pipe(
+        v.string(),
+        v.regex(/^(0|[1-9][0-9]{0,7})$/, 'must be a whole number of seconds'),
+        v.transform(Number),
+      ),
+    ),
     GENERATOR_TIMEOUT_MS: optionalVar(
       v.pipe(v.string(), v.regex(/^[1-9][0-9]{2,4}$/, 'must be 100-99999 milliseconds'), v.transform(Number)),
     ),
@@ -59,6 +66,8 @@ export type Config = Readonly<{
   tableName: string;
   dynamodbEndpoint: string | undefined;
   cursorKey: string;
+  /** Seconds a public GET's response may be cached when made without `Authorization` (contract §4.1). */
+  cacheMaxAge: number;
   auth: Readonly<{ userPoolId: string; clientId: string; jwks: Jwks | undefined }>;
 }>;
 
@@ -91,6 +100,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tableName: e.TABLE_NAME,
     dynamodbEndpoint: e.DYNAMODB_ENDPOINT || undefined,
     cursorKey: e.CURSOR_KEY,
+    cacheMaxAge: undefinedIfBlank(e.CACHE_MAX_AGE) ?? 0,
     auth: Object.freeze({
       userPoolId: e.COGNITO_USER_POOL_ID,
       clientId: e.COGNITO_CLIENT_ID,

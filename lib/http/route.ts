@@ -7,6 +7,7 @@ import type { TokenVerifier } from '../auth/verifier.ts';
 import { logger, metrics } from '../observability.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
+import { caching } from './middleware/caching.ts';
 import { httpResponse } from './middleware/http-response.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mediaType } from './middleware/media-type.ts';
@@ -24,6 +25,11 @@ export interface RouteOptions<I extends InputSchemas> {
   output?: v.GenericSchema;
   /** The body's accepted media types (default `application/json`). */
   mediaTypes?: readonly string[];
+  /**
+   * A GET of a public operation (contract §4.1): cacheable for `maxAge` seconds when asked without `Authorization`;
+   * with `validators`, `ETag` and `If-None-Match` (→ 304).
+   */
+  cache?: { maxAge: number; validators?: boolean };
 }
 
 /** An HTTP route's Lambda handler, waiting for its `.handler(…)`. */
@@ -40,6 +46,7 @@ export type HttpRoute<I extends InputSchemas> = MiddyfiedHandler<
  *
  * 1. `observe` — Powertools' metrics and Lambda context, one log line and the metrics per request (outermost, so it
  *    sees every response);
+ *    then, on a public GET, `caching` — `Cache-Control`, `Vary`, `ETag` and 304 on the serialized response;
  * 2. `httpResponse` — serializes the result, and turns any error into the contract's response;
  * 3. @middy/http-header-normalizer — lower-cased header names;
  * 4. `requestHeaders` — a malformed `Authorization`, `If-Match` or `Idempotency-Key` → 400;
@@ -50,10 +57,11 @@ export type HttpRoute<I extends InputSchemas> = MiddyfiedHandler<
  */
 export function httpRoute<I extends InputSchemas = Record<never, never>>(
   operation: Operation,
-  { verifier, inputs, output, mediaTypes = [JSON_MEDIA_TYPE] }: RouteOptions<I>,
+  { verifier, inputs, output, mediaTypes = [JSON_MEDIA_TYPE], cache }: RouteOptions<I>,
 ): HttpRoute<I> {
-  const route = middy<ApiEvent<InputOf<I>>, HttpResult>()
-    .use(observe(operation, { logger, metrics }))
+  const route = middy<ApiEvent<InputOf<I>>, HttpResult>().use(observe(operation, { logger, metrics }));
+  if (cache) route.use(caching(cache));
+  route
     .use(httpResponse())
     .use(httpHeaderNormalizer())
     .use(requestHeaders())

@@ -8,7 +8,7 @@ import {
   type OperationSpec,
 } from './operations.ts';
 import { parameters } from './parameters.ts';
-import { type ErrorStatus, errorResponses, headers, responseComponents } from './responses.ts';
+import { type ErrorStatus, errorResponses, headerNames, headers, responseComponents } from './responses.ts';
 
 /** The one security scheme: a Cognito access token as a bearer token. */
 const securitySchemes = {
@@ -55,6 +55,10 @@ function requestBody({ schema, mediaTypes, example }: NonNullable<OperationSpec[
   };
 }
 
+/** Response headers by reference, each under the name it is sent with. */
+const headerRefs = (names: readonly (keyof typeof headers)[]) =>
+  Object.fromEntries(names.map((name) => [headerNames[name] ?? name, ref('headers', name)]));
+
 function operation(spec: OperationSpec) {
   const { security, text, statuses } = access(spec);
   const { status, description, schema, headers: successHeaders = [] } = spec.success;
@@ -70,11 +74,16 @@ function operation(spec: OperationSpec) {
     responses: {
       [status]: {
         description,
-        ...(successHeaders.length > 0 && {
-          headers: Object.fromEntries(successHeaders.map((name) => [name, ref('headers', name)])),
-        }),
+        ...(successHeaders.length > 0 && { headers: headerRefs(successHeaders) }),
         ...(schema && { content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(schema) } } }),
       },
+      ...(spec.notModified && {
+        304: {
+          description:
+            'Not modified: `If-None-Match` names the current `ETag` (or is `*`, for an existing item). No body.',
+          headers: headerRefs([spec.notModified, 'Cache-Control', 'Vary']),
+        },
+      }),
       ...Object.fromEntries(errors.map((code) => [code, ref('responses', errorResponses[code].name)])),
     },
   };

@@ -57,6 +57,8 @@ export interface OperationSpec {
     schema?: SchemaName;
     headers?: readonly (keyof typeof headers)[];
   };
+  /** A GET that honours `If-None-Match` with a 304 (contract §4.1), and the success header that holds its tag. */
+  notModified?: 'ETag' | 'PageETag';
   /** Statuses beyond those every operation can give (400, 401, 429, 500) and the 403 of a restricted one. */
   errors: readonly ErrorStatus[];
 }
@@ -86,8 +88,14 @@ export const OPERATIONS: readonly OperationSpec[] = [
     description:
       'Items ordered by `id` ascending, one page at a time. When more remain, the `Link` header names the next ' +
       'page; following the links visits every item exactly once. `/items/` is the same collection.',
-    parameters: ['query.limit', 'query.cursor'],
-    success: { status: 200, description: 'One page of items.', schema: 'ItemList', headers: ['Link'] },
+    parameters: ['query.limit', 'query.cursor', 'header.If-None-Match'],
+    success: {
+      status: 200,
+      description: 'One page of items.',
+      schema: 'ItemList',
+      headers: ['Link', 'PageETag', 'Cache-Control', 'Vary'],
+    },
+    notModified: 'PageETag',
     errors: [422, ...STORE],
   },
   {
@@ -114,8 +122,14 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'items',
     summary: 'Read an item',
     description: 'The item, with its version as `ETag`.',
-    parameters: [ITEM],
-    success: { status: 200, description: 'The item.', schema: 'Item', headers: ['ETag'] },
+    parameters: [ITEM, 'header.If-None-Match'],
+    success: {
+      status: 200,
+      description: 'The item.',
+      schema: 'Item',
+      headers: ['ETag', 'Cache-Control', 'Vary'],
+    },
+    notModified: 'ETag',
     errors: [404, 422, ...STORE],
   },
   {
@@ -204,7 +218,12 @@ export const OPERATIONS: readonly OperationSpec[] = [
     summary: 'This document',
     description: 'The OpenAPI 3.1 document of this API, built from the schemas the handlers validate with.',
     parameters: [],
-    success: { status: 200, description: 'The OpenAPI document.', schema: 'OpenApiDocument' },
+    success: {
+      status: 200,
+      description: 'The OpenAPI document.',
+      schema: 'OpenApiDocument',
+      headers: ['Cache-Control', 'Vary'],
+    },
     errors: [],
   },
 ];

@@ -55,6 +55,12 @@ export const parameters: Record<string, Parameter> = Object.fromEntries(
     }),
     header('If-Match', IfMatchSchema, 'Apply the change only at this version (412 otherwise), e.g. `"3"`.'),
     header(
+      'If-None-Match',
+      v.string(),
+      'An `ETag` this client holds (or `*`): while it is still the current one, the answer is 304 with no body ' +
+        '(contract §4.1).',
+    ),
+    header(
       'Idempotency-Key',
       IdempotencyKeySchema,
       'A repeat by the same caller with the same key and body within 24 hours returns the first response and ' +

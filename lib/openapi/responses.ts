@@ -29,6 +29,24 @@ export const headers = {
     required: true,
     schema: { type: 'string', pattern: QUOTED_VERSION.source, examples: ['"1"'] },
   },
+  PageETag: {
+    description:
+      'A strong validator of the page: send it back in `If-None-Match` to get a 304 while the page is unchanged.',
+    required: true,
+    schema: { type: 'string', examples: ['"Yb8tA3m0c2VhcmNoLWluZGV4LWV4YW1w"'] },
+  },
+  'Cache-Control': {
+    description:
+      '`public, max-age=<N>` (N set per stage, 0 by default) on a response to a request made without ' +
+      '`Authorization`; `no-store` on every other response (contract §4.1).',
+    required: true,
+    schema: { type: 'string', examples: ['public, max-age=0', 'no-store'] },
+  },
+  Vary: {
+    description: '`Authorization`, with `Cache-Control: public`: a cache keys its copies on the credentials.',
+    required: false,
+    schema: { type: 'string', const: 'Authorization' },
+  },
   Location: {
     description: 'Where the new item is: `/items/{id}`.',
     required: true,
@@ -63,6 +81,8 @@ export const headers = {
   },
 } as const;
 type HeaderName = keyof typeof headers;
+/** Components that describe a header under another name than their own (a list page's `ETag` is no version). */
+export const headerNames: Partial<Record<HeaderName, string>> = { PageETag: 'ETag' };
 
 /** One error response: its component name, and the body's schema with a real error of the service as example. */
 const errorResponse = (

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bodyTag } from '../../lib/http/middleware/caching.ts';
 import { call, callWithHeaderLines, type Reply } from '../support/http.ts';
 import { token, tokenFor } from '../support/stack.ts';
 
@@ -243,6 +244,67 @@ describe('listing', () => {
       error: 'Validation failed',
       details: [{ path: `query.${query.split('=')[0]}`, message: expect.any(String) }],
     });
+  });
+});
+
+describe('conditional GETs and caching (contract §4.1)', () => {
+  /** The response's status, cache headers and tag, and its raw body. */
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const reply = await call('GET', path, { headers });
+    return {
+      status: reply.status,
+      etag: reply.headers.get('etag'),
+      cacheControl: reply.headers.get('cache-control'),
+      // The local gateway adds its own (origin, accept-encoding), as API Gateway's CORS may: Authorization must be there.
+      variesOnAuthorization: (reply.headers.get('vary') ?? '')
+        .split(',')
+        .some((name) => name.trim() === 'Authorization'),
+      body: reply.body,
+    };
+  };
+  const PUBLIC = { cacheControl: 'public, max-age=0', variesOnAuthorization: true };
+
+  it('tags a list page with a digest of its exact body, and answers 304 with no body while it is current', async () => {
+    const page = await get('/items?limit=3');
+    expect(page).toMatchObject({ status: 200, ...PUBLIC });
+    expect(page.etag).toBe(bodyTag(JSON.stringify(page.body)));
+    const again = await get('/items?limit=3', { 'if-none-match': page.etag ?? '' });
+    // Other tests write to the shared table: the page may have changed meanwhile, and then it has a new tag.
+    if (again.status === 200) expect(again.etag).toBe(bodyTag(JSON.stringify(again.body)));
+    else expect(again).toStrictEqual({ status: 304, etag: page.etag, ...PUBLIC, body: '' });
+    expect((await get('/items?limit=3', { 'if-none-match': '"no-such-tag"' })).status).toBe(200);
+  });
+
+  it('answers 304 for an item while If-None-Match names its version (or *), and 200 once it changed', async () => {
+    const { id } = await create();
+    expect(await get(`/items/${id}`, { 'if-none-match': '"1"' })).toStrictEqual({
+      status: 304,
+      etag: '"1"',
+      ...PUBLIC,
+      body: '',
+    });
+    expect((await get(`/items/${id}`, { 'if-none-match': '*' })).status).toBe(304);
+    await call('PATCH', `/items/${id}`, { token: editor, body: { description: 'changed' } });
+    expect(await get(`/items/${id}`, { 'if-none-match': '"1"' })).toMatchObject({ status: 200, etag: '"2"' });
+    expect(await get('/items/999999999999', { 'if-none-match': '*' })).toMatchObject({
+      status: 404,
+      body: { error: 'Item not found' },
+    });
+  });
+
+  it('keeps no-store for a request with Authorization, and for any other operation', async () => {
+    const { id } = await create();
+    const authorized = await call('GET', `/items/${id}`, {
+      token: reader,
+      headers: { 'if-none-match': '"1"' },
+    });
+    expect(authorized.status).toBe(304);
+    expect(authorized.headers.get('cache-control')).toBe('no-store');
+    expect(authorized.headers.get('vary') ?? '').not.toContain('Authorization');
+    expect((await call('GET', '/items', { token: reader })).headers.get('cache-control')).toBe('no-store');
+    const created = await call('POST', '/items', { token: editor, body: { name: 'Lamp' } });
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect((await get('/openapi.json')).cacheControl).toBe('public, max-age=0');
   });
 });
 

@@ -661,6 +661,8 @@ export interface components {
         "query.cursor": string;
         /** @description Apply the change only at this version (412 otherwise), e.g. `"3"`. */
         "header.If-Match": string;
+        /** @description An `ETag` this client holds (or `*`): while it is still the current one, the answer is 304 with no body (contract §4.1). */
+        "header.If-None-Match": string;
         /** @description A repeat by the same caller with the same key and body within 24 hours returns the first response and creates nothing; the same key with a different body is a 422, and 409 while the first is in progress. */
         "header.Idempotency-Key": string;
     };
@@ -668,6 +670,12 @@ export interface components {
     headers: {
         /** @description The item's version, quoted: send it back in `If-Match`. */
         ETag: string;
+        /** @description A strong validator of the page: send it back in `If-None-Match` to get a 304 while the page is unchanged. */
+        PageETag: string;
+        /** @description `public, max-age=<N>` (N set per stage, 0 by default) on a response to a request made without `Authorization`; `no-store` on every other response (contract §4.1). */
+        "Cache-Control": string;
+        /** @description `Authorization`, with `Cache-Control: public`: a cache keys its copies on the credentials. */
+        Vary: "Authorization";
         /** @description Where the new item is: `/items/{id}`. */
         Location: string;
         /** @description Present only on a replay: a repeat of an earlier create with the same `Idempotency-Key` and body, answered with the first response. Its value is then `true`. */
@@ -691,7 +699,10 @@ export interface operations {
                 /** @description Opaque: only as found in the `Link` header of the previous page. */
                 cursor?: components["parameters"]["query.cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description An `ETag` this client holds (or `*`): while it is still the current one, the answer is 304 with no body (contract §4.1). */
+                "If-None-Match"?: components["parameters"]["header.If-None-Match"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -701,11 +712,24 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    ETag: components["headers"]["PageETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ItemList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`, for an existing item). No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["PageETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -774,7 +798,10 @@ export interface operations {
     getItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` this client holds (or `*`): while it is still the current one, the answer is 304 with no body (contract §4.1). */
+                "If-None-Match"?: components["parameters"]["header.If-None-Match"];
+            };
             path: {
                 /** @description The item's id: a positive integer within JavaScript's safe range (at most 9007199254740991). */
                 item_id: components["parameters"]["path.item_id"];
@@ -787,11 +814,23 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Item"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`, for an existing item). No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -1061,6 +1100,8 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {

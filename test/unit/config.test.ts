@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       tableName: 'items-dev',
       dynamodbEndpoint: undefined,
       cursorKey: 'x'.repeat(32),
+      cacheMaxAge: 0,
       auth: { userPoolId: 'eu-west-1_AbC123', clientId: 'abcdefghijklmnopqrstuvwxyz', jwks: undefined },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -34,6 +35,14 @@ describe('loadConfig', () => {
     });
     expect(config.auth.jwks).toStrictEqual(jwks);
     expect(config.dynamodbEndpoint).toBe('http://127.0.0.1:8000');
+  });
+
+  it('reads the cache lifetime of public reads in whole seconds, 0 when unset or empty', () => {
+    expect(loadConfig({ ...env, CACHE_MAX_AGE: '60' }).cacheMaxAge).toBe(60);
+    expect(loadConfig({ ...env, CACHE_MAX_AGE: '' }).cacheMaxAge).toBe(0);
+    expect(() => loadConfig({ ...env, CACHE_MAX_AGE: '1.5' })).toThrow(
+      new ConfigError(['CACHE_MAX_AGE must be a whole number of seconds']),
+    );
   });
 
   it('names every bad variable', () => {

@@ -39,7 +39,7 @@ const COMMON = ['400', '401', '429', '500'];
 const STORE = ['502', '503', '504'];
 const WITH_BODY = ['413', '415', '422', ...STORE];
 const ROUTES = [
-  { method: 'get', path: '/items', operationId: 'listItems', statuses: ['200', '422', ...STORE] },
+  { method: 'get', path: '/items', operationId: 'listItems', statuses: ['200', '304', '422', ...STORE] },
   {
     method: 'post',
     path: '/items',
@@ -50,7 +50,7 @@ const ROUTES = [
     method: 'get',
     path: '/items/{item_id}',
     operationId: 'getItem',
-    statuses: ['200', '404', '422', ...STORE],
+    statuses: ['200', '304', '404', '422', ...STORE],
   },
   {
     method: 'put',
@@ -141,8 +141,26 @@ describe('the committed openapi.json', () => {
       required: false,
       schema: { type: 'string', const: 'true' },
     });
-    expect(keysOf(at(responseOf('/items', 'get', '200'), 'headers'))).toStrictEqual(['Link']);
-    expect(keysOf(at(responseOf('/items/{item_id}', 'get', '200'), 'headers'))).toStrictEqual(['ETag']);
+    expect(keysOf(at(responseOf('/items', 'get', '200'), 'headers'))).toStrictEqual([
+      'Link',
+      'ETag',
+      'Cache-Control',
+      'Vary',
+    ]);
+    expect(keysOf(at(responseOf('/items/{item_id}', 'get', '200'), 'headers'))).toStrictEqual([
+      'ETag',
+      'Cache-Control',
+      'Vary',
+    ]);
+    // Contract §4.1: a 304 carries the tag and the cache headers, and no body.
+    for (const path of ['/items', '/items/{item_id}']) {
+      expect(keysOf(at(responseOf(path, 'get', '304'), 'headers'))).toStrictEqual([
+        'ETag',
+        'Cache-Control',
+        'Vary',
+      ]);
+      expect(at(responseOf(path, 'get', '304'), 'content')).toBeUndefined();
+    }
     const headerNames = (path: string, method: string) =>
       [at(operationAt(path, method), 'parameters')]
         .flat()
@@ -150,6 +168,8 @@ describe('the committed openapi.json', () => {
           at(deref(parameter), 'in') === 'header' ? [at(deref(parameter), 'name')] : [],
         );
     expect(headerNames('/items', 'post')).toStrictEqual(['Idempotency-Key']);
+    expect(headerNames('/items', 'get')).toStrictEqual(['If-None-Match']);
+    expect(headerNames('/items/{item_id}', 'get')).toStrictEqual(['If-None-Match']);
     for (const method of ['put', 'patch', 'delete'])
       expect(headerNames('/items/{item_id}', method)).toStrictEqual(['If-Match']);
     expect(
