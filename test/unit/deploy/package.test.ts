@@ -13,6 +13,7 @@ const ALARM_EMAIL = 'ops@example.com';
 const STREAM = JSON.parse(await readFile(join(ROOT, 'infra/stream.json'), 'utf8'));
 type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
 let resources: Record<string, Resource>;
+let template: { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
 
 beforeAll(async () => {
   const out = await mkdtemp(join(tmpdir(), 'items-package-'));
@@ -28,6 +29,8 @@ beforeAll(async () => {
       '--param=generator=bedrock',
       `--param=bedrockModelId=${MODEL}`,
       `--param=alarmEmail=${ALARM_EMAIL}`,
+      '--param=cdn=true',
+      '--param=cacheMaxAge=30',
     ],
     {
       cwd: ROOT,
@@ -41,9 +44,8 @@ beforeAll(async () => {
       },
     },
   );
-  resources = JSON.parse(
-    await readFile(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),
-  ).Resources;
+  template = JSON.parse(await readFile(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  resources = template.Resources;
 }, 180_000);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -307,5 +309,40 @@ describe('osls package --stage prod', () => {
     });
     // The function the iterator-age alarm watches is the one the mapping feeds.
     expect(resources.IndexItemsLambdaFunction?.Type).toBe('AWS::Lambda::Function');
+  });
+});
+
+describe('the optional cache in front of the API (contract §4.1)', () => {
+  it('keys its cache on Authorization and the query string, so every token still reaches the functions', () => {
+    const [[, policy] = []] = ofType('AWS::CloudFront::CachePolicy');
+    const config = policy?.Properties.CachePolicyConfig as Record<string, Record<string, unknown>>;
+    expect(config.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({
+      HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Authorization', 'If-None-Match'] },
+      QueryStringsConfig: { QueryStringBehavior: 'all' },
+      CookiesConfig: { CookieBehavior: 'none' },
+    });
+    // Stored only as the responses' Cache-Control allows (no TTL of its own).
+    expect(config).toMatchObject({ MinTTL: 0, DefaultTTL: 0 });
+  });
+
+  it('is a distribution in front of the HTTP API, made only on a stage whose cdn parameter is true', () => {
+    const [[, cdn] = []] = ofType('AWS::CloudFront::Distribution');
+    expect((cdn as unknown as { Condition: string }).Condition).toBe('CdnEnabled');
+    expect(template.Conditions.CdnEnabled).toStrictEqual({ 'Fn::Equals': ['true', 'true'] });
+    const config = cdn?.Properties.DistributionConfig as Record<string, Record<string, unknown>>;
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      ViewerProtocolPolicy: 'https-only',
+      CachedMethods: ['GET', 'HEAD'],
+      CachePolicyId: { Ref: 'CdnCachePolicy' },
+      OriginRequestPolicyId: { Ref: 'CdnOriginRequestPolicy' },
+    });
+    expect(JSON.stringify(config.Origins)).toContain('"Ref":"HttpApi"');
+  });
+
+  it("gives the functions the stage's cache lifetime", () => {
+    for (const [, fn] of ofType('AWS::Lambda::Function'))
+      expect(
+        (fn.Properties.Environment as { Variables: Record<string, string> }).Variables.CACHE_MAX_AGE,
+      ).toBe('30');
   });
 });
