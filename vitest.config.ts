@@ -9,11 +9,20 @@ process.env.POWERTOOLS_LOG_LEVEL ??= process.env.LOG_LEVEL;
 export default defineConfig({
   test: {
     pool: 'forks',
+    // `npm run test:coverage`: the service's code (lib/, functions/) as the unit tests cover it.
+    coverage: {
+      provider: 'v8',
+      include: ['lib/**/*.ts', 'functions/**/*.ts'],
+      reporter: ['text-summary', 'html'],
+      reportsDirectory: '.local/coverage',
+    },
     testTimeout: 30_000,
     hookTimeout: 180_000,
     projects: [
-      // Pure logic: needs nothing running.
+      // Pure logic: needs nothing running, no Java and no ../shared (`npm run test:unit`).
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Pure logic on the evaluation data in ../shared (the Cranfield collection).
+      { extends: true, test: { name: 'data', include: ['test/data/**/*.test.ts'] } },
       // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs. Run after the others,
       // so that those stacks do not take the 2 cores from the stack project's concurrency tests.
       {

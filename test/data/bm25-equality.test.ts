@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rankInMemory, type TokenizedDoc } from '../../../../lib/search/read/rank.ts';
-import { tokenize } from '../../../../lib/search/text/tokenizer.ts';
+import { rankInMemory, type TokenizedDoc } from '../../lib/search/read/rank.ts';
+import { tokenize } from '../../lib/search/text/tokenizer.ts';
 
 // wink-bm25-text-search 3.1.2 is CommonJS without types; this is the part of its API the test uses.
 interface WinkBm25 {
@@ -17,8 +17,8 @@ interface WinkBm25 {
 }
 const winkBm25: () => WinkBm25 = createRequire(import.meta.url)('wink-bm25-text-search');
 
-const CRANFIELD_DOCS = new URL('../../../../../shared/data/cranfield/docs.jsonl', import.meta.url);
-const CRANFIELD_QUERIES = new URL('../../../../../shared/data/cranfield/queries.jsonl', import.meta.url);
+const CRANFIELD_DOCS = new URL('../../../shared/data/cranfield/docs.jsonl', import.meta.url);
+const CRANFIELD_QUERIES = new URL('../../../shared/data/cranfield/queries.jsonl', import.meta.url);
 
 const readJsonLines = async (url: URL) =>
   (await readFile(url, 'utf8'))
