@@ -6,4 +6,3 @@ export const logger = new Logger({ serviceName: 'items' });
 
 /** Per-operation metrics (count, errors, latency) in CloudWatch embedded metric format. */
 export const metrics = new Metrics({ namespace: 'ItemsService', serviceName: 'items' });
-
