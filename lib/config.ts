@@ -98,13 +98,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     region: e.AWS_REGION,
     generator: Object.freeze(generator),
     tableName: e.TABLE_NAME,
-    dynamodbEndpoint: e.DYNAMODB_ENDPOINT || undefined,
+    dynamodbEndpoint: undefinedIfBlank(e.DYNAMODB_ENDPOINT),
     cursorKey: e.CURSOR_KEY,
     cacheMaxAge: undefinedIfBlank(e.CACHE_MAX_AGE) ?? 0,
     auth: Object.freeze({
       userPoolId: e.COGNITO_USER_POOL_ID,
       clientId: e.COGNITO_CLIENT_ID,
-      jwks: e.LOCAL_JWKS === '' ? undefined : e.LOCAL_JWKS,
+      jwks: undefinedIfBlank(e.LOCAL_JWKS),
     }),
   });
 }
