@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -6,7 +7,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
@@ -32,6 +33,9 @@ beforeEach(async () => {
   table = await freshTable();
   items = createItemRepository(table);
 });
+// DynamoDB Local keeps every table (and its stream) in memory and slows as they pile up: a long loop of a test here
+// (INDEX_REPEATS) would measure that instead.
+afterEach(() => table.client.send(new DeleteTableCommand({ TableName: table.tableName })));
 
 describe('index maintenance on DynamoDB Local', () => {
   it('indexes, re-indexes and un-indexes an item exactly', async () => {
