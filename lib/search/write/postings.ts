@@ -187,9 +187,9 @@ export function createPostingWriter({
       else state.last = parseBlock(row);
     }
     // BatchGetItem reads each key on its own: a term can be seen without its DF record and with the last block a
-    // concurrent split wrote. The last block says it is split (in the split's own write): such a term has a DF
-    // record, whatever this read saw of it (its df is then read again where it is used: the multi-block path
-    // reads its blocks, and adds to df, under compare-and-swap).
+    // concurrent split wrote. The last block says it is split (in the split's own write): such a term is written as
+    // a split term, whatever this read saw of its DF record. Its df serves only to choose how its blocks are read
+    // (0: from the first key on); the df itself changes by ADD, in the transactions that rewrite the blocks.
     for (const state of states.values()) if (state.last?.split && state.df === undefined) state.df = 0;
     return states;
   }
