@@ -119,3 +119,14 @@ export const gatewayEvent = (extra: fc.Arbitrary<EventOptions> = fc.constant({})
     .map(({ extra: more, headers, ...rest }) =>
       apiGatewayEvent({ ...rest, ...more, headers: { ...headers, ...more.headers } }),
     );
+
+/** The headers every response carries (lib/http/middleware/http-response.ts), pinned as the contract sees them. */
+export const SECURITY = {
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -4,17 +4,8 @@ import { bodyTag, caching } from '../../../../lib/http/middleware/caching.ts';
 import { httpResponse } from '../../../../lib/http/middleware/http-response.ts';
 import type { ApiEvent, ApiResult, HttpResult } from '../../../../lib/http/types.ts';
 import { ItemNotFoundError } from '../../../../lib/items/errors.ts';
-import { apiGatewayEvent, context } from '../events.ts';
+import { apiGatewayEvent, context, JSON_TYPE, SECURITY } from '../events.ts';
 
-const SECURITY = {
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-};
-const JSON_TYPE = 'application/json; charset=utf-8';
 const PUBLIC = { 'Cache-Control': 'public, max-age=30', Vary: 'Authorization' };
 
 /** The response of `caching` around `httpResponse` around `handler`, as a public GET route chains them. */

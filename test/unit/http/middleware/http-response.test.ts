@@ -6,17 +6,7 @@ import { NotFoundError, ServiceUnavailableError } from '../../../../lib/http/err
 import { httpResponse } from '../../../../lib/http/middleware/http-response.ts';
 import type { ApiEvent, ApiResult, HttpResult } from '../../../../lib/http/types.ts';
 import { ItemNotFoundError } from '../../../../lib/items/errors.ts';
-import { apiGatewayEvent, context, gatewayEvent } from '../events.ts';
-
-const SECURITY = {
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-};
-const JSON_TYPE = 'application/json; charset=utf-8';
+import { apiGatewayEvent, context, gatewayEvent, JSON_TYPE, SECURITY } from '../events.ts';
 
 /** The response of a chain of httpResponse alone around `handler`. */
 const respond = (handler: () => Promise<HttpResult>, event = apiGatewayEvent()) =>
