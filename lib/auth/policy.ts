@@ -1,5 +1,5 @@
 import { ForbiddenError, UnauthorizedError } from '../http/errors.ts';
-import type { Caller } from './verifier.ts';
+import type { Caller } from './caller.ts';
 
 export const ROLES = ['reader', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];

@@ -1,4 +1,4 @@
-import type { Caller } from './verifier.ts';
+import type { Caller } from './caller.ts';
 
 /**
  * Tokens that passed every check, by their exact text, until their `exp` — what API Gateway's authorizer cache does

@@ -1,15 +1,9 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import type { Caller } from './caller.ts';
 import { TokenClaimError } from './errors.ts';
 import { createVerifiedTokenCache, type VerifiedTokenCache } from './token-cache.ts';
-
-/** A caller whose access token verified. */
-export interface Caller {
-  sub: string;
-  username: string | undefined;
-  groups: readonly string[];
-}
 
 export interface TokenVerifier {
   /** Resolves to the caller, or rejects when the token fails any check. */

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Caller } from '../auth/verifier.ts';
+import type { Caller } from '../auth/caller.ts';
 
 /** What a handler returns; the response middleware serializes `body` as JSON. */
 export interface HttpResult {

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/verifier.ts';
+import type { Caller } from '../auth/caller.ts';
 import type { createIdempotency, StoredResponse } from '../idempotency/store.ts';
 import { etag } from './http.ts';
 import type { ItemRepository } from './repository.ts';

@@ -1,0 +1,6 @@
+/** A caller whose access token verified. */
+export interface Caller {
+  sub: string;
+  username: string | undefined;
+  groups: readonly string[];
+}
