@@ -505,7 +505,7 @@ describe('index maintenance on DynamoDB Local', () => {
     const second = await rebuildIndex({ ...table, indexer });
     expect(second).toMatchObject({ repairedCounts: 1, countsSkipped: 0 });
     expect(await snapshot(table)).toMatchObject(expected(live));
-  });
+  }, 120_000);
 
   it('npm run reindex rebuilds from the items and removes deleted ones', async () => {
     const indexer = createIndexer({ ...table, items });
