@@ -10,7 +10,6 @@
 // (test/integration/dictionary.test.ts checks the DynamoDB-backed retrieval equal to it), computed in memory.
 // Scored with the collection's nDCG@10 and MAP@100 (cranfield.ts). Options: BENCH_RANKING_SEED (20261124).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dictionaryInMemory, expandQuery } from '../../lib/search/read/expand.ts';
@@ -18,6 +17,7 @@ import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { createTokenizer, itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { evaluate, loadCranfield } from './cranfield.ts';
 import { prng } from './synthetic.ts';
+import { winkEngine } from './wink.ts';
 
 const SEED = Number(process.env.BENCH_RANKING_SEED ?? 20261124);
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
@@ -121,17 +121,6 @@ for (const [set, options, { ndcgAt10, mapAt100 }] of rows)
 // of one README as written (4+ letters, in 2 to 5 % of the READMEs: neither unique nor common), drawn by the same
 // seeded generator, and the README is the one right answer. MRR@10 of the service's ranking against
 // wink-bm25-text-search over the same words without stemming (same normalization and stopwords).
-interface WinkBm25 {
-  defineConfig(config: {
-    fldWeights: Record<string, number>;
-    bm25Params: { k1: number; b: number; k: number };
-  }): boolean;
-  definePrepTasks(tasks: ((input: string) => string[])[]): number;
-  addDoc(doc: Record<string, string>, id: number): number;
-  consolidate(fp: number): boolean;
-  search(text: string, limit: number): [string, number][];
-}
-const winkBm25: () => WinkBm25 = createRequire(import.meta.url)('wink-bm25-text-search');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const unstemmed = createTokenizer({ stopwords: 'classic45', stem: false });
 /** Package folders of node_modules (scoped ones too), as paths relative to the project. */
@@ -153,9 +142,7 @@ const readmes = packages
   .slice(0, 300);
 const texts = readmes.map((item) => ({ id: item.id, text: itemText({ ...item, tags: [] }) }));
 const serviceRank = indexInMemory(texts.map(({ id, text }) => ({ id, tokens: tokenize(text) })));
-const wink = winkBm25();
-wink.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
-wink.definePrepTasks([(text) => text.split(' ').filter((token) => token !== '')]);
+const wink = winkEngine();
 const surface = texts.map(({ id, text }) => ({ id, words: unstemmed(text) }));
 for (const { id, words } of surface) wink.addDoc({ body: words.join(' ') }, id);
 wink.consolidate(9);

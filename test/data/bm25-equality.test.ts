@@ -1,21 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rankInMemory, type TokenizedDoc } from '../../lib/search/read/rank.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
-
-// wink-bm25-text-search 3.1.2 is CommonJS without types; this is the part of its API the test uses.
-interface WinkBm25 {
-  defineConfig(config: {
-    fldWeights: Record<string, number>;
-    bm25Params: { k1: number; b: number; k: number };
-  }): boolean;
-  definePrepTasks(tasks: ((input: string) => string[])[]): number;
-  addDoc(doc: Record<string, string>, id: number): number;
-  consolidate(fp: number): boolean;
-  search(text: string, limit: number): [string, number][];
-}
-const winkBm25: () => WinkBm25 = createRequire(import.meta.url)('wink-bm25-text-search');
+import { type WinkBm25, winkEngine } from '../../scripts/bench/wink.ts';
 
 const CRANFIELD_DOCS = new URL('../../../shared/data/cranfield/docs.jsonl', import.meta.url);
 const CRANFIELD_QUERIES = new URL('../../../shared/data/cranfield/queries.jsonl', import.meta.url);
@@ -28,7 +15,7 @@ const readJsonLines = async (url: URL) =>
 
 // How wink compares with the contract's Lucene formula (read from src/wink-bm25-text-search.js):
 // - idf: wink computes ln((N − n + 0.5) / (n + 0.5) + k) with k = 1 by default — the Lucene idf. k is set
-//   to 1 explicitly so a change of wink's default cannot pass unnoticed.
+//   to 1 explicitly (scripts/bench/wink.ts) so a change of wink's default cannot pass unnoticed.
 // - tf part: idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)) with the field weight multiplying
 //   tf and dl; one field of weight 1 makes it plain BM25 with the same k1, b, dl and avgdl.
 // - repeated query tokens: wink adds a term's score once per occurrence in the query, which is what Lucene
@@ -55,9 +42,7 @@ beforeAll(async () => {
     tokenize('shock shock shock wave'),
     tokenize('flow'),
   ];
-  wink = winkBm25();
-  wink.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
-  wink.definePrepTasks([(text) => text.split(' ').filter((token) => token !== '')]);
+  wink = winkEngine();
   for (const doc of docs) wink.addDoc({ body: doc.tokens.join(' ') }, doc.id);
   wink.consolidate(WINK_PRECISION);
 });
