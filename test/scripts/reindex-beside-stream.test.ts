@@ -146,19 +146,26 @@ describe('npm run reindex beside the stream consumer', () => {
         running = false;
       });
     let changes = 0;
+    // Items a client is changing: no other client picks them meanwhile (a replace racing a delete would be a 404).
+    const busy = new Set<number>();
     // Deletes, replaces and creates by eight clients, paced, for as long as the reindexes run (bounded).
     await Promise.all(
       Array.from({ length: clients }, async () => {
         for (let i = 0; running && i < 400; i++) {
           await new Promise((resolve) => setTimeout(resolve, 20 + random() * 60));
           const at = Math.floor(random() * ids.length);
-          const id = ids[at];
+          const picked = ids[at];
+          const id = picked !== undefined && !busy.has(picked) ? picked : undefined;
           const roll = random();
           if (id !== undefined && roll < 0.3) {
             ids.splice(at, 1);
+            busy.add(id);
             expect((await api('DELETE', `/items/${id}`)).status).toBe(204);
+            busy.delete(id);
           } else if (id !== undefined && roll < 0.8) {
+            busy.add(id);
             expect((await api('PUT', `/items/${id}`, text())).status).toBe(200);
+            busy.delete(id);
           } else {
             const reply = await api('POST', '/items', text());
             expect(reply.status).toBe(201);
