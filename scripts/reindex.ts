@@ -3,15 +3,16 @@
 //   npm run reindex -- --ids 1,2,3                                    exactly these items
 //   npm run reindex -- --failure <file>                               the items of failed stream batches (on-failure
 //                                                                     records from the queue or the local consumer)
-//   npm run reindex -- --dictionary                                   puts the terms of an index written before the
-//                                                                     term dictionary (v1.1) into it
+//   npm run reindex -- --migrate                                      moves an index of layout 1 (before issue #19) to
+//                                                                     layout 2: the full reindex, then layout 1's
+//                                                                     records removed; resumable, with progress
 // Locally (default) against DynamoDB Local on DYNAMODB_PORT; on AWS with TABLE_NAME and AWS_REGION set.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { createDocumentClient } from '../lib/dynamodb/client.ts';
 import { createItemRepository } from '../lib/items/repository.ts';
-import { backfillDictionary } from '../lib/search/operations/backfill-dictionary.ts';
+import { migrateIndex } from '../lib/search/operations/migrate.ts';
 import { rebuildIndex } from '../lib/search/operations/rebuild.ts';
 import { type BatchResult, reindexBatch } from '../lib/search/write/batch.ts';
 import { createIndexer } from '../lib/search/write/indexer.ts';
@@ -26,7 +27,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'page-size': { type: 'string', default: '100' },
     restart: { type: 'boolean', default: false },
-    dictionary: { type: 'boolean', default: false },
+    migrate: { type: 'boolean', default: false },
   },
 });
 const positive = (name: string, text: string) => {
@@ -63,9 +64,23 @@ function summarize(what: string, { outcomes, invalid, failed }: BatchResult): bo
 }
 
 try {
-  if (args.dictionary) {
-    const { entries } = await backfillDictionary({ client, tableName });
-    console.log(`Term dictionary of ${tableName}: ${entries} terms added (${Date.now() - started} ms).`);
+  if (args.migrate) {
+    const { rebuild, swept } = await migrateIndex({
+      client,
+      tableName,
+      indexer,
+      concurrency: positive('concurrency', args.concurrency),
+      pageSize: positive('page-size', args['page-size']),
+      restart: args.restart,
+      onProgress: progressPrinter({ write: (line) => process.stderr.write(`${line}\n`) }),
+      onSwept: (count, scanned) =>
+        process.stderr.write(`migrate: ${count} records of layout 1 removed, ${scanned} records scanned\n`),
+    });
+    console.log(
+      `Migrated the index of ${tableName} to layout 2 (${Date.now() - started} ms): ${rebuild.items} items indexed` +
+        (rebuild.resumedAfter !== undefined ? ` (resuming after item ${rebuild.resumedAfter})` : '') +
+        `, ${swept} records of layout 1 removed.`,
+    );
   } else if (args.ids !== undefined) {
     const ids = args.ids.split(',').map((id) => positive('ids', id.trim()));
     const ok = summarize(

@@ -4,16 +4,10 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { BLOCK_CAPACITY, type BlockPosting, withPosting } from '../../lib/search/format/blocks.ts';
-import { blockSk, docKey, LAST_BLOCK_SK, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
+import { docKey, STATS_KEY, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
-import {
-  type BlockRecord,
-  blockItem,
-  dfItem,
-  planBlock,
-  postingsOf,
-} from '../../lib/search/write/postings.ts';
+import { appendedTerm, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 
 /** mulberry32: a small seeded PRNG, so every run generates the same collection. */
 export function prng(seed: number): () => number {
@@ -116,24 +110,6 @@ export function syntheticItem(id: number, timestamp: string): Item {
 /** The item record the repository writes. */
 const itemRecord = toRecord;
 
-/**
- * Adds one posting to a term's blocks (in sort key order) in memory, as the posting writer adds it to the table:
- * the block that covers its key, edited and re-planned by the writer's own planning step (`planBlock`).
- */
-function addPosting(blocks: BlockRecord[], posting: BlockPosting, capacity: number): void {
-  const sk = blockSk(posting.key);
-  let at = 0;
-  for (let high = blocks.length; at < high; ) {
-    const middle = (at + high) >>> 1;
-    if ((blocks[middle]?.sk ?? LAST_BLOCK_SK) < sk) at = middle + 1;
-    else high = middle;
-  }
-  const block = blocks[at];
-  const postings = block ? withPosting(block.postings, posting) : [posting];
-  if (!postings) return;
-  blocks.splice(at, block ? 1 : 0, ...planBlock(block, postings, { alone: blocks.length <= 1, capacity }));
-}
-
 async function batchWrite(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -170,7 +146,7 @@ async function writeAll(
 /**
  * Writes items 1 … size into an empty table as the repository and the indexer leave them after each item's
  * create and rebuild, in id order: the item, its doc record (rev 2), its postings' blocks exactly as the posting
- * writer would have split them, the df of every term with several blocks, STATS and the id counter.
+ * writer leaves them (tails, sealed blocks, directory pages), STATS and the id counter.
  */
 export async function bulkLoad(
   client: DynamoDBDocumentClient,
@@ -182,32 +158,27 @@ export async function bulkLoad(
     blockCapacity = BLOCK_CAPACITY,
   }: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
 ): Promise<{ records: number }> {
-  const terms = new Map<string, BlockRecord[]>();
+  const terms = new Map<string, BlockPosting[]>();
   const records: Record<string, unknown>[] = [];
   let totalLength = 0;
   for (let id = 1; id <= size; id++) {
     const item = syntheticItem(id, timestamp);
     const indexed = analyze(item);
     records.push(itemRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
-    for (const { term, key, tf, dl } of postingsOf(item.id, indexed).values()) {
-      const blocks = terms.get(term) ?? [];
-      terms.set(term, blocks);
-      addPosting(blocks, { key, tf, dl }, blockCapacity);
+    for (const { term, tf, dl } of postingsOf(item.id, indexed).values()) {
+      const postings = terms.get(term) ?? [];
+      terms.set(term, postings);
+      postings.push({ id, tf, dl });
     }
     totalLength += indexed.dl;
   }
-  for (const [term, blocks] of terms) {
-    // As the posting writer stores them: a split term has a DF record, which is then its dictionary entry.
-    records.push(...blocks.map((block) => blockItem(term, block)));
-    if (blocks.length > 1)
-      records.push(
-        dfItem(
-          term,
-          blocks.reduce((sum, block) => sum + block.postings.length, 0),
-        ),
-      );
+  for (const [term, postings] of terms) {
+    // Ids ascend, so the writer's records are those of appends, whatever its batches were (appendedTerm).
+    const { tail, sealed, pages } = appendedTerm(postings, blockCapacity);
+    records.push(tailItem(term, tail), ...sealed.map((block) => sealedItem(term, block)));
+    for (const [sk, entries] of pages) records.push({ pk: termPk(term), sk, ...entries });
   }
-  // One commit per item, as items indexed one at a time (STATS counts commits: lib/search/operations/repair-counts.ts).
+  // One commit per item, as items indexed one at a time.
   records.push(
     { ...STATS_KEY, docs: size, len: totalLength, commits: size },
     { ...COUNTER_KEY, value: size },

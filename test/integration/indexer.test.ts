@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { docKey, postingKey, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { docKey, STATS_KEY } from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
@@ -187,7 +187,7 @@ describe('index maintenance on DynamoDB Local', () => {
     const indexer = createIndexer({ ...table, items });
     const boot = await items.create(text);
     await indexer.reindexItem(boot.id);
-    // A longer description changes the item's length, so every posting moves to a new impact key.
+    // A longer description changes the item's length, so every posting of it is rewritten with its new length.
     await items.update(boot.id, () => ({ ...text, description: `${text.description} Resoled twice.` }));
     const search = createSearch(table);
     const found: boolean[] = [];
@@ -224,30 +224,19 @@ describe('index maintenance on DynamoDB Local', () => {
   });
 
   describe('with blocks of three postings, so blocks split and empty', () => {
-    it('redoes a term whose blocks it read before and after another writer split one of them (regression)', async () => {
-      const posting = (impact: number, id: number): Posting => ({
-        term: 'w',
-        key: postingKey(impact, id),
-        tf: 1,
-        dl: 10,
-      });
+    const posting = (id: number, tf = 1): Posting => ({ term: 'w', id, tf, dl: 10 });
+
+    it('redoes a term whose sealed blocks it read before and after another writer split one of them', async () => {
       const writer = createPostingWriter({ ...table, blockCapacity: 3 });
-      // Sixteen postings one at a time: a term of many blocks, so a change of two keys reads each key's block alone.
-      for (let i = 1; i <= 16; i++) await writer.add([posting(i * 100, i)]);
-      const full = (await snapshot(table, 3)).postings.length;
-      expect(full).toBe(16);
-      const blocks = await blocksOf(table, 'T#w');
-      const block = blocks.find((b) => b.keys.length >= 2);
-      if (!block) throw new Error('no block of two postings');
-      // Between the block's first two keys, k1 < b1 < b2 < k2: another writer adds b1 and b2, splitting the block so
-      // that k1 falls in the new lower block and k2 in the old one, between the reads of k1's block and k2's.
-      const first = 999_999 - Number((block.keys[0] ?? '').slice(0, 6));
-      const [k1, b1, b2, k2] = [10, 20, 30, 40].map((d, i) => posting(first - d, 101 + i)) as [
-        Posting,
-        Posting,
-        Posting,
-        Posting,
-      ];
+      // Sixteen postings one at a time: full blocks of three sealed from the tail (ends 30, 60, …, 150), 160 in it.
+      for (let i = 1; i <= 16; i++) await writer.add([posting(i * 10)]);
+      expect((await snapshot(table, 3)).postings.length).toBe(16);
+      expect((await blocksOf(table, 'T#w')).map((b) => b.sk)).toStrictEqual([
+        ...[30, 60, 90, 120, 150].map((end) => `K#${String(end).padStart(16, '0')}`),
+        'K#~',
+      ]);
+      // An edit that adds the term to two older items, 41 and 145: their blocks are read one at a time. Between the
+      // two reads another writer adds 42 and 43 to 41's block (40, 50, 60), which splits it.
       let queries = 0;
       let firstRead: Promise<unknown> | undefined;
       const send = table.client.send.bind(table.client);
@@ -264,73 +253,50 @@ describe('index maintenance on DynamoDB Local', () => {
             }
             if (queries === 2) {
               await firstRead;
-              await writer.add([b1, b2]);
+              await writer.add([posting(42), posting(43)]);
             }
             return send(...args);
           };
         },
       });
       await createPostingWriter({ client: racing, tableName: table.tableName, blockCapacity: 3 }).add([
-        k1,
-        k2,
+        posting(41),
+        posting(145),
       ]);
-      // Every key sits in the block that covers it (snapshot checks the block ranges), none lost, none twice; the
-      // term was read again after the torn read.
-      expect((await snapshot(table, 3)).postings.length).toBe(20);
+      // Every id sits in the block that covers it (snapshot checks the ranges), none lost, none twice; the term was
+      // read again after the read that straddled the split.
+      const after = await snapshot(table, 3);
+      expect(after.postings.length).toBe(20);
+      expect(after.df).toStrictEqual({ w: 20 });
       expect(queries).toBeGreaterThan(2);
     });
 
-    it('writes a term that split between its reads of the DF record and the last block as split (regression)', async () => {
-      // BatchGetItem reads each key on its own, not as a snapshot: a writer can see a term's DF record missing
-      // (before another writer's split created it) and its last block after that split. It must not take the
-      // term for a one-block term then, or it writes a key into a block that does not cover it and misses the df.
-      const posting = (impact: number, id: number): Posting => ({
-        term: 'w',
-        key: postingKey(impact, id),
-        tf: 1,
-        dl: 10,
-      });
+    it('redoes a term whose tail another writer sealed after it read it', async () => {
       const writer = createPostingWriter({ ...table, blockCapacity: 3 });
-      await writer.add([posting(500_000, 1), posting(400_000, 2), posting(300_000, 3)]);
+      await writer.add([posting(1), posting(2), posting(3)]);
       const send = table.client.send.bind(table.client);
-      let torn = 0;
-      const tearing = new Proxy(table.client, {
+      let stale = 0;
+      const late = new Proxy(table.client, {
         get(target, property, receiver) {
           if (property !== 'send') return Reflect.get(target, property, receiver);
           return async (...args: Parameters<typeof send>) => {
             const [command] = args;
-            if (!(command instanceof BatchGetCommand) || torn > 0) return send(...args);
-            torn++;
-            // The DF record is read first; the other writer's split lands; then the rest is read.
-            const keys = command.input.RequestItems?.[table.tableName]?.Keys ?? [];
-            const isDf = (key: Record<string, unknown>) => key.sk === 'DF';
-            const read = (part: Record<string, unknown>[]) =>
-              send(
-                new BatchGetCommand({
-                  RequestItems: { [table.tableName]: { Keys: part, ConsistentRead: true } },
-                }),
-              );
-            const dfs = await read(keys.filter(isDf));
-            await writer.add([posting(200_000, 4)]);
-            const rest = await read(keys.filter((key) => !isDf(key)));
-            return {
-              ...rest,
-              Responses: {
-                [table.tableName]: [
-                  ...(dfs.Responses?.[table.tableName] ?? []),
-                  ...(rest.Responses?.[table.tableName] ?? []),
-                ],
-              },
-            };
+            if (!(command instanceof BatchGetCommand) || stale > 0) return send(...args);
+            stale++;
+            // The tail is read (three postings, nothing sealed); the other writer's append seals it; the read returns.
+            const reply = await send(...args);
+            await writer.add([posting(4)]);
+            return reply;
           };
         },
       });
-      await createPostingWriter({ client: tearing, tableName: table.tableName, blockCapacity: 3 }).add([
-        posting(450_000, 5),
+      await createPostingWriter({ client: late, tableName: table.tableName, blockCapacity: 3 }).add([
+        posting(5),
+        posting(2, 3),
       ]);
-      expect(torn).toBe(1);
-      // snapshot checks that every key sits in the block that covers it and that df equals the postings.
+      expect(stale).toBe(1);
       const after = await snapshot(table, 3);
+      expect(after.postings).toStrictEqual(['w:1:1:10', 'w:2:3:10', 'w:3:1:10', 'w:4:1:10', 'w:5:1:10']);
       expect(after.df).toStrictEqual({ w: 5 });
     });
 

@@ -7,9 +7,8 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { docKey } from '../../lib/search/format/keys.ts';
+import { endOfSealedSk } from '../../lib/search/format/keys.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { rankInMemory } from '../../lib/search/read/rank.ts';
@@ -66,8 +65,8 @@ const next = seeded(42);
 const word = () => VOCABULARY[Math.floor(VOCABULARY.length * next() ** 2)] ?? 'boot';
 const sentence = (length: number) => Array.from({ length }, word).join(' ');
 
-/** Read one block of four postings at a time. */
-const ONE_BLOCK_PAGES = { pageBlocks: 1, laterPageBlocks: 1, blockCapacity: 4 } as const;
+/** Read one block at a time, with no budget: exact, in many rounds. */
+const ONE_BLOCK_ROUNDS = { blocksPerRound: 1, maxBlocks: Number.POSITIVE_INFINITY } as const;
 let items: ItemRepository;
 let search: ReturnType<typeof createSearch>;
 const corpus: Item[] = [];
@@ -87,13 +86,13 @@ beforeAll(async () => {
     });
     corpus.push(item);
   }
-  // In batches, as the stream consumer indexes: a batch adds many postings to a block at once, so blocks split in
-  // several pieces and terms gain their DF record mid-batch.
+  // In batches, as the stream consumer indexes: a batch appends many postings to a tail at once, so tails seal
+  // several blocks in one write.
   const ids = corpus.map((item) => item.id);
   for (let start = 0; start < ids.length; start += 50)
     await indexer.reindexItems(ids.slice(start, start + 50));
-  // One block a page forces many rounds, so the early stop is exercised, not just the full read.
-  search = createSearch({ ...table, ...ONE_BLOCK_PAGES });
+  // One block a round forces many rounds, so the early stop is exercised, not just the full read.
+  search = createSearch({ ...table, ...ONE_BLOCK_ROUNDS });
 }, 120_000);
 
 const reference = (query: string, topK: number, keep: (item: Item) => boolean = () => true) =>
@@ -225,31 +224,26 @@ function signal(what: string) {
   };
 }
 
-describe('a read budget per query term', () => {
-  /** The table's real client, recording the postings each of a term's Queries returns and the doc records read. */
+describe('block reads: the early stop, the budget and the round trips', () => {
+  /** The table's real client, recording each sealed block read (BatchGetItem) and each doc record read. */
   function countingClient(real: DynamoDBDocumentClient = table.client) {
-    const pages = new Map<string, number[]>();
+    const blocks: string[] = [];
     const docs: string[] = [];
     const client = {
       send: async (command: unknown) => {
-        const output = await real.send(command as never);
-        if (command instanceof QueryCommand) {
-          const pk = String(command.input.ExpressionAttributeValues?.[':pk']);
-          const blocks = (output as { Items?: { p: string }[] }).Items ?? [];
-          const postings = blocks.reduce((sum, block) => sum + decodeBlock(block.p).length, 0);
-          pages.set(pk, [...(pages.get(pk) ?? []), postings]);
-        }
-        if (command instanceof BatchGetCommand) {
+        if (command instanceof BatchGetCommand)
           for (const { Keys = [] } of Object.values(command.input.RequestItems ?? {}))
-            for (const key of Keys) if (String(key.pk).startsWith('D#')) docs.push(String(key.pk));
-        }
-        return output;
+            for (const key of Keys) {
+              if (endOfSealedSk(key.sk) !== undefined) blocks.push(`${key.pk} ${key.sk}`);
+              if (String(key.pk).startsWith('D#')) docs.push(String(key.pk));
+            }
+        return real.send(command as never);
       },
     } as unknown as DynamoDBDocumentClient;
-    const read = () => new Map([...pages].map(([pk, sizes]) => [pk, sizes.reduce((a, b) => a + b, 0)]));
-    return { client, read, pages, docs };
+    return { client, blocks, docs };
   }
   const query = 'boot rain jacket trail winter';
+  const everything = async (ids: number[]) => new Set(ids);
   /** A table of its own holding items with these names and descriptions, indexed in blocks of four. */
   async function ownIndex(texts: { name: string; description: string }[]) {
     const own = await freshTable();
@@ -260,37 +254,32 @@ describe('a read budget per query term', () => {
     await indexer.reindexItems(ids);
     return { own, ids };
   }
-  /** A search over the shared corpus with a budget of 8 postings a term, read a block at a time. */
-  const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxPostingsPerTerm?: number } = {}) =>
-    createSearch({
-      client,
-      tableName: table.tableName,
-      ...ONE_BLOCK_PAGES,
-      maxPostingsPerTerm: 8,
-      ...options,
-    });
-  /** Each list was read until `budget` postings were, and not a page further. */
-  const stoppedAt = (pages: Map<string, number[]>, budget: number) => {
-    expect(pages.size).toBe(5);
-    for (const sizes of pages.values()) {
-      const total = sizes.reduce((a, b) => a + b, 0);
-      expect(total).toBeGreaterThanOrEqual(budget);
-      expect(total - (sizes.at(-1) ?? 0)).toBeLessThan(budget);
-    }
-  };
+  /** A search over the shared corpus that reads 8 sealed blocks at most, two a round. */
+  const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxBlocks?: number } = {}) =>
+    createSearch({ client, tableName: table.tableName, maxBlocks: 8, blocksPerRound: 2, ...options });
 
-  it('reads at most maxPostingsPerTerm postings of each list, and scores what it returns exactly', async () => {
-    const { client, pages } = countingClient();
-    const cut = budgeted(client);
-    const hits = await cut({
+  it('reads at most maxBlocks sealed blocks, and scores what it returns exactly', async () => {
+    const unbounded = countingClient();
+    await createSearch({ client: unbounded.client, tableName: table.tableName, maxBlocks: Infinity })({
       terms: queryWeights(tokenize(query)),
       topK: 5,
       minScore: 0,
-      accept: async (ids) => new Set(ids),
+      accept: everything,
     });
-    // These lists are far longer than 8 postings, so every one was cut short.
-    stoppedAt(pages, 8);
-    expect(hits).toHaveLength(5);
+    // The exact answer needs more than the budget here, so the budget is what stops the read below.
+    expect(unbounded.blocks.length).toBeGreaterThan(8);
+    const { client, blocks } = countingClient();
+    const hits = await budgeted(client)({
+      terms: queryWeights(tokenize(query)),
+      topK: 5,
+      minScore: 0,
+      accept: everything,
+    });
+    expect(blocks.length).toBeLessThanOrEqual(8);
+    expect(new Set(blocks).size).toBe(blocks.length);
+    // What it could score in full within the budget: fewer than asked for here, every one exact.
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(5);
     const exact = new Map(reference(query, corpus.length).map((hit) => [hit.id, hit]));
     for (const hit of hits) {
       expect(Math.abs(hit.score - (exact.get(hit.id)?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
@@ -299,8 +288,9 @@ describe('a read budget per query term', () => {
     expect(hits.map((h) => h.score)).toStrictEqual(hits.map((h) => h.score).sort((a, b) => b - a));
   });
 
-  it('scores only a proven top k exactly, fetching its items meanwhile; the first page overlaps the statistics', async () => {
-    // Three items say "kettle" six times, twenty once: after the first page the top 3 is proven.
+  it('reads only the blocks that can hold the top k; counts, tails and directories come in one round trip', async () => {
+    // Three items say "kettle" six times, twenty once: they fill the first sealed block, whose maximum alone can
+    // reach the top 3; the other blocks' maxima cannot.
     const { own, ids } = await ownIndex(
       Array.from({ length: 23 }, (_, i) => ({
         name: `kettle ${i}`,
@@ -308,109 +298,78 @@ describe('a read budget per query term', () => {
       })),
     );
     const strong = ids.slice(0, 3);
-    const { client, read, docs } = countingClient(own.client);
-    const search = createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES });
+    const { client, blocks, docs } = countingClient(own.client);
+    const search = createSearch({ client, tableName: own.tableName, blocksPerRound: 1 });
     const hits = await search({
       terms: queryWeights(tokenize('kettle')),
       topK: 3,
       minScore: 0,
-      accept: async (ids) => new Set(ids),
+      accept: everything,
     });
-    expect(hits.map((h) => h.id).sort((a, b) => a - b)).toStrictEqual(strong);
-    // The list (23 postings) was not read to its end: the top 3 was proven early.
-    expect(read().get('T#kettl')).toBeLessThan(12);
-    // No pool of 4 × k candidates: the top 3 alone are scored exactly.
-    expect([...docs].sort()).toStrictEqual(strong.map((id) => `D#${id}`).sort());
+    expect(hits.map((h) => h.id)).toStrictEqual(strong);
+    // Five sealed blocks of four and a tail of three: one block read.
+    expect(blocks).toStrictEqual([`T#kettl K#${String(ids[3]).padStart(16, '0')}`]);
+    expect(docs).toStrictEqual([]);
 
-    // Round trips overlap: the first page is requested before the statistics arrive, and the answer's items
-    // before its doc records do. Each is held here until the other has been sent: one after the other, they stall.
-    const firstPage = signal('a first page');
-    const items = signal('the items');
+    // The corpus counts and tails (BatchGetItem) are read while the directories are (Query): each is held here
+    // until the other has been sent; one after the other, they stall.
+    const directory = signal('a directory');
     const gated = {
       send: async (command: unknown) => {
-        if (command instanceof QueryCommand) firstPage.fire();
+        if (command instanceof QueryCommand) directory.fire();
         if (command instanceof BatchGetCommand) {
           const keys = Object.values(command.input.RequestItems ?? {}).flatMap(({ Keys = [] }) => Keys);
-          if (keys.some((key) => key.pk === 'STATS')) await firstPage.sent();
-          if (keys.some((key) => String(key.pk).startsWith('D#'))) await items.sent();
+          if (keys.some((key) => key.pk === 'STATS')) await directory.sent();
         }
         return own.client.send(command as never);
       },
     } as unknown as DynamoDBDocumentClient;
-    const overlapping = createSearch({ client: gated, tableName: own.tableName, ...ONE_BLOCK_PAGES });
-    const again = await overlapping({
-      terms: queryWeights(tokenize('kettle')),
-      topK: 3,
-      minScore: 0,
-      accept: async (ids) => {
-        items.fire();
-        return new Set(ids);
-      },
-    });
-    expect(again).toStrictEqual(hits);
+    const overlapping = createSearch({ client: gated, tableName: own.tableName, blocksPerRound: 1 });
+    expect(
+      await overlapping({
+        terms: queryWeights(tokenize('kettle')),
+        topK: 3,
+        minScore: 0,
+        accept: everything,
+      }),
+    ).toStrictEqual(hits);
   }, 60_000);
 
-  it('breaks ties by id without scoring the tied candidates it has seen in every list again', async () => {
+  it('breaks ties by id, from the postings alone', async () => {
     // Twelve items score exactly the same for "kettle": the top 3 are the three lowest ids.
     const { own, ids } = await ownIndex(
       Array.from({ length: 12 }, () => ({ name: 'kettle', description: 'steel' })),
     );
     const { client, docs } = countingClient(own.client);
-    const hits = await createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES })({
+    const hits = await createSearch({ client, tableName: own.tableName, blocksPerRound: 1 })({
       terms: queryWeights(tokenize('kettle')),
       topK: 3,
       minScore: 0,
-      accept: async (accepted) => new Set(accepted),
+      accept: everything,
     });
     expect(hits.map((h) => h.id)).toStrictEqual(ids.slice(0, 3));
     expect(new Set(hits.map((h) => h.score)).size).toBe(1);
-    // Each tied candidate's score is known from its posting, summed as its doc record would be: only the
-    // answer's doc records are read, not the nine it ties with.
-    expect([...docs].sort()).toStrictEqual(
-      ids
-        .slice(0, 3)
-        .map((id) => `D#${id}`)
-        .sort(),
-    );
+    expect(docs).toStrictEqual([]);
   });
 
-  it('fills the top k past a candidate whose doc record is missing (postings a crashed rebuild left)', async () => {
-    const { own, ids } = await ownIndex(
-      Array.from({ length: 6 }, (_, i) => ({
-        name: 'kettle',
-        description: `${'kettle '.repeat(5 - i)}steel`,
-      })),
-    );
-    // The strongest item's doc record is gone, its postings are not.
-    await own.client.send(new DeleteCommand({ TableName: own.tableName, Key: docKey(ids[0] ?? 0) }));
-    const hits = await createSearch(own)({
-      terms: queryWeights(tokenize('kettle')),
-      topK: 3,
-      minScore: 0,
-      accept: async (accepted) => new Set(accepted),
-    });
-    expect(hits.map((h) => h.id)).toStrictEqual(ids.slice(1, 4));
-  });
-
-  it('stops reading a list at its df: no Query for an empty page after a list that filled its last page', async () => {
+  it('answers a term whose postings fit its tail from the first round trip alone', async () => {
     const { own } = await ownIndex(
       Array.from({ length: 4 }, (_, i) => ({ name: `kettle ${i}`, description: '' })),
     );
-    const { client, pages } = countingClient(own.client);
-    const hits = await createSearch({ client, tableName: own.tableName, ...ONE_BLOCK_PAGES })({
+    const { client, blocks } = countingClient(own.client);
+    const hits = await createSearch({ client, tableName: own.tableName })({
       terms: queryWeights(tokenize('kettle')),
       topK: 10,
       minScore: 0,
-      accept: async (ids) => new Set(ids),
+      accept: everything,
     });
     expect(hits).toHaveLength(4);
-    // One block of four: the page ends on its limit, and the df says nothing follows.
-    expect(pages.get('T#kettl')).toStrictEqual([4]);
+    expect(blocks).toStrictEqual([]);
   });
 
   it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
-    const { client, read } = countingClient();
-    const cut = budgeted(client, { filterMaxPostingsPerTerm: 10_000 });
+    const { client, blocks } = countingClient();
+    const cut = budgeted(client, { filterMaxBlocks: 10_000 });
     const keep = (item: Item) => item.tags.includes('t3') && item.attributes.even === false;
     const retrieve = createRetriever({ search: cut, items, dictionary: createDictionary(table) });
     const { results } = await retrieve({
@@ -419,19 +378,20 @@ describe('a read budget per query term', () => {
       minScore: 0,
       filter: { tags: ['t3'], attributes: { even: false } },
     });
-    // Few items pass: the search read on past 8 postings a term to fill the top 5 with items that do.
-    expect(Math.max(...read().values())).toBeGreaterThan(11);
-    expect(results).toHaveLength(Math.min(5, corpus.filter(keep).length));
-    const exact = new Map(reference(query, corpus.length).map((hit) => [hit.id, hit.score]));
-    for (const result of results) {
-      expect(keep(result.item)).toBe(true);
-      expect(Math.abs(result.score - (exact.get(result.item.id) ?? 0)) / result.score).toBeLessThan(1e-9);
-    }
+    // Few items pass: the search read on past 8 blocks to fill the top 5 with items that do, exactly.
+    expect(blocks.length).toBeGreaterThan(8);
+    const byId = new Map(corpus.map((item) => [item.id, item]));
+    const expected = reference(query, corpus.length)
+      .filter((hit) => keep(byId.get(hit.id) as Item))
+      .slice(0, 5);
+    expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((e) => e.id));
+    for (const [i, result] of results.entries())
+      expect(Math.abs(result.score - (expected[i]?.score ?? 0)) / result.score).toBeLessThan(1e-9);
   });
 
-  it('stops at filterMaxPostingsPerTerm', async () => {
-    const { client, pages } = countingClient();
-    const cut = budgeted(client, { filterMaxPostingsPerTerm: 16 });
+  it('stops at filterMaxBlocks', async () => {
+    const { client, blocks } = countingClient();
+    const cut = budgeted(client, { filterMaxBlocks: 16 });
     const { results } = await createRetriever({ search: cut, items, dictionary: createDictionary(table) })({
       query,
       topK: 5,
@@ -439,6 +399,7 @@ describe('a read budget per query term', () => {
       filter: { tags: ['no-such-tag'] },
     });
     expect(results).toStrictEqual([]);
-    stoppedAt(pages, 16);
+    expect(blocks.length).toBeGreaterThan(8);
+    expect(blocks.length).toBeLessThanOrEqual(16);
   });
 });

@@ -6,8 +6,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { Item } from '../../lib/items/schema.ts';
-import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/format/blocks.ts';
-import { idOfKey } from '../../lib/search/format/keys.ts';
+import { BLOCK_CAPACITY, blockMax, decodeBlock } from '../../lib/search/format/blocks.ts';
+import {
+  endOfPageEntry,
+  endOfSealedSk,
+  idOfDocKey,
+  pageEntry,
+  pageSk,
+  STATS_KEY,
+  TAIL_SK,
+} from '../../lib/search/format/keys.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
 import type { freshTable } from './stack.ts';
 
@@ -17,27 +25,55 @@ import type { freshTable } from './stack.ts';
 export type Table = Awaited<ReturnType<typeof freshTable>>;
 
 /**
- * The block layout's invariants: each term's blocks are non-empty (but the last block of a split term, which says
- * it is split) and within capacity, and each holds exactly keys after the previous block's end up to its own end
- * (the last one, B#~, everything after).
+ * The layout's invariants (lib/search/format/keys.ts), term by term: sealed blocks within capacity, each holding ids
+ * after the previous block's end up to its own end, non-empty but for the one ending at the tail's `lo`; the tail's
+ * ids above `lo` and within capacity; its df the term's posting count, and a term with postings in the dictionary;
+ * the directory listing exactly the sealed blocks, in their pages, each entry at or above its block's impacts, as
+ * the tail's `m` is above its own.
  */
-export function checkBlocks(blocks: Record<string, unknown>[], capacity: number) {
-  const byTerm = Map.groupBy(blocks, (r) => String(r.pk));
-  for (const [pk, list] of byTerm) {
-    const sorted = list.map((r) => String(r.sk)).sort();
-    let previous = '';
-    for (const sk of sorted) {
-      const block = list.find((r) => r.sk === sk);
-      const keys = decodeBlock(String(block?.p)).map((p) => p.key);
-      if (sk === 'B#~' && block?.s === 1 && keys.length === 0) continue;
-      expect(keys.length, `${pk} ${sk} size`).toBeGreaterThan(0);
-      expect(keys.length, `${pk} ${sk} size`).toBeLessThanOrEqual(capacity);
-      expect((keys[0] ?? '') > previous, `${pk} ${sk} starts after the previous block`).toBe(true);
-      const end = sk.slice(2);
-      // A block ends at its last key when written; removing that posting leaves the end where it was.
-      if (end !== '~') expect((keys.at(-1) ?? '') <= end, `${pk} ${sk} ends by its end key`).toBe(true);
+export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
+  const termRows = rows.filter((r) => String(r.pk).startsWith('T#'));
+  for (const [pk, list] of Map.groupBy(termRows, (r) => String(r.pk))) {
+    const tail = list.find((r) => r.sk === TAIL_SK);
+    const sealed = list
+      .filter((r) => endOfSealedSk(r.sk) !== undefined)
+      .sort((a, b) => (endOfSealedSk(a.sk) ?? 0) - (endOfSealedSk(b.sk) ?? 0));
+    const pages = list.filter((r) => String(r.sk).startsWith('X#'));
+    expect(
+      list.every((r) => r === tail || sealed.includes(r) || pages.includes(r)),
+      `${pk} has only tail, blocks and pages`,
+    ).toBe(true);
+    const lo = Number(tail?.lo ?? 0);
+    let previous = 0;
+    let count = 0;
+    for (const block of sealed) {
+      const end = endOfSealedSk(block.sk) ?? 0;
+      const postings = decodeBlock(String(block.p));
+      count += postings.length;
+      if (end !== lo) expect(postings.length, `${pk} ${block.sk} size`).toBeGreaterThan(0);
+      expect(postings.length, `${pk} ${block.sk} size`).toBeLessThanOrEqual(capacity);
+      for (const p of postings) expect(p.id > previous && p.id <= end, `${pk} ${block.sk} holds ${p.id}`).toBe(true);
+      expect(Number(block.m), `${pk} ${block.sk} m`).toBeGreaterThanOrEqual(blockMax(postings));
+      const page = pages.find((r) => r.sk === pageSk(end));
+      expect(page?.[pageEntry(end)], `${pk} directory entry of ${block.sk}`).toBe(block.m);
       previous = end;
     }
+    if (sealed.length > 0) expect(previous, `${pk} last sealed block ends at lo`).toBe(lo);
+    const entries = pages.flatMap((page) =>
+      Object.keys(page).flatMap((name) => (endOfPageEntry(name) === undefined ? [] : [endOfPageEntry(name)])),
+    );
+    expect(entries.length, `${pk} directory entries`).toBe(sealed.length);
+    if (!tail) {
+      expect(sealed.length, `${pk} has blocks but no tail`).toBe(0);
+      continue;
+    }
+    const postings = decodeBlock(String(tail.p));
+    count += postings.length;
+    expect(postings.length, `${pk} tail size`).toBeLessThanOrEqual(capacity);
+    for (const p of postings) expect(p.id > lo, `${pk} tail holds ${p.id} above lo`).toBe(true);
+    expect(Number(tail.m), `${pk} tail m`).toBeGreaterThanOrEqual(blockMax(postings));
+    expect(tail.df, `df of ${pk}`).toBe(count);
+    if (count > 0) expect(tail.wt, `${pk} in the dictionary`).toBe(pk.slice(2));
   }
 }
 
@@ -58,45 +94,37 @@ export async function scanAll({ client, tableName }: Table): Promise<Record<stri
 /** Everything the index holds, as comparable plain data. */
 export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const rows = await scanAll(table);
-  const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('B#'));
-  checkBlocks(blocks, capacity);
+  checkTerms(rows, capacity);
+  const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
   const postings = blocks
-    .flatMap((r) =>
-      decodeBlock(String(r.p)).map((p) => `${String(r.pk).slice(2)}:${idOfKey(p.key)}:${p.tf}:${p.dl}`),
-    )
+    .flatMap((r) => decodeBlock(String(r.p)).map((p) => `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${p.dl}`))
     .sort();
-  // df: the DF record where the term has one (it must equal the posting count), else the count itself; a term
-  // without a DF record has one block at most.
-  const counts = new Map<string, number>();
-  for (const posting of postings) {
-    const term = posting.slice(0, posting.indexOf(':'));
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-  }
-  const recorded = new Map(rows.filter((r) => r.sk === 'DF').map((r) => [String(r.pk).slice(2), r.df]));
-  for (const [term, df] of recorded) expect(df, `df of ${term}`).toBe(counts.get(term) ?? 0);
-  for (const [pk, list] of Map.groupBy(blocks, (r) => String(r.pk)))
-    if (!recorded.has(pk.slice(2))) expect(list.length, `${pk} has no DF record`).toBe(1);
-  const df = Object.fromEntries(counts);
-  const stats = rows.find((r) => r.pk === 'STATS');
+  // df: each tail's (checkTerms: equal to its term's posting count), for the terms that have postings.
+  const df = Object.fromEntries(
+    rows
+      .filter((r) => r.sk === TAIL_SK && Number(r.df) > 0)
+      .map((r) => [String(r.pk).slice(2), Number(r.df)]),
+  );
+  const stats = rows.find((r) => r.pk === STATS_KEY.pk && r.sk === STATS_KEY.sk);
   const docs = rows
-    .filter((r) => String(r.pk).startsWith('D#'))
+    .filter((r) => idOfDocKey(r.pk, r.sk) !== undefined)
     .map((r) => ({ id: r.pk, pending: r.pending ?? [] }));
   return { postings, df, stats: { docs: stats?.docs ?? 0, len: stats?.len ?? 0 }, docs };
 }
 
-/** A term's blocks in order, with their keys. */
+/** A term's blocks in order (sealed, then the tail), with their ids. */
 export async function blocksOf({ client, tableName }: Table, pk: string) {
   const page = await client.send(
     new QueryCommand({
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :b)',
-      ExpressionAttributeValues: { ':pk': pk, ':b': 'B#' },
+      ExpressionAttributeValues: { ':pk': pk, ':b': 'K#' },
       ConsistentRead: true,
     }),
   );
   return (page.Items ?? []).map((r) => ({
     sk: String(r.sk),
-    keys: decodeBlock(String(r.p)).map((p) => p.key),
+    ids: decodeBlock(String(r.p)).map((p) => p.id),
   }));
 }
 

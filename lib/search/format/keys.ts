@@ -1,46 +1,73 @@
-import { itemSk } from '../../items/keys.ts';
-
 /**
- * Index records in the items table (see lib/items/keys.ts for the items themselves):
- *   T#<term> / B#<end key>       a block of the term's postings (see blocks.ts): every posting key after the
- *                                previous block's end, up to and including <end key>; the last block is B#~
- *   T#<term> / DF                the term's document frequency (= its number of postings), once the term has had
- *                                more than one block; a term without it has one block, whose count is its df
- *   D#<id>   / DOC               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at
- *                                most one state), and the lease of the writer working on it
- *   STATS    / CORPUS            docs (N) and len (sum of dl) over indexed items, changed once per commit of a batch
- * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's *head*
- * record, the one that holds its df: the DF record when the term has one, else its only block (B#~, which then
- * carries `df` too). A head record carries `wt` (the term), `wp` (P#<its first two code points>) and `wl`
- * (L#<its length in code points>); `terms-by-prefix` is keyed (wp, wt) and `terms-by-length` (wl, wt), both
- * projecting df. So the dictionary changes in the same writes as the postings, at no extra request.
- * A posting key is `<999999 - impact, 6 digits>#<16-digit id>`: ascending key order is descending impact, so a
- * query reads the strongest postings of a term first, many to a DynamoDB item.
+ * Index records in the items table (see lib/items/keys.ts for the items themselves), layout 2: postings in item-id
+ * order, as Lucene and tantivy keep them, so a new item (ids increase) appends to the tail of each of its terms.
+ *   T#<term> / K#~               the term's *tail*: its newest postings (ids above `lo`), its df (every posting of
+ *                                the term), the tail's maximum impact `m`, `lo` (the last sealed block's end, 0 when
+ *                                none) and the dictionary entry. Every change of the term's postings rewrites it, under
+ *                                a compare-and-swap on its version, in the same write as the postings it changes.
+ *   T#<term> / K#<16-digit id>   a *sealed* block: the term's postings with ids after the previous block's end, up to
+ *                                and including <id>; `m` its maximum impact. Written when a tail fills, and when an
+ *                                edit or a deletion changes an older item.
+ *   T#<term> / X#<page>          a *directory page*: one attribute `<end in base 36>` = maximum impact for each sealed
+ *                                block whose end falls in the page (PAGE_IDS ids a page), so a query knows every
+ *                                block's range and maximum without reading the blocks. Changed in the same
+ *                                transaction as its blocks.
+ *   D#<id>   / IDX               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at most
+ *                                one state), and the lease of the writer working on it
+ *   STATS    / INDEX             docs (N) and len (sum of dl) over indexed items, changed once per commit of a batch
+ * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's tail,
+ * which carries `wt` (the term), `wp` (P#<its first two code points>) and `wl` (L#<its length in code points>):
+ * `terms-by-prefix` is keyed (wp, wt) and `terms-by-length` (wl, wt), both projecting df.
+ *
+ * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
+ * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
  */
-export const STATS_KEY = { pk: 'STATS', sk: 'CORPUS' } as const;
-export const BLOCK_PREFIX = 'B#';
-/** The sort key of a term's last block: `~` sorts after every digit, so it covers every key past the others. */
-export const LAST_BLOCK_SK = 'B#~';
+export const STATS_KEY = { pk: 'STATS', sk: 'INDEX' } as const;
 
-/** The fixed document length impacts are computed at, so a posting's key never depends on corpus state. */
+/** The fixed document length impacts are computed at, so a block's maximum never depends on corpus state. */
 export const REFERENCE_LENGTH = 64;
 
 /** One codec for every index record's key: nothing outside this file spells a prefix or parses a key. */
 const TERM_PREFIX = 'T#';
 const DOC_PREFIX = 'D#';
-/** The sort key of a term's DF record. */
-export const DF_SK = 'DF';
+const DOC_SK = 'IDX';
+export const SEALED_PREFIX = 'K#';
+/** The sort key of a term's tail: `~` sorts after every digit, so the tail comes after every sealed block. */
+export const TAIL_SK = 'K#~';
+export const PAGE_PREFIX = 'X#';
+/** Item ids a directory page covers: a page holds the blocks of a range of ids, so it stays small (≈ 1 KB). */
+export const PAGE_IDS = 16_384;
+
+const pad = (id: number): string => String(id).padStart(16, '0');
 
 export const termPk = (term: string): string => `${TERM_PREFIX}${term}`;
 /** The term a record belongs to (its pk is T#<term>), or undefined for a record of another kind. */
 export const termOfPk = (pk: unknown): string | undefined =>
   typeof pk === 'string' && pk.startsWith(TERM_PREFIX) ? pk.slice(TERM_PREFIX.length) : undefined;
-/** The item id of a doc record's pk (D#<id>), or undefined for a record of another kind. */
-export const idOfDocPk = (pk: unknown): number | undefined =>
-  typeof pk === 'string' && pk.startsWith(DOC_PREFIX) ? Number(pk.slice(DOC_PREFIX.length)) : undefined;
+/** The item id of a doc record (D#<id> / IDX), or undefined for a record of another kind. */
+export const idOfDocKey = (pk: unknown, sk: unknown): number | undefined =>
+  typeof pk === 'string' && pk.startsWith(DOC_PREFIX) && sk === DOC_SK
+    ? Number(pk.slice(DOC_PREFIX.length))
+    : undefined;
 /** The condition value that matches every term record's pk (`begins_with(pk, :prefix)`), and every doc record's. */
 export const TERM_PK_PREFIX = TERM_PREFIX;
 export const DOC_PK_PREFIX = DOC_PREFIX;
+
+export const tailKey = (term: string) => ({ pk: termPk(term), sk: TAIL_SK });
+export const sealedSk = (end: number): string => `${SEALED_PREFIX}${pad(end)}`;
+/** The end id of a sealed block's sort key (K#<id>); undefined for the tail or a record of another kind. */
+export const endOfSealedSk = (sk: unknown): number | undefined =>
+  typeof sk === 'string' && sk.startsWith(SEALED_PREFIX) && sk !== TAIL_SK
+    ? Number(sk.slice(SEALED_PREFIX.length))
+    : undefined;
+export const pageSk = (end: number): string =>
+  `${PAGE_PREFIX}${String(Math.floor(end / PAGE_IDS)).padStart(8, '0')}`;
+/** A directory page's attribute name for a block ending at `end` (base 36: short, and never a key attribute). */
+export const pageEntry = (end: number): string => `e${end.toString(36)}`;
+/** The block end of a directory page's attribute name, or undefined for any other attribute. */
+export const endOfPageEntry = (name: string): number | undefined =>
+  /^e[0-9a-z]+$/.test(name) ? Number.parseInt(name.slice(1), 36) : undefined;
+export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK });
 
 /** The dictionary's two indexes (see above). */
 export const PREFIX_INDEX = 'terms-by-prefix';
@@ -50,26 +77,23 @@ export const PREFIX_PARTITION_LENGTH = 2;
 export const prefixPartition = (word: string): string =>
   `P#${[...word].slice(0, PREFIX_PARTITION_LENGTH).join('')}`;
 export const lengthPartition = (length: number): string => `L#${length}`;
-/** The attributes that put a term's head record in the dictionary. */
+/** The attributes that put a term's tail in the dictionary. */
 export const dictionaryEntry = (term: string) => ({
   wt: term,
   wp: prefixPartition(term),
   wl: lengthPartition([...term].length),
 });
-export const dfKey = (term: string) => ({ pk: termPk(term), sk: DF_SK });
-export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: 'DOC' });
-export const blockSk = (endKey: string): string => `${BLOCK_PREFIX}${endKey}`;
+/** Whether a dictionary index row is a term's entry in this layout (layout 1's head records may linger). */
+export const isDictionaryEntry = (row: { sk?: unknown }): boolean => row.sk === TAIL_SK;
 
 /** 0..999999, larger = stronger: the BM25 saturation at the reference length, quantized (rounded up). */
 export const impactOf = (saturationAtReference: number): number =>
   Math.min(999_999, Math.ceil(saturationAtReference * 1_000_000));
 
-/** Posting key: inverted impact first (ascending key = descending impact), then the item id. */
-export const postingKey = (impact: number, id: number): string =>
-  `${String(999_999 - impact).padStart(6, '0')}#${itemSk(id)}`;
-
-/** The impact encoded in a posting key. */
-export const impactOfKey = (key: string): number => 999_999 - Number(key.slice(0, 6));
-
-/** The item id encoded in a posting key. */
-export const idOfKey = (key: string): number => Number(key.slice(7));
+/** Layout 1's keys, for the migration that removes them (see above). */
+export const LEGACY = {
+  blockPrefix: 'B#',
+  dfSk: 'DF',
+  docSk: 'DOC',
+  statsKey: { pk: 'STATS', sk: 'CORPUS' },
+} as const;

@@ -20,8 +20,9 @@ export interface RebuildReport {
   items: number;
   removed: number;
   strayPostings: number;
+  /** 1 when N and the total length disagreed with the doc records (a manual edit) and were set again. */
   repairedCounts: number;
-  /** Counters not checked because writers changed them meanwhile (run again to check them). */
+  /** 1 when a commit landed while they were checked (run again to check them). */
   countsSkipped: number;
   /** Items whose stored record is invalid (logged, not indexed). */
   invalid: number;
@@ -64,9 +65,10 @@ async function listIds(client: DynamoDBDocumentClient, tableName: string, afterI
 
 /**
  * `npm run reindex`: rebuilds the index from the items. Re-derives every item's postings, removes the index
- * records of deleted items, removes postings no doc record accounts for, and repairs df and corpus counts. Safe
- * beside the stream consumer: every posting change goes through the indexer (under each item's lease), and a count
- * is repaired only from a snapshot no writer changed (repair-counts.ts), never from the scan.
+ * records of deleted items and postings no doc record accounts for, and repairs the corpus counts if a manual edit
+ * made them disagree. Safe beside the stream consumer: every posting change goes through the indexer (under each
+ * item's lease), a term's df changes in the same write as its postings (postings.ts), and the corpus counts are
+ * repaired only from a snapshot no writer changed (repair-counts.ts), never from the scan.
  *
  * The first phase lists item ids in pages and indexes up to `concurrency` pages at once (`reindexItems`). It is
  * resumable: the checkpoint (CHECKPOINT_KEY) moves past a page only once it and every page before it are done, so a
@@ -191,10 +193,10 @@ export async function rebuildIndex({
   }
   // 3. Postings of items that had no doc record when scanned: removed through the indexer (strays.ts).
   report.strayPostings = await removeStrays({ client, tableName, indexer, scanned });
-  // 4. Counters that drifted (only after manual edits or a past defect), each repaired only from a snapshot.
-  const repaired = await repairCounts({ client, tableName, scanned });
-  report.repairedCounts = repaired.repaired;
-  report.countsSkipped = repaired.skipped;
+  // 4. Corpus counts that a manual edit made disagree, repaired only from a snapshot (repair-counts.ts).
+  const counts = await repairCounts(client, tableName);
+  report.repairedCounts = counts === 'repaired' ? 1 : 0;
+  report.countsSkipped = counts === 'skipped' ? 1 : 0;
   await client.send(new DeleteCommand({ TableName: tableName, Key: CHECKPOINT_KEY }));
   return report;
 }

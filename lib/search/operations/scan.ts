@@ -1,34 +1,31 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { decodeBlock } from '../format/blocks.ts';
-import { BLOCK_PREFIX, DF_SK, idOfDocPk, termOfPk } from '../format/keys.ts';
+import { idOfDocKey, SEALED_PREFIX, termOfPk } from '../format/keys.ts';
 import type { Posting } from '../write/postings.ts';
 
 /**
- * The operations `npm run reindex` runs after it has indexed every item: what a scan of the index shows, the removal
- * of postings no doc record accounts for, and the repair of counters that drifted. A scan is no snapshot (each
- * record is read at its own moment, while the stream consumer may be writing), so nothing here writes what a scan
- * saw: postings are removed through the indexer, under the item's lease, and a counter is set only from a snapshot
- * that no writer changed before the write (a condition on it).
+ * The operations `npm run reindex` runs after it has indexed every item: what a scan of the index shows, and the
+ * removal of postings no doc record accounts for. A scan is no snapshot (each record is read at its own moment,
+ * while the stream consumer may be writing), so nothing here writes what a scan saw: postings are removed through
+ * the indexer, under the item's lease.
  */
 
 const Row = v.object({
   pk: v.string(),
   sk: v.string(),
   p: v.optional(v.string()),
-  df: v.optional(v.number()),
   dl: v.optional(v.number()),
   version: v.optional(v.number()),
 });
 
-/** What one scan of the index saw: the ids with a doc record, every posting, and each DF record's df. */
+/** What one scan of the index saw: the ids with a doc record, and every posting (sealed or in a tail). */
 export interface IndexScan {
   docs: Set<number>;
   postings: Posting[];
-  dfs: Map<string, number>;
 }
 
-/** Every record of the table, page by page (keys and the index's attributes only). */
+/** Every record of the table, page by page (keys, `p`, `dl`, `version`), optionally only those whose pk has a prefix. */
 export async function* scan(client: DynamoDBDocumentClient, tableName: string, filter?: string) {
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -36,7 +33,7 @@ export async function* scan(client: DynamoDBDocumentClient, tableName: string, f
       new ScanCommand({
         TableName: tableName,
         ExclusiveStartKey: startKey,
-        ProjectionExpression: 'pk, sk, #p, df, dl, version',
+        ProjectionExpression: 'pk, sk, #p, dl, version',
         ExpressionAttributeNames: { '#p': 'p' },
         ...(filter
           ? { FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': filter } }
@@ -50,14 +47,13 @@ export async function* scan(client: DynamoDBDocumentClient, tableName: string, f
 
 /** One scan of the index records. */
 export async function scanIndex(client: DynamoDBDocumentClient, tableName: string): Promise<IndexScan> {
-  const found: IndexScan = { docs: new Set(), postings: [], dfs: new Map() };
+  const found: IndexScan = { docs: new Set(), postings: [] };
   for await (const row of scan(client, tableName)) {
-    const id = idOfDocPk(row.pk);
+    const id = idOfDocKey(row.pk, row.sk);
     const term = termOfPk(row.pk);
     if (id !== undefined) found.docs.add(id);
-    else if (term !== undefined && row.sk.startsWith(BLOCK_PREFIX) && row.p !== undefined) {
+    else if (term !== undefined && row.sk.startsWith(SEALED_PREFIX) && row.p !== undefined)
       for (const posting of decodeBlock(row.p)) found.postings.push({ term, ...posting });
-    } else if (term !== undefined && row.sk === DF_SK) found.dfs.set(term, row.df ?? 0);
   }
   return found;
 }

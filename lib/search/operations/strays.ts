@@ -1,14 +1,9 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../../dynamodb/conditions.ts';
-import { saturation } from '../format/bm25.ts';
-import { docKey, idOfKey, impactOf, postingKey, REFERENCE_LENGTH } from '../format/keys.ts';
+import { docKey } from '../format/keys.ts';
 import { reindexBatch } from '../write/batch.ts';
 import { type Indexer, stored } from '../write/indexer.ts';
 import type { IndexScan } from './scan.ts';
-
-/** The posting an indexer would write for (term, tf, dl) of item `id`: its key is a function of them. */
-const keyOf = (id: number, { tf, dl }: { tf: number; dl: number }) =>
-  postingKey(impactOf(saturation({ tf, dl, avgdl: REFERENCE_LENGTH })), id);
 
 /**
  * Removes the postings of items that had no doc record when scanned. Each such item gets a doc record that records
@@ -29,16 +24,14 @@ export async function removeStrays({
   scanned: IndexScan;
 }): Promise<number> {
   const byId = Map.groupBy(
-    scanned.postings.filter(({ key }) => !scanned.docs.has(idOfKey(key))),
-    ({ key }) => idOfKey(key),
+    scanned.postings.filter(({ id }) => !scanned.docs.has(id)),
+    ({ id }) => id,
   );
   let handed = 0;
   const adopted: number[] = [];
   for (const [id, strays] of byId) {
-    // Only postings whose key the indexer derives from their tf and dl can be rolled back by it.
-    const removable = strays.filter((posting) => keyOf(id, posting) === posting.key);
     // One pending state per length (an item's postings all share its length; strays of two versions may not).
-    const pending = [...Map.groupBy(removable, (posting) => posting.dl)].map(([dl, postings]) =>
+    const pending = [...Map.groupBy(strays, (posting) => posting.dl)].map(([dl, postings]) =>
       stored({ version: 0, dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
     );
     try {
@@ -54,7 +47,7 @@ export async function removeStrays({
       throw error;
     }
     adopted.push(id);
-    handed += removable.length;
+    handed += strays.length;
   }
   const { failed } = await reindexBatch(indexer, adopted);
   if (failed[0]) throw failed[0].error;

@@ -1,16 +1,14 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import {
-  DF_SK,
-  dfKey,
-  LAST_BLOCK_SK,
+  isDictionaryEntry,
   LENGTH_INDEX,
   lengthPartition,
   PREFIX_INDEX,
   PREFIX_PARTITION_LENGTH,
   prefixPartition,
+  tailKey,
   termOfPk,
-  termPk,
 } from '../format/keys.ts';
 
 /** A term of the dictionary with its df (its number of postings). */
@@ -19,13 +17,13 @@ export interface DictionaryTerm {
   df: number;
 }
 
-/** Reads the term dictionary (keys.ts: two indexes over each term's head record). */
+/** Reads the term dictionary (keys.ts: two indexes over each term's tail). */
 export interface Dictionary {
   /** Every indexed term that begins with `word` (at least PREFIX_PARTITION_LENGTH code points), in term order. */
   withPrefix(word: string): Promise<DictionaryTerm[]>;
   /**
    * The terms of `length` code points, in term order: every indexed one, and perhaps terms whose postings are all
-   * gone (a split term keeps its DF record at df 0); `dfOf` tells them apart.
+   * gone (a tail emptied by a removal from a sealed block keeps its entry at df 0); `dfOf` tells them apart.
    */
   ofLength(length: number): Promise<string[]>;
   /** The df of each term (0 for a term with no postings). */
@@ -35,7 +33,8 @@ export interface Dictionary {
 /**
  * The dictionary on the table's two term indexes. Index reads are eventually consistent (a term indexed a moment
  * ago may be missing for that moment); the query reads each chosen term's postings and df from the table itself.
- * A term whose postings were all removed keeps its DF record at df 0 (postings.ts), and is skipped here.
+ * A term whose postings were all removed may keep its entry at df 0 (postings.ts), and is skipped here; so are the
+ * head records of an index of layout 1 that a migration has not removed yet (keys.ts).
  */
 export function createDictionary({
   client,
@@ -55,12 +54,12 @@ export function createDictionary({
           KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
           ExpressionAttributeNames: { '#k': key },
           ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
-          ProjectionExpression: indexName === PREFIX_INDEX ? 'wt, df' : 'wt',
+          ProjectionExpression: indexName === PREFIX_INDEX ? 'sk, wt, df' : 'sk, wt',
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
-      for (const { wt, df } of page.Items ?? [])
-        if (typeof wt === 'string') terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
+      for (const { sk, wt, df } of page.Items ?? [])
+        if (typeof wt === 'string' && isDictionaryEntry({ sk })) terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return terms;
@@ -75,21 +74,11 @@ export function createDictionary({
     },
     ofLength: async (length) =>
       (await all(LENGTH_INDEX, 'wl', lengthPartition(length))).map(({ term }) => term),
-    // Each term's head record holds its df: its DF record if it has one, else its only block (postings.ts).
+    // Each term's tail holds its df (postings.ts).
     dfOf: async (terms) => {
-      const records = await batchGet(
-        client,
-        tableName,
-        terms.flatMap((term) => [dfKey(term), { pk: termPk(term), sk: LAST_BLOCK_SK }]),
-      );
-      const found = new Map<string, { df?: number; last?: number }>();
-      for (const { pk, sk, df } of records) {
-        const term = termOfPk(pk) ?? '';
-        const entry = found.get(term) ?? {};
-        if (typeof df === 'number') entry[sk === DF_SK ? 'df' : 'last'] = df;
-        found.set(term, entry);
-      }
-      return new Map(terms.map((term) => [term, found.get(term)?.df ?? found.get(term)?.last ?? 0]));
+      const records = await batchGet(client, tableName, terms.map(tailKey));
+      const found = new Map(records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]));
+      return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
     },
   };
 }

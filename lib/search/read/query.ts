@@ -1,21 +1,17 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
 import { batchGet } from '../../dynamodb/batch-get.ts';
-import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from '../format/blocks.ts';
+import { type BlockPosting, decodeBlock } from '../format/blocks.ts';
 import { idf, K1, termScore } from '../format/bm25.ts';
 import {
-  BLOCK_PREFIX,
-  DF_SK,
-  dfKey,
-  docKey,
-  idOfDocPk,
-  idOfKey,
-  impactOfKey,
+  endOfPageEntry,
+  PAGE_PREFIX,
   REFERENCE_LENGTH,
   STATS_KEY,
+  sealedSk,
+  TAIL_SK,
+  termOfPk,
   termPk,
 } from '../format/keys.ts';
-import { parseTerms } from '../format/terms.ts';
 
 export interface Hit {
   id: number;
@@ -35,286 +31,259 @@ export interface SearchRequest {
 export interface SearchOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Blocks of postings read per term in the first round trip (enough for most single-term and rare-term queries). */
-  pageBlocks?: number;
-  /** Blocks read per term in each later round trip (up to the budget): fewer rounds for long lists. */
-  laterPageBlocks?: number;
   /**
-   * The writer's block capacity (blocks.ts). A split leaves two half-full blocks (removals may empty them further),
-   * so a page asks for the blocks that hold what is left of the budget at half fill, never more than its page size.
+   * Sealed blocks a query reads at most (the tails and directories are read anyway), so its read units have a
+   * ceiling whatever the collection's size. A query that would need more returns the best of what it scored: every
+   * score exact, the ranking then approximate. Infinity: always exact.
    */
-  blockCapacity?: number;
-  /**
-   * A list stops being read once this many of its postings were (whole blocks are read, so the last page can
-   * carry it past by less than a page), so a query's read units have a ceiling whatever the collection's size.
-   * A list cut short leaves the ranking approximate: the best candidates found are then scored exactly.
-   */
-  maxPostingsPerTerm?: number;
-  /** Per-term ceiling while a filter keeps rejecting candidates and too few remain (the budget doubles up to it). */
-  filterMaxPostingsPerTerm?: number;
-  /** When lists were cut short, this many candidates per result are scored exactly before the top k is chosen. */
-  poolPerResult?: number;
+  maxBlocks?: number;
+  /** The same ceiling while a filter keeps rejecting candidates. */
+  filterMaxBlocks?: number;
+  /** Sealed blocks asked for in one round trip (one BatchGetItem reads 100). */
+  blocksPerRound?: number;
 }
 
 /** The service's settings (what POST /retrieve and POST /generate run); the benchmark reports against these. */
 export const SEARCH_DEFAULTS = {
-  pageBlocks: 4,
-  laterPageBlocks: 12,
-  maxPostingsPerTerm: 1_000,
-  filterMaxPostingsPerTerm: 16_000,
-  poolPerResult: 4,
+  maxBlocks: 64,
+  filterMaxBlocks: 1_024,
+  blocksPerRound: 32,
 } as const;
 
-/** A block as a query reads it: only its postings text (its key says nothing a posting does not). */
-const Block = v.object({ p: v.string() });
-const Doc = v.object({ pk: v.string(), dl: v.number(), terms: v.string() });
-
-interface List {
-  /** Its place in the query's lists, the order scores are summed in. */
-  index: number;
-  term: string;
-  /** idf times the term's occurrences in the query. */
-  idf: number;
-  startKey: Record<string, unknown> | undefined;
-  /** Every posting read. */
-  done: boolean;
-  /** Postings read so far (against the per-term budget). */
-  read: number;
-  /** The term's posting count: a list read that far is done, even when its last page ended on a page limit. */
-  df: number;
-  /** The most any unread posting of this list can add to a score. */
+/** A block of one term as the query sees it: the ids (after, to] it covers, its bound, its postings once read. */
+interface Block {
+  term: number;
+  after: number;
+  to: number;
+  /** The most a posting of it adds to a score. */
+  bound: number;
+  sk: string;
+  postings: BlockPosting[] | undefined;
+}
+interface Interval {
+  after: number;
+  to: number;
+  /** One block per term that has postings around it. */
+  blocks: Block[];
   bound: number;
 }
-interface Page {
-  postings: BlockPosting[];
-  lastKey: Record<string, unknown> | undefined;
-}
-interface Candidate {
-  /** The sum of `parts` in list order: the same additions, in the same order, as an exact score from a doc record. */
-  lower: number;
-  /** Each list's contribution, by list index, once the candidate was seen in it. */
-  parts: (number | undefined)[];
-  seen: Set<string>;
+interface TermList {
+  term: string;
+  weight: number;
+  tail: { postings: BlockPosting[]; lo: number; m: number };
+  /** Sealed blocks' ends and maxima, in id order. */
+  entries: [end: number, max: number][];
 }
 
+const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
+
 /**
- * BM25 top-k over the postings of the query terms, never over the collection. Lists are read in descending
- * impact order, round by round, and the query stops as soon as no unread posting can change the top k
- * (Fagin's threshold algorithm). The bound is safe: impacts were computed at REFERENCE_LENGTH, and a
- * posting's saturation at the current average length is at most impact × max(1, avgdl / REFERENCE_LENGTH).
- *
- * Exactness costs reads that grow with the lists for queries of several common terms (the k-th score is only
- * proven once every list is read below it), so each list is read to `maxPostingsPerTerm` at most. A proven top k
- * is scored exactly from its doc records (with any candidate that could tie with its last); when a list was cut
- * short instead, `poolPerResult` × k of the best candidates found are scored exactly and the ranking is
- * approximate, though every score in it is exact. A filter that
- * rejects candidates until too few remain raises the per-term ceiling, doubling up to `filterMaxPostingsPerTerm`.
+ * BM25 top-k over postings stored in item-id order with a maximum per block (keys.ts), never over the collection:
+ * block-max evaluation, as Lucene's and tantivy's block-max WAND and MaxScore do it, by id ranges. One round trip
+ * reads the corpus counts, every query term's tail (its df and newest postings) and its directory (each sealed
+ * block's range and maximum). The id line is cut where any term's block ends, so each piece lies in one block of
+ * each term, and a piece's bound is the sum of its blocks' bounds. Pieces are scored in descending bound, reading the
+ * blocks they need a round at a time; every item in a piece is scored exactly from the postings (tf and dl), and
+ * reading stops when no piece left can reach the k-th score. The bound is safe: a maximum impact was computed at
+ * REFERENCE_LENGTH, and a saturation at the current average length is at most impact × max(1, avgdl / REFERENCE_LENGTH).
  */
 export function createSearch({
   client,
   tableName,
-  pageBlocks = SEARCH_DEFAULTS.pageBlocks,
-  laterPageBlocks = SEARCH_DEFAULTS.laterPageBlocks,
-  blockCapacity = BLOCK_CAPACITY,
-  maxPostingsPerTerm = SEARCH_DEFAULTS.maxPostingsPerTerm,
-  filterMaxPostingsPerTerm = SEARCH_DEFAULTS.filterMaxPostingsPerTerm,
-  poolPerResult = SEARCH_DEFAULTS.poolPerResult,
+  maxBlocks = SEARCH_DEFAULTS.maxBlocks,
+  filterMaxBlocks = SEARCH_DEFAULTS.filterMaxBlocks,
+  blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
 }: SearchOptions) {
-  const leastFill = Math.max(1, Math.floor(blockCapacity / 2));
-  /** Blocks to ask for: enough for `postings` more at the least fill, at least one, at most `pageLimit`. */
-  const blocksFor = (postings: number, pageLimit: number) =>
-    Math.max(1, Math.min(pageLimit, Math.ceil(postings / leastFill)));
+  /** A term's directory: every page's entries. */
+  async function readDirectory(term: string): Promise<[number, number][]> {
+    const entries: [number, number][] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
+          ExpressionAttributeValues: { ':pk': termPk(term), ':x': PAGE_PREFIX },
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of page.Items ?? [])
+        for (const [name, max] of Object.entries(item)) {
+          const end = endOfPageEntry(name);
+          if (end !== undefined && typeof max === 'number') entries.push([end, max]);
+        }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return entries.sort((a, b) => a[0] - b[0]);
+  }
 
-  /** Reads up to `limit` blocks of a term's postings in descending impact order, from after `startKey`. */
-  async function fetchPage(
-    term: string,
-    startKey: Record<string, unknown> | undefined,
-    limit: number,
-  ): Promise<Page> {
-    const reply = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :b)',
-        ExpressionAttributeValues: { ':pk': termPk(term), ':b': BLOCK_PREFIX },
-        ExpressionAttributeNames: { '#p': 'p' },
-        ProjectionExpression: '#p',
-        Limit: limit,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+  /** Corpus counts, tails and directories, in one round trip (a directory read before a seal is read again). */
+  async function readTerms(terms: readonly string[]) {
+    const [meta, directories] = await Promise.all([
+      batchGet(client, tableName, [STATS_KEY, ...terms.map((term) => ({ pk: termPk(term), sk: TAIL_SK }))]),
+      Promise.all(terms.map(readDirectory)),
+    ]);
+    const stats = meta.find((r) => r.pk === STATS_KEY.pk);
+    const tails = new Map(meta.filter((r) => r.sk === TAIL_SK).map((r) => [termOfPk(r.pk) ?? '', r]));
+    const found = await Promise.all(
+      terms.map(async (term, i) => {
+        const tail = tails.get(term);
+        if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
+        const lo = Number(tail.lo ?? 0);
+        let entries = directories[i] ?? [];
+        // The tail was read after a seal the directory missed: its blocks are below lo and unknown. Read it again.
+        if (lo > 0 && (entries.at(-1)?.[0] ?? 0) < lo) entries = await readDirectory(term);
+        return {
+          term,
+          df: tail.df,
+          tail: { postings: decodeBlock(String(tail.p ?? '')), lo, m: Number(tail.m ?? 1e6) },
+          entries: entries.filter(([end]) => end <= lo),
+        };
       }),
     );
-    return {
-      postings: (reply.Items ?? []).flatMap((item) => decodeBlock(v.parse(Block, item).p)),
-      lastKey: reply.LastEvaluatedKey,
-    };
+    return { stats, found };
   }
 
   return async function search({ terms, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
-    let budget = Math.min(maxPostingsPerTerm, filterMaxPostingsPerTerm);
-    // The first page of every list is read while the corpus statistics and dfs are (it needs neither): one round
-    // trip less on every query. A term with no postings costs one empty Query.
-    const [meta, firstPages] = await Promise.all([
-      batchGet(client, tableName, [STATS_KEY, ...[...terms.keys()].map(dfKey)]),
-      Promise.all([...terms.keys()].map((term) => fetchPage(term, undefined, blocksFor(budget, pageBlocks)))),
-    ]);
-    const stats = meta.find((r) => r.pk === STATS_KEY.pk);
+    const { stats, found } = await readTerms([...terms.keys()]);
     const docs = typeof stats?.docs === 'number' ? stats.docs : 0;
     if (docs <= 0) return [];
     const avgdl = (typeof stats?.len === 'number' ? stats.len : 0) / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
-    const firstPageOf = new Map([...terms.keys()].map((term, i) => [term, firstPages[i]]));
-    const lists: List[] = [];
-    for (const [term, occurrences] of terms) {
-      const recorded = meta.find((r) => r.pk === termPk(term) && r.sk === DF_SK)?.df;
-      // A term whose postings fit one block has no DF record (postings.ts): its df is its first page's count.
-      const df = typeof recorded === 'number' ? recorded : (firstPageOf.get(term)?.postings.length ?? 0);
-      if (df > 0) {
-        // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old
-        // ones and commits the counts); clamped, a term's weight stays positive meanwhile.
-        const weight = occurrences * idf(docs, Math.min(df, docs));
-        lists.push({
-          index: lists.length,
-          term,
-          idf: weight,
-          startKey: undefined,
-          done: false,
-          read: 0,
-          df,
-          bound: weight * (K1 + 1),
-        });
-      }
+    const lists: TermList[] = [];
+    for (const list of found) {
+      if (!list) continue;
+      // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old ones
+      // and commits the counts); clamped, a term's weight stays positive meanwhile.
+      const weight = (terms.get(list.term) ?? 1) * idf(docs, Math.min(list.df, docs));
+      lists.push({ term: list.term, weight, tail: list.tail, entries: list.entries });
     }
+    if (lists.length === 0) return [];
+    const boundOf = (weight: number, max: number) => weight * (K1 + 1) * Math.min(1, (max / 1e6) * stretch);
+    const intervals = cut(lists, boundOf);
 
-    const candidates = new Map<number, Candidate>();
+    const scored = new Map<number, Hit>();
     const rejected = new Set<number>();
-    const scored = new Map<number, Hit | undefined>();
-    /** Ids whose doc record was missing when they were scored. */
-    const unindexedIds = new Set<number>();
-    for (const list of lists) {
-      const page = firstPageOf.get(list.term);
-      if (page) applyPage(list, page);
-    }
-
+    let budget = maxBlocks;
+    let read = 0;
+    let done = 0;
+    const kth = () => {
+      const best = [...scored.values()].filter((hit) => !rejected.has(hit.id)).sort(byScore);
+      return best.length >= topK ? (best[topK - 1]?.score ?? 0) : Number.NEGATIVE_INFINITY;
+    };
     while (true) {
-      const ranked = [...candidates].sort(([a, x], [b, y]) => y.lower - x.lower || a - b);
-      const top = ranked.slice(0, topK);
-      const unfinished = lists.filter((list) => !list.done);
-      const reading = unfinished.filter((list) => list.read < budget);
-      const kth = top.length === topK ? (top.at(-1)?.[1].lower ?? 0) : Number.NEGATIVE_INFINITY;
-      const upperOf = (candidate: Candidate, unread: List[]) => {
-        let upper = candidate.lower;
-        for (const list of unread) if (!candidate.seen.has(list.term)) upper += list.bound;
-        return upper;
-      };
-      // The most an unseen item, or a candidate outside the top k, can still reach (a loop: there may be many).
-      const restOf = (unread: List[]) => {
-        let rest = unread.reduce((sum, list) => sum + list.bound, 0);
-        for (let i = topK; i < ranked.length; i++) {
-          const candidate = ranked[i]?.[1];
-          if (candidate) rest = Math.max(rest, upperOf(candidate, unread));
+      // The pieces a round scores: in descending bound while one can still enter the top k, until the round's
+      // blocks are asked for (pieces whose blocks were all read cost nothing more).
+      let threshold = Math.max(kth(), minScore);
+      const round: Interval[] = [];
+      const wanted = new Map<string, Block>();
+      for (let i = done; i < intervals.length; i++) {
+        const interval = intervals[i] as Interval;
+        if (interval.bound < threshold || interval.bound <= minScore) break;
+        const unread = interval.blocks.filter((block) => !block.postings && !wanted.has(key(block)));
+        if (unread.length > 0 && (wanted.size >= blocksPerRound || read + wanted.size + unread.length > budget))
+          break;
+        for (const block of unread) wanted.set(key(block), block);
+        round.push(interval);
+      }
+      if (wanted.size > 0) {
+        read += wanted.size;
+        await fetchBlocks([...wanted.values()]);
+      }
+      for (const interval of round) score(interval);
+      done += round.length;
+      threshold = Math.max(kth(), minScore);
+      const next = intervals[done];
+      const open = next !== undefined && next.bound >= threshold && next.bound > minScore;
+      const starved = open && read + next.blocks.filter((block) => !block.postings).length > budget;
+      if (open && !starved) continue;
+      // Settled (or out of budget): the best k, if the filter keeps them all, are the answer.
+      const chosen = [...scored.values()].filter((hit) => !rejected.has(hit.id)).sort(byScore).slice(0, topK);
+      const kept = await accept(chosen.map((hit) => hit.id));
+      const failed = chosen.filter((hit) => !kept.has(hit.id));
+      if (failed.length === 0) return chosen;
+      for (const hit of failed) rejected.add(hit.id);
+      // A filter that rejects candidates lowers the k-th score: more pieces may qualify, under a larger budget.
+      budget = Math.max(budget, filterMaxBlocks);
+    }
+
+    /** Reads the blocks (eventually consistent, as every query read); a block gone since the directory is empty. */
+    async function fetchBlocks(blocks: Block[]): Promise<void> {
+      const rows = await batchGet(
+        client,
+        tableName,
+        blocks.map((block) => ({ pk: termPk(lists[block.term]?.term ?? ''), sk: block.sk })),
+        { concurrency: 4 },
+      );
+      const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
+      for (const block of blocks) {
+        const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
+        block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
+      }
+    }
+
+    /** Scores every item of a piece exactly: each of its terms' postings there are read. */
+    function score(interval: Interval): void {
+      const hits = new Map<number, { score: number; matched: string[] }>();
+      // Blocks are in term order, so each score adds up in the same order on every run.
+      for (const block of interval.blocks) {
+        const list = lists[block.term] as TermList;
+        for (const posting of block.postings ?? []) {
+          if (posting.id <= interval.after || posting.id > interval.to || rejected.has(posting.id)) continue;
+          const hit = hits.get(posting.id) ?? { score: 0, matched: [] };
+          hit.score += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
+          hit.matched.push(list.term);
+          hits.set(posting.id, hit);
         }
-        return rest;
-      };
-      const rest = restOf(reading);
-      if (reading.length > 0 && kth < rest && Math.max(kth, rest) > minScore) {
-        const pages = await Promise.all(
-          reading.map((list) =>
-            fetchPage(list.term, list.startKey, blocksFor(budget - list.read, laterPageBlocks)),
-          ),
-        );
-        // Pages are applied in list order, so scores add up in the same order on every run.
-        reading.forEach((list, i) => {
-          const page = pages[i];
-          if (page) applyPage(list, page);
-        });
-        continue;
       }
-      // Settled. Proven exact when nothing left unread (lists cut by the budget included) can enter the top k:
-      // then the top k, and any candidate that could tie with its last, are scored exactly. Otherwise a list was
-      // cut short: a larger pool is scored exactly and its best taken.
-      const bound = reading.length === unfinished.length ? rest : restOf(unfinished);
-      const proven = kth >= bound || Math.max(kth, bound) <= minScore;
-      // A candidate seen in every unfinished list is known exactly (its lower bound is its score, summed as a doc
-      // record would be), so the ranking by (score, id) already places it: only partly seen ones can still tie.
-      const pool = proven
-        ? ranked.filter(([, c], i) => {
-            if (i < topK) return true;
-            const upper = upperOf(c, unfinished);
-            return upper > c.lower && upper >= kth && upper > minScore;
-          })
-        : ranked.slice(0, topK * poolPerResult);
-      const ids = pool.map(([id]) => id);
-      // A proven pool is the answer (but for ties and filters): its items are fetched while it is scored.
-      const [hits, keptPool] = proven
-        ? await Promise.all([exact(ids), accept(ids)])
-        : [await exact(ids), undefined];
-      const chosen = hits.slice(0, topK);
-      const kept = keptPool ?? (await accept(chosen.map((hit) => hit.id)));
-      const failed = chosen.filter((hit) => !kept.has(hit.id)).map((hit) => hit.id);
-      // Postings without a doc record (left by a crashed rebuild until the next one) are no answer either.
-      const unindexed = ids.filter((id) => unindexedIds.has(id));
-      if (failed.length === 0 && (chosen.length === topK || unindexed.length === 0)) return chosen;
-      for (const id of [...failed, ...unindexed]) {
-        rejected.add(id);
-        candidates.delete(id);
-      }
-      if (!proven && candidates.size < topK * poolPerResult && budget < filterMaxPostingsPerTerm) {
-        budget = Math.min(filterMaxPostingsPerTerm, budget * 2);
-      }
-    }
-
-    /** Adds a page of a list's postings to the candidates and lowers the list's bound to its last impact. */
-    function applyPage(list: List, { postings, lastKey }: Page): void {
-      list.read += postings.length;
-      for (const posting of postings) {
-        const id = idOfKey(posting.key);
-        if (rejected.has(id)) continue;
-        const candidate = candidates.get(id) ?? { lower: 0, parts: [], seen: new Set<string>() };
-        if (candidate.seen.has(list.term)) continue;
-        candidate.parts[list.index] = termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.idf });
-        candidate.lower = candidate.parts.reduce(
-          (sum: number, part) => (part === undefined ? sum : sum + part),
-          0,
-        );
-        candidate.seen.add(list.term);
-        candidates.set(id, candidate);
-      }
-      list.startKey = lastKey;
-      const last = postings.at(-1);
-      list.done = !lastKey || list.read >= list.df;
-      list.bound =
-        list.done || !last ? 0 : list.idf * (K1 + 1) * Math.min(1, (impactOfKey(last.key) / 1e6) * stretch);
-    }
-
-    /**
-     * Scores ids exactly from their doc records (a candidate may not have been seen in every list), best first;
-     * ids without a doc record or a score above minScore drop out. Scores are kept for later rounds.
-     */
-    async function exact(ids: number[]): Promise<Hit[]> {
-      const missing = ids.filter((id) => !scored.has(id));
-      const records = await batchGet(client, tableName, missing.map(docKey));
-      for (const id of missing) {
-        scored.set(id, undefined);
-        unindexedIds.add(id);
-      }
-      for (const record of records) {
-        const doc = v.parse(Doc, record);
-        // Term maps are JSON text (see indexer.ts); look terms up as own keys only (`constructor` is a word too).
-        const tf = new Map(Object.entries(parseTerms(doc.terms)));
-        const matchedTerms = lists.filter((l) => (tf.get(l.term) ?? 0) > 0).map((l) => l.term);
-        const score = lists.reduce((sum, l) => {
-          const count = tf.get(l.term) ?? 0;
-          return count > 0 ? sum + termScore({ tf: count, dl: doc.dl, avgdl, idf: l.idf }) : sum;
-        }, 0);
-        const id = idOfDocPk(doc.pk) ?? 0;
-        unindexedIds.delete(id);
-        scored.set(id, matchedTerms.length > 0 && score > minScore ? { id, score, matchedTerms } : undefined);
-      }
-      return ids
-        .flatMap((id) => {
-          const hit = scored.get(id);
-          return hit ? [hit] : [];
-        })
-        .sort((a, b) => b.score - a.score || a.id - b.id);
+      for (const [id, hit] of hits)
+        if (hit.score > minScore) scored.set(id, { id, score: hit.score, matchedTerms: hit.matched });
     }
   };
 }
+
+const key = (block: Block) => `${block.term}\u0000${block.sk}`;
+
+/**
+ * Cuts the id line wherever a term's block ends, so each piece lies in one block of each term; returns the pieces
+ * that some term has a block over, in descending bound (ties in id order).
+ */
+function cut(lists: TermList[], boundOf: (weight: number, max: number) => number): Interval[] {
+  const blocksOf = lists.map((list, term) => {
+    const blocks: Block[] = [];
+    let after = 0;
+    for (const [end, max] of list.entries) {
+      blocks.push({ term, after, to: end, bound: boundOf(list.weight, max), sk: sealedSk(end), postings: undefined });
+      after = end;
+    }
+    if (list.tail.postings.length > 0)
+      blocks.push({
+        term,
+        after: list.tail.lo,
+        to: Number.MAX_SAFE_INTEGER,
+        bound: boundOf(list.weight, list.tail.m),
+        sk: TAIL_SK,
+        postings: list.tail.postings,
+      });
+    return blocks;
+  });
+  const ends = [...new Set(blocksOf.flat().flatMap((block) => [block.after, block.to]))].sort((a, b) => a - b);
+  const cursors = blocksOf.map(() => 0);
+  const intervals: Interval[] = [];
+  for (let i = 1; i < ends.length; i++) {
+    const after = ends[i - 1] as number;
+    const to = ends[i] as number;
+    const blocks: Block[] = [];
+    blocksOf.forEach((termBlocks, term) => {
+      let at = cursors[term] as number;
+      while (at < termBlocks.length && (termBlocks[at] as Block).to < to) at++;
+      cursors[term] = at;
+      const block = termBlocks[at];
+      if (block && block.after <= after) blocks.push(block);
+    });
+    if (blocks.length > 0)
+      intervals.push({ after, to, blocks, bound: blocks.reduce((sum, block) => sum + block.bound, 0) });
+  }
+  return intervals.sort((a, b) => b.bound - a.bound || a.after - b.after);
+}
+

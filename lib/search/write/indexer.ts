@@ -20,7 +20,7 @@ import type { Item } from '../../items/schema.ts';
 import { logger } from '../../observability.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
 import { termFrequencies } from '../format/bm25.ts';
-import { docKey, idOfDocPk, STATS_KEY } from '../format/keys.ts';
+import { docKey, idOfDocKey, STATS_KEY } from '../format/keys.ts';
 import { TermsText } from '../format/terms.ts';
 import { itemText, tokenize } from '../text/tokenizer.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
@@ -158,7 +158,7 @@ export function createIndexer({
     const records = await batchGet(client, tableName, ids.map(docKey), { consistent: true, concurrency: 4 });
     return new Map(
       records.map((record) => {
-        const id = idOfDocPk(record.pk) ?? 0;
+        const id = idOfDocKey(record.pk, record.sk) ?? 0;
         const parsed = v.safeParse(DocSchema, record);
         return [id, parsed.success ? parsed.output : 'invalid'];
       }),
@@ -189,10 +189,12 @@ export function createIndexer({
   }
 
   const postingList = (id: number, state: Indexed): Posting[] => [...postingsOf(id, state).values()];
-  /** The postings of `state` that `other` does not have. */
+  /** The postings of `state` that `other` does not have as they are (another tf or dl counts as another). */
   const without = (id: number, state: Indexed, other: Indexed): Posting[] => {
     const keep = postingsOf(id, other);
-    return [...postingsOf(id, state)].filter(([key]) => !keep.has(key)).map(([, p]) => p);
+    return [...postingsOf(id, state)]
+      .filter(([term, p]) => keep.get(term)?.tf !== p.tf || keep.get(term)?.dl !== p.dl)
+      .map(([, p]) => p);
   };
 
   /**
@@ -222,7 +224,7 @@ export function createIndexer({
           Update: {
             TableName: tableName,
             Key: STATS_KEY,
-            // `commits` counts every commit: a repair of the counts (rebuild.ts) is refused if any landed meanwhile.
+            // `commits` counts every commit (how many batches landed: for operators and tests).
             UpdateExpression: 'ADD docs :docs, len :len, commits :one',
             ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1 },
           },

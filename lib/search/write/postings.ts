@@ -1,5 +1,4 @@
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
@@ -12,115 +11,109 @@ import { retry } from '../../retry.ts';
 import {
   BLOCK_CAPACITY,
   type BlockPosting,
+  blockMax,
   decodeBlock,
   edit,
   encodeBlock,
+  sealTail,
   splitInto,
 } from '../format/blocks.ts';
-import { saturation } from '../format/bm25.ts';
 import {
-  blockSk,
-  DF_SK,
-  dfKey,
   dictionaryEntry,
-  impactOf,
-  LAST_BLOCK_SK,
-  postingKey,
-  REFERENCE_LENGTH,
+  endOfSealedSk,
+  PAGE_IDS,
+  pageEntry,
+  pageSk,
+  sealedSk,
+  tailKey,
   termOfPk,
   termPk,
 } from '../format/keys.ts';
 
-/** One posting: `term` occurs `tf` times in an item of length `dl`; `key` orders it by impact (keys.ts). */
+/** One posting: `term` occurs `tf` times in item `id`, of length `dl`. */
 export interface Posting extends BlockPosting {
   term: string;
 }
 
-/** The postings of an indexed state, keyed by term and posting key (deterministic: retries write the same keys). */
+/** The postings of an indexed state, by term. */
 export function postingsOf(
   id: number,
   indexed: { dl: number; terms: Record<string, number> },
 ): Map<string, Posting> {
-  const postings = new Map<string, Posting>();
-  for (const [term, tf] of Object.entries(indexed.terms)) {
-    const key = postingKey(impactOf(saturation({ tf, dl: indexed.dl, avgdl: REFERENCE_LENGTH })), id);
-    postings.set(`${term}\u0000${key}`, { term, key, tf, dl: indexed.dl });
-  }
-  return postings;
+  return new Map(Object.entries(indexed.terms).map(([term, tf]) => [term, { term, id, tf, dl: indexed.dl }]));
 }
 
-/** A block as the writer stores it: its sort key, postings and version, and whether it is its term's head record. */
-export interface BlockRecord {
-  sk: string;
+/** A term's tail (keys.ts): its newest postings, its df, and where its sealed blocks end. */
+export interface Tail {
   postings: BlockPosting[];
+  /** Every posting of the term, sealed or not. */
+  df: number;
+  /** The last sealed block's end (0: none); the tail holds the ids above it. */
+  lo: number;
+  /** An upper bound of the tail's impacts. */
+  m: number;
+  /** Incremented by every write of the tail: each rewrite is a compare-and-swap on it. */
   v: number;
-  /** The term's only block: it holds the df and the dictionary entry (keys.ts). */
-  head: boolean;
 }
 
-/**
- * The planning step of every block rewrite, pure (the writer turns it into conditional writes, the benchmark's bulk
- * loader applies it in memory): the records `block` (undefined: a new last block) becomes when it holds `postings`.
- * A block over capacity is cut into the fewest blocks that fit, the lower ones new (version 1, ending at their
- * last key), the upper one keeping the block's place at the next version. `alone`: the block is its term's only
- * one, so unless it splits it stays the head. An emptied block goes (`[]`), but for the last block of a split
- * term, which stays empty: it is what tells a writer that the term has split (see `readStates`).
- */
-export function planBlock(
-  block: Pick<BlockRecord, 'sk' | 'v'> | undefined,
-  postings: BlockPosting[],
-  { alone, capacity }: { alone: boolean; capacity: number },
-): BlockRecord[] {
-  if (postings.length === 0 && !(block?.sk === LAST_BLOCK_SK && !alone)) return [];
-  const chunks = splitInto(postings, capacity);
-  const upper = chunks.pop() ?? [];
-  return [
-    ...chunks.map((lower) => ({ sk: blockSk(lower.at(-1)?.key ?? ''), postings: lower, v: 1, head: false })),
-    {
-      sk: block?.sk ?? LAST_BLOCK_SK,
-      postings: upper,
-      v: (block?.v ?? 0) + 1,
-      head: alone && chunks.length === 0,
-    },
-  ];
+/** A sealed block: every posting of its term with an id in (previous block's end, end]. */
+export interface Sealed {
+  end: number;
+  postings: BlockPosting[];
+  /** An upper bound of its impacts, as its directory entry holds it. */
+  m: number;
+  v: number;
 }
 
-/** The stored form of a block: a head carries the df and the dictionary entry, a split term's last block `s`. */
-export const blockItem = (term: string, { sk, postings, v, head }: BlockRecord) => ({
+/** The stored form of a tail: a term with postings is in the dictionary (keys.ts), an emptied one leaves it. */
+export const tailItem = (term: string, tail: Tail) => ({
+  ...tailKey(term),
+  p: encodeBlock(tail.postings),
+  df: tail.df,
+  lo: tail.lo,
+  m: tail.m,
+  v: tail.v,
+  ...(tail.df > 0 ? dictionaryEntry(term) : {}),
+});
+export const sealedItem = (term: string, block: Sealed) => ({
   pk: termPk(term),
-  sk,
-  p: encodeBlock(postings),
-  v,
-  ...(head ? { df: postings.length, ...dictionaryEntry(term) } : {}),
-  ...(!head && sk === LAST_BLOCK_SK ? { s: 1 } : {}),
+  sk: sealedSk(block.end),
+  p: encodeBlock(block.postings),
+  m: block.m,
+  v: block.v,
 });
 
-/** The stored form of a split term's DF record, which is then its dictionary entry. */
-export const dfItem = (term: string, df: number) => ({ ...dfKey(term), df, ...dictionaryEntry(term) });
+/**
+ * The records of a term whose postings are appended in id order from an empty index, whatever the batches: full
+ * blocks sealed from the oldest (sealTail), the rest in the tail, each sealed block's maximum in its directory page.
+ * What the writer produces for appends, computed at once (the benchmark's bulk loader writes it).
+ */
+export function appendedTerm(
+  postings: readonly BlockPosting[],
+  capacity = BLOCK_CAPACITY,
+): { tail: Tail; sealed: Sealed[]; pages: Map<string, Record<string, number>> } {
+  const chunks = sealTail(postings, capacity);
+  const last = chunks.pop() ?? [];
+  const sealed = chunks.map((chunk) => ({ end: chunk.at(-1)?.id ?? 0, postings: chunk, m: blockMax(chunk), v: 1 }));
+  const pages = new Map<string, Record<string, number>>();
+  for (const block of sealed) {
+    const page = pages.get(pageSk(block.end)) ?? {};
+    page[pageEntry(block.end)] = block.m;
+    pages.set(pageSk(block.end), page);
+  }
+  return {
+    tail: { postings: last, df: postings.length, lo: sealed.at(-1)?.end ?? 0, m: blockMax(last), v: 1 },
+    sealed,
+    pages,
+  };
+}
 
-/** Actions per transaction (DynamoDB allows 100): a block's rewrite with its splits, and the df. */
+/** Actions per transaction (DynamoDB allows 100). */
 const ACTIONS_PER_TRANSACTION = 100;
-
-interface Block {
-  sk: string;
-  postings: BlockPosting[];
-  /** Incremented on every rewrite: each rewrite is a compare-and-swap on it. */
-  v: number;
-  /** Set on the last block (B#~) of a term that has split (and so has a DF record), in the split's own write. */
-  split: boolean;
-}
-
-/** What the writer reads of a term before changing it. */
-interface TermState {
-  /** The term's last block (`B#~`), if any. */
-  last: Block | undefined;
-  /** The term's DF record, which exists once the term has had more than one block; undefined when it has none. */
-  df: number | undefined;
-}
 
 interface TermChange {
   add: BlockPosting[];
-  remove: Set<string>;
+  remove: Set<number>;
 }
 
 /** Thrown inside the writer when a compare-and-swap lost to another writer: the term is read again and redone. */
@@ -136,17 +129,20 @@ export interface ApplyOptions {
   fence?: () => void;
 }
 
+type Action = Record<string, unknown>;
+
 /**
- * Applies a batch of posting changes grouped by term: each term is read once and each of its blocks touched by the
- * batch is rewritten once, under a compare-and-swap on the block's version, whatever the number of changes in it.
+ * Applies a batch of posting changes grouped by term. A term's postings are in id order (keys.ts): the ids above
+ * its tail's `lo` in the tail, the others in sealed blocks. Each term is read once (its tail, and the sealed blocks
+ * the batch touches) and each record is written once per batch:
+ * - the tail part (a new item's postings, mostly) is one conditional write of the tail, which carries the df; a tail
+ *   that fills seals its oldest postings into full blocks, with their directory entries, in one transaction;
+ * - the sealed part (an edit or a deletion of an older item) rewrites each touched block under a compare-and-swap
+ *   on its version, with the df's change added to the tail and any directory entry that must rise, in one
+ *   transaction (one conditional write when neither the df nor an entry changes: an edit that keeps its terms).
+ * So df always equals the posting count, and a block's directory entry is never below its postings' impacts.
  *
- * A term's df is kept where it costs least: a term whose postings fit one block (most terms) has no DF record, its
- * df is its last block's posting count, and a change is one conditional write of that block. When a term first
- * needs a second block, its DF record is created in the same transaction as the split, and from then on every
- * change rewrites the touched blocks and adds to the df in one transaction. So df always equals the posting count.
- * The record that holds the df (the only block, or the DF record) is the term's entry in the dictionary (keys.ts).
- *
- * Adding a posting already in place, or removing one already gone, changes nothing, so every call is idempotent and
+ * Putting a posting already in place, or removing one already gone, changes nothing, so every call is idempotent and
  * safe to retry or to run concurrently with another: a write that lost a race re-reads its term and is redone.
  */
 export function createPostingWriter({
@@ -157,132 +153,81 @@ export function createPostingWriter({
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Postings per block at most (tests use tiny blocks to exercise splits); BLOCK_CAPACITY when undefined. */
+  /** Postings per block at most (tests use tiny blocks to exercise seals and splits); BLOCK_CAPACITY when undefined. */
   blockCapacity?: number | undefined;
   /** Terms written at once. */
   concurrency?: number;
 }) {
-  const parseBlock = (item: Record<string, unknown>): Block => {
-    const { sk, p, v, s } = item;
-    if (typeof sk !== 'string' || typeof p !== 'string' || typeof v !== 'number')
-      throw new Error(`Malformed posting block ${String(item.pk)} ${String(sk)}`);
-    return { sk, postings: decodeBlock(p), v, split: s === 1 };
+  const number = (value: unknown, what: string): number => {
+    if (typeof value !== 'number') throw new Error(`Malformed index record: ${what}`);
+    return value;
   };
+  const parseTail = (item: Record<string, unknown>): Tail => ({
+    postings: decodeBlock(String(item.p ?? '')),
+    df: number(item.df, 'tail df'),
+    lo: number(item.lo, 'tail lo'),
+    m: number(item.m, 'tail m'),
+    v: number(item.v, 'tail v'),
+  });
+  const parseSealed = (item: Record<string, unknown>): Sealed => ({
+    end: endOfSealedSk(item.sk) ?? 0,
+    postings: decodeBlock(String(item.p ?? '')),
+    m: number(item.m, 'block m'),
+    v: number(item.v, 'block v'),
+  });
 
-  /** Each term's last block and DF record, read consistently (two keys a term, 100 keys a call). */
-  async function readStates(terms: readonly string[]): Promise<Map<string, TermState>> {
-    const rows = await batchGet(
-      client,
-      tableName,
-      terms.flatMap((term) => [{ pk: termPk(term), sk: LAST_BLOCK_SK }, dfKey(term)]),
-      { consistent: true, concurrency: 4 },
-    );
-    const states = new Map(
-      terms.map((term): [string, TermState] => [term, { last: undefined, df: undefined }]),
-    );
-    for (const row of rows) {
-      const state = states.get(termOfPk(row.pk) ?? '');
-      if (!state) continue;
-      if (row.sk === DF_SK) state.df = typeof row.df === 'number' ? row.df : 0;
-      else state.last = parseBlock(row);
-    }
-    // BatchGetItem reads each key on its own: a term can be seen without its DF record and with the last block a
-    // concurrent split wrote. The last block says it is split (in the split's own write): such a term is written as
-    // a split term, whatever this read saw of its DF record. Its df serves only to choose how its blocks are read
-    // (0: from the first key on); the df itself changes by ADD, in the transactions that rewrite the blocks.
-    for (const state of states.values()) if (state.last?.split && state.df === undefined) state.df = 0;
-    return states;
+  /** Each term's tail, read consistently (100 keys a call); undefined for a term that has none. */
+  async function readTails(terms: readonly string[]): Promise<Map<string, Tail | undefined>> {
+    const rows = await batchGet(client, tableName, terms.map(tailKey), { consistent: true, concurrency: 4 });
+    const tails = new Map<string, Tail | undefined>(terms.map((term) => [term, undefined]));
+    for (const row of rows) tails.set(termOfPk(row.pk) ?? '', parseTail(row));
+    return tails;
   }
 
-  /** Blocks of a term with several, from the first one that covers `from` to the last. */
-  async function blocksFrom(term: string, from: string, limit?: number): Promise<Block[]> {
-    const blocks: Block[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :last',
-          ExpressionAttributeValues: { ':pk': termPk(term), ':from': blockSk(from), ':last': LAST_BLOCK_SK },
-          ExpressionAttributeNames: { '#p': 'p' },
-          ProjectionExpression: 'sk, #p, v',
-          ConsistentRead: true,
-          ...(limit ? { Limit: limit } : {}),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      blocks.push(...(page.Items ?? []).map(parseBlock));
-      startKey = limit ? undefined : page.LastEvaluatedKey;
-    } while (startKey);
-    return blocks;
-  }
-
-  /**
-   * The blocks that cover `keys` (sorted): one range read from the first key when the keys are many for the
-   * term's size (a batch touching most blocks), else a one-block read per key (duplicates dropped).
-   */
-  async function covering(term: string, keys: readonly string[], df: number): Promise<Block[]> {
-    const first = keys[0];
+  /** The sealed blocks covering `ids` (sorted, all at or below the tail's `lo`), read consistently. */
+  async function covering(term: string, ids: readonly number[], lo: number): Promise<Sealed[]> {
+    const first = ids[0];
     if (first === undefined) return [];
-    const blocksAtHalfFill = Math.ceil(df / Math.max(1, blockCapacity / 2));
-    if (keys.length * 4 >= blocksAtHalfFill) return blocksFrom(term, first);
-    const found = await Promise.all(keys.map((key) => blocksFrom(term, key, 1)));
-    // The reads are separate: one that ran before another writer split a block and one that ran after can disagree
-    // on which block covers a key. A block seen at two versions shows that, and the term is read again.
-    const bySk = new Map<string, Block>();
-    for (const block of found.flat()) {
-      if ((bySk.get(block.sk)?.v ?? block.v) !== block.v) throw new LostRace();
-      bySk.set(block.sk, block);
-    }
-    return [...bySk.values()].sort((a, b) => (a.sk < b.sk ? -1 : 1));
-  }
-
-  /**
-   * The conditional writes that turn `block` into `postings` (planBlock): a new block only where none is, a block
-   * only at the version read, and a head only while it is still one, so a writer that read it before a concurrent
-   * split (or saw the split's last block without its DF record) loses the race.
-   */
-  function rewrite(
-    term: string,
-    block: Block | undefined,
-    postings: BlockPosting[],
-    alone = false,
-  ): object[] {
-    const headOnly = (condition: string) => (alone ? `${condition} AND attribute_not_exists(s)` : condition);
-    const records = planBlock(block, postings, { alone, capacity: blockCapacity });
-    if (records.length === 0 && block)
-      return [
-        {
-          Delete: {
+    const read = async (from: number, limit: number | undefined) => {
+      const blocks: Sealed[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
             TableName: tableName,
-            Key: { pk: termPk(term), sk: block.sk },
-            ConditionExpression: headOnly('v = :v'),
-            ExpressionAttributeValues: { ':v': block.v },
-          },
-        },
-      ];
-    return records.map((record) => ({
-      Put: {
-        TableName: tableName,
-        Item: blockItem(term, record),
-        ...(block && record.sk === block.sk
-          ? { ConditionExpression: headOnly('v = :v'), ExpressionAttributeValues: { ':v': block.v } }
-          : { ConditionExpression: 'attribute_not_exists(pk)' }),
-      },
-    }));
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': termPk(term), ':from': sealedSk(from), ':to': sealedSk(lo) },
+            ConsistentRead: true,
+            ...(limit ? { Limit: limit } : {}),
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        );
+        blocks.push(...(page.Items ?? []).map(parseSealed));
+        startKey = limit ? undefined : page.LastEvaluatedKey;
+      } while (startKey);
+      return blocks;
+    };
+    // Many ids for the range: one read of the range; else one block per id. Any block that changed between these
+    // reads fails its compare-and-swap, and the term is read again.
+    const found =
+      ids.length * blockCapacity >= ((ids.at(-1) ?? first) - first) / 2
+        ? await read(first, undefined)
+        : (await Promise.all(ids.map((id) => read(id, 1)))).flat();
+    const byEnd = new Map<number, Sealed>();
+    for (const block of found) {
+      if ((byEnd.get(block.end)?.v ?? block.v) !== block.v) throw new LostRace();
+      byEnd.set(block.end, block);
+    }
+    return [...byEnd.values()].sort((a, b) => a.end - b.end);
   }
 
   /** Sends one write alone or several in a transaction; a lost compare-and-swap or conflict is a LostRace. */
-  async function send(actions: object[], fence: () => void): Promise<void> {
+  async function send(actions: Action[], fence: () => void): Promise<void> {
     fence();
     try {
       const [only] = actions;
       if (actions.length === 1 && only && 'Put' in only)
-        await client.send(new PutCommand((only as { Put: ConstructorParameters<typeof PutCommand>[0] }).Put));
-      else if (actions.length === 1 && only && 'Delete' in only)
-        await client.send(
-          new DeleteCommand((only as { Delete: ConstructorParameters<typeof DeleteCommand>[0] }).Delete),
-        );
+        await client.send(new PutCommand(only.Put as ConstructorParameters<typeof PutCommand>[0]));
       else await client.send(new TransactWriteCommand({ TransactItems: actions as never[] }));
     } catch (error) {
       if (isConditionFailure(error) || retryableCancellation(error)) throw new LostRace();
@@ -290,97 +235,194 @@ export function createPostingWriter({
     }
   }
 
-  const dfAdd = (term: string, delta: number) => ({
-    Update: {
+  const put = (item: Record<string, unknown>, version: number | undefined): Action => ({
+    Put: {
       TableName: tableName,
-      Key: dfKey(term),
-      // The dictionary entry is set again on every change (the same values: no index write for its keys), so a DF
-      // record written before the dictionary existed joins it at its term's next change.
-      UpdateExpression: 'ADD df :d SET wt = :wt, wp = :wp, wl = :wl',
-      ExpressionAttributeValues: {
-        ':d': delta,
-        ...Object.fromEntries(
-          Object.entries(dictionaryEntry(term)).map(([name, value]) => [`:${name}`, value]),
-        ),
-      },
+      Item: item,
+      ...(version === undefined
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : { ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': version } }),
     },
   });
+  /** Directory entries set (a maximum) or removed (undefined), one update a page. */
+  const pageUpdates = (term: string, entries: Map<number, number | undefined>): Action[] =>
+    [...Map.groupBy(entries, ([end]) => Math.floor(end / PAGE_IDS)).values()].map((group) => {
+      const names: Record<string, string> = {};
+      const values: Record<string, number> = {};
+      const set: string[] = [];
+      const remove: string[] = [];
+      group.forEach(([end, max], i) => {
+        names[`#e${i}`] = pageEntry(end);
+        if (max === undefined) remove.push(`#e${i}`);
+        else {
+          values[`:e${i}`] = max;
+          set.push(`#e${i} = :e${i}`);
+        }
+      });
+      return {
+        Update: {
+          TableName: tableName,
+          Key: { pk: termPk(term), sk: pageSk(group[0]?.[0] ?? 0) },
+          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+            .filter(Boolean)
+            .join(' '),
+          ExpressionAttributeNames: names,
+          ...(set.length ? { ExpressionAttributeValues: values } : {}),
+        },
+      };
+    });
 
-  /** Applies one term's changes to its current state; returns how many postings were added and removed. */
-  async function applyTerm(term: string, change: TermChange, state: TermState, fence: () => void) {
-    if (state.df === undefined) {
-      // One block at most: df is its posting count, and it needs no DF record until it splits.
-      const result = edit(state.last?.postings ?? [], change.add, change.remove);
-      if (result.added + result.removed === 0) return result;
-      const writes = rewrite(term, state.last, result.postings, true);
-      if (writes.length > 1)
-        writes.push({
-          Put: {
-            TableName: tableName,
-            Item: dfItem(term, result.postings.length),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        });
-      await send(writes, fence);
-      return result;
-    }
-    const keys = [...new Set([...change.add.map((p) => p.key), ...change.remove])].sort();
-    const blocks = await covering(term, keys, state.df);
-    // Each key goes to the first block ending at or after it; keys past every block to a new last block.
-    const groups = new Map<Block | undefined, TermChange>();
-    for (const key of keys) {
-      const block = blocks.find((b) => b.sk >= blockSk(key));
-      const group = groups.get(block) ?? { add: [], remove: new Set<string>() };
-      groups.set(block, group);
-      if (change.remove.has(key)) group.remove.add(key);
-    }
-    for (const posting of change.add) {
-      const block = blocks.find((b) => b.sk >= blockSk(posting.key));
-      groups.get(block)?.add.push(posting);
-    }
+  /** The tail part: ids above `lo`. One write of the tail, a transaction when it seals blocks. */
+  async function applyTail(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
+    const result = edit(tail?.postings ?? [], change.add, change.remove);
+    if (!result.changed) return result;
+    const chunks = sealTail(result.postings, blockCapacity);
+    const kept = chunks.pop() ?? [];
+    const sealed = chunks.map((chunk) => ({ end: chunk.at(-1)?.id ?? 0, postings: chunk, m: blockMax(chunk), v: 1 }));
+    const next: Tail = {
+      postings: kept,
+      df: (tail?.df ?? 0) + result.added - result.removed,
+      lo: sealed.at(-1)?.end ?? tail?.lo ?? 0,
+      // A bound that only rises while the tail keeps its postings; exact again when it seals.
+      m: sealed.length > 0 ? blockMax(kept) : Math.max(tail?.m ?? 0, blockMax(kept)),
+      v: (tail?.v ?? 0) + 1,
+    };
+    await send(
+      [
+        put(tailItem(term, next), tail?.v),
+        ...sealed.map((block) => put(sealedItem(term, block), undefined)),
+        ...pageUpdates(term, new Map(sealed.map((block) => [block.end, block.m]))),
+      ],
+      fence,
+    );
+    return result;
+  }
+
+  /** The sealed part: ids at or below `lo`, each touched block rewritten once (see above). */
+  async function applySealed(term: string, change: TermChange, lo: number, fence: () => void) {
+    const ids = [...new Set([...change.add.map((p) => p.id), ...change.remove])].sort((a, b) => a - b);
+    const blocks = await covering(term, ids, lo);
+    const blockOf = (id: number) => blocks.find((block) => block.end >= id);
+    // Every id at or below lo has a block (the one ending at lo is kept even when empty): a read that found none
+    // raced a writer, and is done again.
+    if (ids.some((id) => !blockOf(id))) throw new LostRace();
     let added = 0;
     let removed = 0;
-    const batches: { writes: object[]; delta: number }[] = [];
-    for (const [block, group] of groups) {
-      const result = edit(block?.postings ?? [], group.add, group.remove);
-      if (result.added + result.removed === 0) continue;
+    const writes: { actions: Action[]; entries: Map<number, number | undefined>; delta: number }[] = [];
+    for (const block of blocks) {
+      const result = edit(
+        block.postings,
+        change.add.filter((p) => blockOf(p.id) === block),
+        new Set([...change.remove].filter((id) => blockOf(id) === block)),
+      );
+      if (!result.changed) continue;
       added += result.added;
       removed += result.removed;
-      const writes = rewrite(term, block, result.postings);
-      const delta = result.added - result.removed;
-      const open = batches.at(-1);
-      // A block's writes stay in one transaction (a split must land whole), with room for the df.
-      if (open && open.writes.length + writes.length < ACTIONS_PER_TRANSACTION) {
-        open.writes.push(...writes);
-        open.delta += delta;
-      } else batches.push({ writes, delta });
+      const entries = new Map<number, number | undefined>();
+      const actions: Action[] = [];
+      // An emptied block goes, but for the one ending at lo: it covers the ids up to lo that the tail does not.
+      if (result.postings.length === 0 && block.end !== lo) {
+        actions.push({
+          Delete: {
+            TableName: tableName,
+            Key: { pk: termPk(term), sk: sealedSk(block.end) },
+            ConditionExpression: 'v = :v',
+            ExpressionAttributeValues: { ':v': block.v },
+          },
+        });
+        entries.set(block.end, undefined);
+      } else {
+        const chunks = splitInto(result.postings, blockCapacity);
+        const upper = chunks.pop() ?? [];
+        // The block's bound only rises (a lower one would cost a directory write for no reader's gain), but for a
+        // split, whose blocks all get exact maxima.
+        const m = chunks.length > 0 ? blockMax(upper) : Math.max(block.m, blockMax(upper));
+        actions.push(put(sealedItem(term, { ...block, postings: upper, m, v: block.v + 1 }), block.v));
+        if (m !== block.m) entries.set(block.end, m);
+        for (const chunk of chunks) {
+          const end = chunk.at(-1)?.id ?? 0;
+          const lower = { end, postings: chunk, m: blockMax(chunk), v: 1 };
+          actions.push(put(sealedItem(term, lower), undefined));
+          entries.set(end, lower.m);
+        }
+      }
+      writes.push({ actions, entries, delta: result.added - result.removed });
     }
-    // Each transaction carries the df change of its own blocks, so df equals the posting count after each one.
-    for (const { writes, delta } of batches)
-      await send(delta === 0 ? writes : [...writes, dfAdd(term, delta)], fence);
+    // Blocks go together into transactions of up to 100 actions, each with its own directory entries and df change,
+    // so every transaction leaves df equal to the posting count.
+    const transactions: (typeof writes)[number][] = [];
+    for (const write of writes) {
+      const open = transactions.at(-1);
+      const size = (w: (typeof writes)[number]) => w.actions.length + w.entries.size + 1;
+      if (open && size(open) + size(write) <= ACTIONS_PER_TRANSACTION) {
+        open.actions.push(...write.actions);
+        for (const [end, m] of write.entries) open.entries.set(end, m);
+        open.delta += write.delta;
+      } else transactions.push({ ...write, entries: new Map(write.entries) });
+    }
+    for (const { actions, entries, delta } of transactions) {
+      const df: Action[] =
+        delta === 0
+          ? []
+          : [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: tailKey(term),
+                  // Any write of the tail moves its version, so a writer that read it before loses its swap.
+                  UpdateExpression: 'ADD df :d, v :one',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':d': delta, ':one': 1 },
+                },
+              },
+            ];
+      await send([...actions, ...pageUpdates(term, entries), ...df], fence);
+    }
     return { added, removed };
+  }
+
+  async function applyTerm(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
+    const lo = tail?.lo ?? 0;
+    const above = (id: number) => id > lo;
+    const tailPart = {
+      add: change.add.filter((p) => above(p.id)),
+      remove: new Set([...change.remove].filter(above)),
+    };
+    const sealedPart = {
+      add: change.add.filter((p) => !above(p.id)),
+      remove: new Set([...change.remove].filter((id) => !above(id))),
+    };
+    const fromTail =
+      tailPart.add.length + tailPart.remove.size > 0
+        ? await applyTail(term, tailPart, tail, fence)
+        : { added: 0, removed: 0 };
+    const fromSealed =
+      sealedPart.add.length + sealedPart.remove.size > 0
+        ? await applySealed(term, sealedPart, lo, fence)
+        : { added: 0, removed: 0 };
+    return { added: fromTail.added + fromSealed.added, removed: fromTail.removed + fromSealed.removed };
   }
 
   async function apply(changes: PostingChanges, { fence = () => {} }: ApplyOptions = {}) {
     const byTerm = new Map<string, TermChange>();
     const changeOf = (term: string) => {
-      const change = byTerm.get(term) ?? { add: [], remove: new Set<string>() };
+      const change = byTerm.get(term) ?? { add: [], remove: new Set<number>() };
       byTerm.set(term, change);
       return change;
     };
-    for (const { term, key, tf, dl } of changes.add ?? []) changeOf(term).add.push({ key, tf, dl });
-    for (const { term, key } of changes.remove ?? []) changeOf(term).remove.add(key);
+    for (const { term, id, tf, dl } of changes.add ?? []) changeOf(term).add.push({ id, tf, dl });
+    for (const { term, id } of changes.remove ?? []) changeOf(term).remove.add(id);
     const terms = [...byTerm.keys()];
-    const states = await readStates(terms);
+    const tails = await readTails(terms);
     const results = await mapLimit(terms, concurrency, async (term) => {
       const change = byTerm.get(term) as TermChange;
-      let state = states.get(term) as TermState;
+      let tail = tails.get(term);
       return retry(
         async () => {
           try {
-            return await applyTerm(term, change, state, fence);
+            return await applyTerm(term, change, tail, fence);
           } catch (error) {
-            if (error instanceof LostRace) state = (await readStates([term])).get(term) as TermState;
+            if (error instanceof LostRace) tail = (await readTails([term])).get(term);
             throw error;
           }
         },
@@ -401,11 +443,11 @@ export function createPostingWriter({
   return {
     /** Applies additions and removals grouped by term (see above); returns how many were added and removed. */
     apply,
-    /** Adds postings (those already there are skipped); returns how many it added. */
-    add: async (postings: Posting[], options?: ApplyOptions) =>
-      (await apply({ add: postings }, options)).added,
+    /** Puts postings (those already there are skipped); returns how many it added. */
+    add: async (postings: Posting[], options?: ApplyOptions) => (await apply({ add: postings }, options)).added,
     /** Removes postings (those already gone are skipped); returns how many it removed. */
     remove: async (postings: Posting[], options?: ApplyOptions) =>
       (await apply({ remove: postings }, options)).removed,
   };
 }
+

@@ -1,79 +1,98 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   type BlockPosting,
+  blockMax,
   decodeBlock,
   edit,
   encodeBlock,
-  split,
-  withPosting,
+  impactOfPosting,
+  sealTail,
+  splitInto,
 } from '../../../../lib/search/format/blocks.ts';
-import { idOfKey, impactOfKey, postingKey } from '../../../../lib/search/format/keys.ts';
 
-const posting = (impact: number, id: number, tf = 1, dl = 10): BlockPosting => ({
-  key: postingKey(impact, id),
-  tf,
-  dl,
-});
+const posting = (id: number, tf = 1, dl = 10): BlockPosting => ({ id, tf, dl });
 
 describe('posting blocks', () => {
-  it('round-trips postings through their stored text, and keys through impact and id', () => {
-    const postings = [posting(999_999, 1, 3, 40), posting(500_000, 12_345_678_901, 1, 7), posting(0, 2)];
+  it('stores ids as base-36 distances from the previous one, with tf and dl in base 36', () => {
+    const postings = [posting(1, 3, 40), posting(37, 1, 7), posting(12_345_678_901, 1, 10)];
     const text = encodeBlock(postings);
-    expect(text).toBe(
-      '000000#0000000000000001:3:40,499999#0000012345678901:1:7,999999#0000000000000002:1:10',
-    );
+    expect(text).toBe(`1:3:14,10:1:7,${(12_345_678_901 - 37).toString(36)}:1:a`);
     expect(decodeBlock(text)).toStrictEqual(postings);
-    expect(postings.map((p) => [impactOfKey(p.key), idOfKey(p.key)])).toStrictEqual([
-      [999_999, 1],
-      [500_000, 12_345_678_901],
-      [0, 2],
-    ]);
   });
 
-  it('reads the empty text as a block of no postings (the last block a split term keeps), and writes it so', () => {
+  test.prop([
+    fc.uniqueArray(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { maxLength: 40 }),
+    fc.integer({ min: 1, max: 60_000 }),
+  ])('round-trips any postings in id order', (ids, dl) => {
+    const postings = ids.sort((a, b) => a - b).map((id) => posting(id, 1 + (id % 7), dl));
+    expect(decodeBlock(encodeBlock(postings))).toStrictEqual(postings);
+  });
+
+  it('reads the empty text as a block of no postings (an emptied tail), and writes it so', () => {
     expect(decodeBlock('')).toStrictEqual([]);
     expect(encodeBlock([])).toBe('');
   });
 
   it.each([
     [',', 'an empty entry'],
-    ['000000#0000000000000001:3', 'a missing length'],
-    ['000000#0000000000000001:0:4', 'a zero count'],
-    ['000000#000000000000001:1:4', 'a short id'],
-    ['000000#0000000000000002:1:4,000000#0000000000000001:1:4', 'keys out of order'],
-    ['000000#0000000000000001:1:4,000000#0000000000000001:1:4', 'a repeated key'],
-    ['000000#0000000000000001:1:4;', 'a stray character'],
+    ['1:3', 'a missing length'],
+    ['1:0:4', 'a zero count'],
+    ['0:1:4', 'a zero distance (a repeated id)'],
+    ['2:1:4,0:1:4', 'ids out of order'],
+    ['1:1:4;', 'a stray character'],
+    ['1:1:-4', 'a sign'],
+    ['zzzzzzzzzzz:1:1,zzzzzzzzzzz:1:1', 'an id past 2^53'],
   ])('refuses %j (%s)', (text) => {
     expect(() => decodeBlock(text)).toThrow(/Malformed posting block entry/);
   });
 
-  it('adds a posting in key order and skips one already there', () => {
-    const block = [posting(900, 1), posting(500, 2), posting(100, 3)];
-    expect(withPosting(block, posting(700, 9))?.map((p) => idOfKey(p.key))).toStrictEqual([1, 9, 2, 3]);
-    expect(withPosting(block, posting(50, 9))?.map((p) => idOfKey(p.key))).toStrictEqual([1, 2, 3, 9]);
-    expect(withPosting(block, posting(999, 9))?.map((p) => idOfKey(p.key))).toStrictEqual([9, 1, 2, 3]);
-    expect(withPosting(block, posting(500, 2, 7, 7))).toBeUndefined();
-    expect(block).toHaveLength(3);
-  });
-
-  it('removes a posting by key and skips one that is not there', () => {
-    const block = [posting(900, 1), posting(500, 2)];
-    expect(edit(block, [], new Set([postingKey(900, 1)]))).toStrictEqual({
-      postings: [posting(500, 2)],
-      added: 0,
-      removed: 1,
+  it('puts postings in id order, replaces one whose tf or dl changed, and skips one already there', () => {
+    const block = [posting(1), posting(5), posting(9)];
+    expect(edit(block, [posting(3), posting(12)], new Set())).toStrictEqual({
+      postings: [posting(1), posting(3), posting(5), posting(9), posting(12)],
+      added: 2,
+      removed: 0,
+      changed: true,
     });
-    expect(edit(block, [], new Set([postingKey(901, 1)]))).toStrictEqual({
-      postings: block,
+    expect(edit(block, [posting(5, 2, 10)], new Set())).toStrictEqual({
+      postings: [posting(1), posting(5, 2, 10), posting(9)],
       added: 0,
       removed: 0,
+      changed: true,
     });
-    expect(edit([posting(1, 1)], [], new Set([postingKey(1, 1)])).postings).toStrictEqual([]);
+    expect(edit(block, [posting(5)], new Set()).changed).toBe(false);
   });
 
-  it('splits only a block over capacity, into halves in order', () => {
-    const block = Array.from({ length: 5 }, (_, i) => posting(900 - i, i));
-    expect(split(block, 5)).toBeUndefined();
-    expect(split(block, 4)).toStrictEqual([block.slice(0, 3), block.slice(3)]);
+  it('removes an id unless the same change puts it back, and skips one that is not there', () => {
+    const block = [posting(1), posting(2)];
+    expect(edit(block, [], new Set([1]))).toStrictEqual({
+      postings: [posting(2)],
+      added: 0,
+      removed: 1,
+      changed: true,
+    });
+    expect(edit(block, [], new Set([7])).changed).toBe(false);
+    expect(edit(block, [posting(1, 4, 4)], new Set([1]))).toStrictEqual({
+      postings: [posting(1, 4, 4), posting(2)],
+      added: 0,
+      removed: 0,
+      changed: true,
+    });
+  });
+
+  it('cuts a block over capacity into even blocks in order, and seals a tail into full blocks from the oldest', () => {
+    const block = Array.from({ length: 9 }, (_, i) => posting(i + 1));
+    expect(splitInto(block, 9)).toStrictEqual([block]);
+    expect(splitInto(block, 4).map((b) => b.length)).toStrictEqual([3, 3, 3]);
+    expect(sealTail(block, 4)).toStrictEqual([block.slice(0, 4), block.slice(4, 8), block.slice(8)]);
+    expect(sealTail(block, 9)).toStrictEqual([block]);
+  });
+
+  it('bounds a block by its strongest posting: more occurrences, or a shorter item, weigh more', () => {
+    expect(blockMax([])).toBe(0);
+    expect(impactOfPosting(posting(1, 2, 10))).toBeGreaterThan(impactOfPosting(posting(1, 1, 10)));
+    expect(impactOfPosting(posting(1, 1, 5))).toBeGreaterThan(impactOfPosting(posting(1, 1, 10)));
+    expect(blockMax([posting(1, 1, 10), posting(2, 1, 5), posting(3, 1, 50)])).toBe(impactOfPosting(posting(2, 1, 5)));
   });
 });
