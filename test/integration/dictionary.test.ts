@@ -137,7 +137,7 @@ describe('the term dictionary', () => {
     'retrieves for %j %j exactly the exhaustive BM25 ranking of the expanded query',
     async (query, options) => {
       const retrieve = createRetriever({
-        search: createSearch({ ...table, blocksPerRound: 2 }),
+        search: createSearch({ ...table, blocksPerRound: 2, maxBlocks: Number.POSITIVE_INFINITY }),
         items,
         dictionary,
       });

@@ -44,7 +44,11 @@ export function decodeBlock(text: string): BlockPosting[] {
     if (!match || !(delta > 0) || !Number.isSafeInteger(previous + delta))
       throw new Error(`Malformed posting block entry "${entry}"`);
     previous += delta;
-    postings.push({ id: previous, tf: Number.parseInt(match[2] ?? '', 36), dl: Number.parseInt(match[3] ?? '', 36) });
+    postings.push({
+      id: previous,
+      tf: Number.parseInt(match[2] ?? '', 36),
+      dl: Number.parseInt(match[3] ?? '', 36),
+    });
   }
   return postings;
 }

@@ -25,6 +25,7 @@ export async function migrateIndex({
   indexer,
   onProgress,
   onSwept,
+  scanLimit,
   ...options
 }: {
   client: DynamoDBDocumentClient;
@@ -33,12 +34,20 @@ export async function migrateIndex({
   onProgress?: (progress: Progress) => void;
   /** Called after each page of the sweep with the records removed so far and the records scanned so far. */
   onSwept?: (swept: number, scanned: number) => void;
+  /** Records the sweep scans a page (DynamoDB's 1 MB page when undefined). */
+  scanLimit?: number;
   concurrency?: number;
   pageSize?: number;
   restart?: boolean;
 }): Promise<MigrationReport> {
-  const rebuild = await rebuildIndex({ client, tableName, indexer, ...options, ...(onProgress ? { onProgress } : {}) });
-  const swept = await sweepLegacy(client, tableName, onSwept);
+  const rebuild = await rebuildIndex({
+    client,
+    tableName,
+    indexer,
+    ...options,
+    ...(onProgress ? { onProgress } : {}),
+  });
+  const swept = await sweepLegacy(client, tableName, { onSwept, scanLimit });
   return { rebuild, swept };
 }
 
@@ -46,7 +55,13 @@ export async function migrateIndex({
 export async function sweepLegacy(
   client: DynamoDBDocumentClient,
   tableName: string,
-  onSwept?: (swept: number, scanned: number) => void,
+  {
+    onSwept,
+    scanLimit,
+  }: {
+    onSwept?: ((swept: number, scanned: number) => void) | undefined;
+    scanLimit?: number | undefined;
+  } = {},
 ): Promise<number> {
   let swept = 0;
   let scanned = 0;
@@ -67,6 +82,7 @@ export async function sweepLegacy(
           ':stats': LEGACY.statsKey.pk,
           ':corpus': LEGACY.statsKey.sk,
         },
+        ...(scanLimit ? { Limit: scanLimit } : {}),
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
     );

@@ -59,7 +59,8 @@ export function createDictionary({
         }),
       );
       for (const { sk, wt, df } of page.Items ?? [])
-        if (typeof wt === 'string' && isDictionaryEntry({ sk })) terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
+        if (typeof wt === 'string' && isDictionaryEntry({ sk }))
+          terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return terms;
@@ -77,7 +78,9 @@ export function createDictionary({
     // Each term's tail holds its df (postings.ts).
     dfOf: async (terms) => {
       const records = await batchGet(client, tableName, terms.map(tailKey));
-      const found = new Map(records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]));
+      const found = new Map(
+        records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]),
+      );
       return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
     },
   };

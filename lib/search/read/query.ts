@@ -181,7 +181,10 @@ export function createSearch({
         const interval = intervals[i] as Interval;
         if (interval.bound < threshold || interval.bound <= minScore) break;
         const unread = interval.blocks.filter((block) => !block.postings && !wanted.has(key(block)));
-        if (unread.length > 0 && (wanted.size >= blocksPerRound || read + wanted.size + unread.length > budget))
+        if (
+          unread.length > 0 &&
+          (wanted.size >= blocksPerRound || read + wanted.size + unread.length > budget)
+        )
           break;
         for (const block of unread) wanted.set(key(block), block);
         round.push(interval);
@@ -198,7 +201,10 @@ export function createSearch({
       const starved = open && read + next.blocks.filter((block) => !block.postings).length > budget;
       if (open && !starved) continue;
       // Settled (or out of budget): the best k, if the filter keeps them all, are the answer.
-      const chosen = [...scored.values()].filter((hit) => !rejected.has(hit.id)).sort(byScore).slice(0, topK);
+      const chosen = [...scored.values()]
+        .filter((hit) => !rejected.has(hit.id))
+        .sort(byScore)
+        .slice(0, topK);
       const kept = await accept(chosen.map((hit) => hit.id));
       const failed = chosen.filter((hit) => !kept.has(hit.id));
       if (failed.length === 0) return chosen;
@@ -253,7 +259,14 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
     const blocks: Block[] = [];
     let after = 0;
     for (const [end, max] of list.entries) {
-      blocks.push({ term, after, to: end, bound: boundOf(list.weight, max), sk: sealedSk(end), postings: undefined });
+      blocks.push({
+        term,
+        after,
+        to: end,
+        bound: boundOf(list.weight, max),
+        sk: sealedSk(end),
+        postings: undefined,
+      });
       after = end;
     }
     if (list.tail.postings.length > 0)
@@ -267,7 +280,9 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
       });
     return blocks;
   });
-  const ends = [...new Set(blocksOf.flat().flatMap((block) => [block.after, block.to]))].sort((a, b) => a - b);
+  const ends = [...new Set(blocksOf.flat().flatMap((block) => [block.after, block.to]))].sort(
+    (a, b) => a - b,
+  );
   const cursors = blocksOf.map(() => 0);
   const intervals: Interval[] = [];
   for (let i = 1; i < ends.length; i++) {
@@ -286,4 +301,3 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
   }
   return intervals.sort((a, b) => b.bound - a.bound || a.after - b.after);
 }
-

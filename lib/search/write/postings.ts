@@ -94,7 +94,12 @@ export function appendedTerm(
 ): { tail: Tail; sealed: Sealed[]; pages: Map<string, Record<string, number>> } {
   const chunks = sealTail(postings, capacity);
   const last = chunks.pop() ?? [];
-  const sealed = chunks.map((chunk) => ({ end: chunk.at(-1)?.id ?? 0, postings: chunk, m: blockMax(chunk), v: 1 }));
+  const sealed = chunks.map((chunk) => ({
+    end: chunk.at(-1)?.id ?? 0,
+    postings: chunk,
+    m: blockMax(chunk),
+    v: 1,
+  }));
   const pages = new Map<string, Record<string, number>>();
   for (const block of sealed) {
     const page = pages.get(pageSk(block.end)) ?? {};
@@ -102,7 +107,14 @@ export function appendedTerm(
     pages.set(pageSk(block.end), page);
   }
   return {
-    tail: { postings: last, df: postings.length, lo: sealed.at(-1)?.end ?? 0, m: blockMax(last), v: 1 },
+    // Its version as after one write per posting (items indexed one at a time).
+    tail: {
+      postings: last,
+      df: postings.length,
+      lo: sealed.at(-1)?.end ?? 0,
+      m: blockMax(last),
+      v: postings.length,
+    },
     sealed,
     pages,
   };
@@ -263,7 +275,10 @@ export function createPostingWriter({
         Update: {
           TableName: tableName,
           Key: { pk: termPk(term), sk: pageSk(group[0]?.[0] ?? 0) },
-          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+          UpdateExpression: [
+            set.length ? `SET ${set.join(', ')}` : '',
+            remove.length ? `REMOVE ${remove.join(', ')}` : '',
+          ]
             .filter(Boolean)
             .join(' '),
           ExpressionAttributeNames: names,
@@ -278,7 +293,12 @@ export function createPostingWriter({
     if (!result.changed) return result;
     const chunks = sealTail(result.postings, blockCapacity);
     const kept = chunks.pop() ?? [];
-    const sealed = chunks.map((chunk) => ({ end: chunk.at(-1)?.id ?? 0, postings: chunk, m: blockMax(chunk), v: 1 }));
+    const sealed = chunks.map((chunk) => ({
+      end: chunk.at(-1)?.id ?? 0,
+      postings: chunk,
+      m: blockMax(chunk),
+      v: 1,
+    }));
     const next: Tail = {
       postings: kept,
       df: (tail?.df ?? 0) + result.added - result.removed,
@@ -444,10 +464,10 @@ export function createPostingWriter({
     /** Applies additions and removals grouped by term (see above); returns how many were added and removed. */
     apply,
     /** Puts postings (those already there are skipped); returns how many it added. */
-    add: async (postings: Posting[], options?: ApplyOptions) => (await apply({ add: postings }, options)).added,
+    add: async (postings: Posting[], options?: ApplyOptions) =>
+      (await apply({ add: postings }, options)).added,
     /** Removes postings (those already gone are skipped); returns how many it removed. */
     remove: async (postings: Posting[], options?: ApplyOptions) =>
       (await apply({ remove: postings }, options)).removed,
   };
 }
-
