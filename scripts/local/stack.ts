@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createItemRepository } from '../../lib/items/repository.ts';
+import { LEGACY } from '../../lib/search/format/keys.ts';
+import { migrateIndex } from '../../lib/search/operations/migrate.ts';
+import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
 import type { Issuer } from './issuer.ts';
 import { startOffline } from './offline.ts';
@@ -92,6 +97,7 @@ export async function startStack(options: StackOptions) {
     const client = localClient(dynamodb.endpoint);
     const created = await ensureTable(client, LOCAL_TABLE).finally(() => client.destroy());
     tableDone(created ? 'created' : 'found');
+    if (!created) await migrateLegacyIndex(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
     consumer = startStreamConsumer(env);
     consumerDone(`started, pid ${consumer.process.pid}`);
@@ -111,6 +117,25 @@ export async function startStack(options: StackOptions) {
     const offline = await offlineStarted.catch(() => undefined);
     await stopParts({ dynamodb, consumer, offline });
     throw error;
+  }
+}
+
+/**
+ * A table kept under .local/ by an older `npm start` may hold an index of layout 1 (before issue #19): it is moved to
+ * layout 2 before the stream consumer starts, as `npm run reindex -- --migrate` would (lib/search/operations/migrate.ts).
+ */
+async function migrateLegacyIndex(endpoint: string, progress: Progress) {
+  const client = DynamoDBDocumentClient.from(localClient(endpoint));
+  try {
+    const { Item } = await client.send(new GetCommand({ TableName: LOCAL_TABLE, Key: LEGACY.statsKey }));
+    if (!Item) return;
+    const done = progress('index', 'layout 1 found: moving it to layout 2 (npm run reindex -- --migrate)');
+    const items = createItemRepository({ client, tableName: LOCAL_TABLE });
+    const indexer = createIndexer({ client, tableName: LOCAL_TABLE, items });
+    const { rebuild, swept } = await migrateIndex({ client, tableName: LOCAL_TABLE, indexer });
+    done(`${rebuild.items} items indexed, ${swept} old records removed`);
+  } finally {
+    client.destroy();
   }
 }
 

@@ -164,6 +164,8 @@ export function createSearch({
 
     const scored = new Map<number, Hit>();
     const rejected = new Set<number>();
+    const accepted = new Set<number>();
+    let asking = topK;
     let budget = maxBlocks;
     let read = 0;
     let done = 0;
@@ -200,17 +202,20 @@ export function createSearch({
       const open = next !== undefined && next.bound >= threshold && next.bound > minScore;
       const starved = open && read + next.blocks.filter((block) => !block.postings).length > budget;
       if (open && !starved) continue;
-      // Settled (or out of budget): the best k, if the filter keeps them all, are the answer.
-      const chosen = [...scored.values()]
-        .filter((hit) => !rejected.has(hit.id))
-        .sort(byScore)
-        .slice(0, topK);
-      const kept = await accept(chosen.map((hit) => hit.id));
-      const failed = chosen.filter((hit) => !kept.has(hit.id));
-      if (failed.length === 0) return chosen;
-      for (const hit of failed) rejected.add(hit.id);
+      // Settled (or out of budget): the best k, if the filter keeps them all, are the answer. The filter is asked
+      // about the best `asking` not yet asked about, a number that doubles while it rejects, so a filter that
+      // rejects nearly everything costs a few calls, not one per k candidates.
+      const ranked = [...scored.values()].filter((hit) => !rejected.has(hit.id)).sort(byScore);
+      const unasked = ranked.slice(0, asking).filter((hit) => !accepted.has(hit.id));
+      if (unasked.length > 0) {
+        const kept = await accept(unasked.map((hit) => hit.id));
+        for (const hit of unasked) (kept.has(hit.id) ? accepted : rejected).add(hit.id);
+      }
+      if (unasked.every((hit) => accepted.has(hit.id)))
+        return ranked.filter((hit) => !rejected.has(hit.id)).slice(0, topK);
       // A filter that rejects candidates lowers the k-th score: more pieces may qualify, under a larger budget.
       budget = Math.max(budget, filterMaxBlocks);
+      asking *= 2;
     }
 
     /** Reads the blocks (eventually consistent, as every query read); a block gone since the directory is empty. */
