@@ -52,7 +52,8 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
       count += postings.length;
       if (end !== lo) expect(postings.length, `${pk} ${block.sk} size`).toBeGreaterThan(0);
       expect(postings.length, `${pk} ${block.sk} size`).toBeLessThanOrEqual(capacity);
-      for (const p of postings) expect(p.id > previous && p.id <= end, `${pk} ${block.sk} holds ${p.id}`).toBe(true);
+      for (const p of postings)
+        expect(p.id > previous && p.id <= end, `${pk} ${block.sk} holds ${p.id}`).toBe(true);
       expect(Number(block.m), `${pk} ${block.sk} m`).toBeGreaterThanOrEqual(blockMax(postings));
       const page = pages.find((r) => r.sk === pageSk(end));
       expect(page?.[pageEntry(end)], `${pk} directory entry of ${block.sk}`).toBe(block.m);

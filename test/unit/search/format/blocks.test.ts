@@ -93,6 +93,8 @@ describe('posting blocks', () => {
     expect(blockMax([])).toBe(0);
     expect(impactOfPosting(posting(1, 2, 10))).toBeGreaterThan(impactOfPosting(posting(1, 1, 10)));
     expect(impactOfPosting(posting(1, 1, 5))).toBeGreaterThan(impactOfPosting(posting(1, 1, 10)));
-    expect(blockMax([posting(1, 1, 10), posting(2, 1, 5), posting(3, 1, 50)])).toBe(impactOfPosting(posting(2, 1, 5)));
+    expect(blockMax([posting(1, 1, 10), posting(2, 1, 5), posting(3, 1, 50)])).toBe(
+      impactOfPosting(posting(2, 1, 5)),
+    );
   });
 });
