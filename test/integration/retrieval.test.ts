@@ -254,9 +254,9 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     await indexer.reindexItems(ids);
     return { own, ids };
   }
-  /** A search over the shared corpus that reads 8 sealed blocks at most, two a round. */
+  /** A search over the shared corpus that reads 3 sealed blocks at most, two a round. */
   const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxBlocks?: number } = {}) =>
-    createSearch({ client, tableName: table.tableName, maxBlocks: 8, blocksPerRound: 2, ...options });
+    createSearch({ client, tableName: table.tableName, maxBlocks: 3, blocksPerRound: 2, ...options });
 
   it('reads at most maxBlocks sealed blocks, and scores what it returns exactly', async () => {
     const unbounded = countingClient();
@@ -267,7 +267,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       accept: everything,
     });
     // The exact answer needs more than the budget here, so the budget is what stops the read below.
-    expect(unbounded.blocks.length).toBeGreaterThan(8);
+    expect(unbounded.blocks.length).toBeGreaterThan(3);
     const { client, blocks } = countingClient();
     const hits = await budgeted(client)({
       terms: queryWeights(tokenize(query)),
@@ -275,7 +275,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       minScore: 0,
       accept: everything,
     });
-    expect(blocks.length).toBeLessThanOrEqual(8);
+    expect(blocks.length).toBeLessThanOrEqual(3);
     expect(new Set(blocks).size).toBe(blocks.length);
     // What it could score in full within the budget: fewer than asked for here, every one exact.
     expect(hits.length).toBeGreaterThan(0);
@@ -378,8 +378,8 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       minScore: 0,
       filter: { tags: ['t3'], attributes: { even: false } },
     });
-    // Few items pass: the search read on past 8 blocks to fill the top 5 with items that do, exactly.
-    expect(blocks.length).toBeGreaterThan(8);
+    // Few items pass: the search read on past 3 blocks to fill the top 5 with items that do, exactly.
+    expect(blocks.length).toBeGreaterThan(3);
     const byId = new Map(corpus.map((item) => [item.id, item]));
     const expected = reference(query, corpus.length)
       .filter((hit) => keep(byId.get(hit.id) as Item))
@@ -399,7 +399,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       filter: { tags: ['no-such-tag'] },
     });
     expect(results).toStrictEqual([]);
-    expect(blocks.length).toBeGreaterThan(8);
+    expect(blocks.length).toBeGreaterThan(3);
     expect(blocks.length).toBeLessThanOrEqual(16);
   });
 });

@@ -165,43 +165,48 @@ export function createSearch({
     const scored = new Map<number, Hit>();
     const rejected = new Set<number>();
     const accepted = new Set<number>();
+    /** Per piece: settled (every item in it scored or shown unable to reach the k-th score), and the best bound of
+     * the items it passed over, so a filter that lowers the k-th score opens it again. */
+    const settled = new Map<Interval, number>();
     let asking = topK;
     let budget = maxBlocks;
     let read = 0;
-    let done = 0;
-    const kth = () => {
-      const best = [...scored.values()].filter((hit) => !rejected.has(hit.id)).sort(byScore);
-      return best.length >= topK ? (best[topK - 1]?.score ?? 0) : Number.NEGATIVE_INFINITY;
+    /** The best k scores of items not rejected, in descending order (rebuilt when the filter rejects). */
+    let best: number[] = [];
+    const keep = (score: number) => {
+      if (best.length >= topK && score <= (best.at(-1) ?? 0)) return;
+      const at = best.findIndex((other) => other < score);
+      best.splice(at === -1 ? best.length : at, 0, score);
+      if (best.length > topK) best.pop();
     };
+    const kth = () => (best.length >= topK ? (best.at(-1) ?? 0) : Number.NEGATIVE_INFINITY);
+    const reaches = (bound: number, threshold: number) => bound >= threshold && bound > minScore;
     while (true) {
-      // The pieces a round scores: in descending bound while one can still enter the top k, until the round's
-      // blocks are asked for (pieces whose blocks were all read cost nothing more).
-      let threshold = Math.max(kth(), minScore);
-      const round: Interval[] = [];
+      // A round: the pieces that can still reach the k-th score, in descending bound, each asking for the blocks it
+      // needs (see `evaluate`), until the round's blocks are asked for.
       const wanted = new Map<string, Block>();
-      for (let i = done; i < intervals.length; i++) {
-        const interval = intervals[i] as Interval;
-        if (interval.bound < threshold || interval.bound <= minScore) break;
-        const unread = interval.blocks.filter((block) => !block.postings && !wanted.has(key(block)));
-        if (
-          unread.length > 0 &&
-          (wanted.size >= blocksPerRound || read + wanted.size + unread.length > budget)
-        )
-          break;
-        for (const block of unread) wanted.set(key(block), block);
-        round.push(interval);
+      let starved = false;
+      for (const interval of intervals) {
+        // The k-th score rises as pieces are scored, within the round too.
+        const threshold = Math.max(kth(), minScore);
+        if (!reaches(interval.bound, threshold)) break;
+        const passedOver = settled.get(interval);
+        if (passedOver !== undefined && !reaches(passedOver, threshold)) continue;
+        const needs = evaluate(interval, threshold).filter((block) => !wanted.has(key(block)));
+        if (needs.length === 0) continue;
+        // Over the budget: this piece is left, and cheaper ones (their blocks read already) still scored.
+        if (read + wanted.size + needs.length > budget) {
+          starved = true;
+          continue;
+        }
+        for (const block of needs) wanted.set(key(block), block);
+        if (wanted.size >= blocksPerRound) break;
       }
       if (wanted.size > 0) {
         read += wanted.size;
         await fetchBlocks([...wanted.values()]);
+        continue;
       }
-      for (const interval of round) score(interval);
-      done += round.length;
-      threshold = Math.max(kth(), minScore);
-      const next = intervals[done];
-      const open = next !== undefined && next.bound >= threshold && next.bound > minScore;
-      const starved = open && read + next.blocks.filter((block) => !block.postings).length > budget;
-      if (open && !starved) continue;
       // Settled (or out of budget): the best k, if the filter keeps them all, are the answer. The filter is asked
       // about the best `asking` not yet asked about, a number that doubles while it rejects, so a filter that
       // rejects nearly everything costs a few calls, not one per k candidates.
@@ -210,12 +215,65 @@ export function createSearch({
       if (unasked.length > 0) {
         const kept = await accept(unasked.map((hit) => hit.id));
         for (const hit of unasked) (kept.has(hit.id) ? accepted : rejected).add(hit.id);
+        best = [];
+        for (const hit of scored.values()) if (!rejected.has(hit.id)) keep(hit.score);
       }
-      if (unasked.every((hit) => accepted.has(hit.id)))
-        return ranked.filter((hit) => !rejected.has(hit.id)).slice(0, topK);
+      const answer = () => ranked.filter((hit) => !rejected.has(hit.id)).slice(0, topK);
+      if (unasked.every((hit) => accepted.has(hit.id))) return answer();
       // A filter that rejects candidates lowers the k-th score: more pieces may qualify, under a larger budget.
+      if (starved && budget >= filterMaxBlocks) return answer();
       budget = Math.max(budget, filterMaxBlocks);
       asking *= 2;
+    }
+
+    /**
+     * Block-max MaxScore within one piece. Its blocks of greatest bound are *essential*: the fewest whose others'
+     * bounds add up to less than the threshold, so an item in none of them cannot reach it. Once those are read,
+     * each item they hold is a candidate: known in the blocks read, bounded by the others'. A candidate that can
+     * still reach the threshold needs the piece's other blocks; one that cannot is passed over (its bound kept); one
+     * with every block read is scored exactly. Returns the blocks the piece needs read next (none: settled).
+     */
+    function evaluate(interval: Interval, threshold: number): Block[] {
+      const blocks = [...interval.blocks].sort((x, y) => y.bound - x.bound);
+      let rest = blocks.reduce((sum, block) => sum + block.bound, 0);
+      const essential: Block[] = [];
+      for (const block of blocks) {
+        if (!reaches(rest, threshold)) break;
+        essential.push(block);
+        rest -= block.bound;
+      }
+      const unreadEssential = essential.filter((block) => !block.postings);
+      if (unreadEssential.length > 0) return unreadEssential;
+      const unread = interval.blocks.filter((block) => !block.postings);
+      const candidates = new Map<number, { score: number; matched: string[] }>();
+      // Blocks in term order, so each score adds up in the same order on every run.
+      for (const block of interval.blocks) {
+        if (!block.postings) continue;
+        const list = lists[block.term] as TermList;
+        for (const posting of block.postings) {
+          if (posting.id <= interval.after || posting.id > interval.to || rejected.has(posting.id)) continue;
+          const candidate = candidates.get(posting.id) ?? { score: 0, matched: [] };
+          candidate.score += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
+          candidate.matched.push(list.term);
+          candidates.set(posting.id, candidate);
+        }
+      }
+      const unreadBound = unread.reduce((sum, block) => sum + block.bound, 0);
+      let passedOver = rest;
+      let needed = false;
+      for (const [id, candidate] of candidates) {
+        if (scored.has(id)) continue;
+        if (unread.length === 0) {
+          if (candidate.score > minScore) {
+            scored.set(id, { id, score: candidate.score, matchedTerms: candidate.matched });
+            keep(candidate.score);
+          }
+        } else if (reaches(candidate.score + unreadBound, threshold)) needed = true;
+        else passedOver = Math.max(passedOver, candidate.score + unreadBound);
+      }
+      if (needed) return unread;
+      settled.set(interval, unread.length === 0 ? Number.NEGATIVE_INFINITY : passedOver);
+      return [];
     }
 
     /** Reads the blocks (eventually consistent, as every query read); a block gone since the directory is empty. */
@@ -231,24 +289,6 @@ export function createSearch({
         const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
         block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
       }
-    }
-
-    /** Scores every item of a piece exactly: each of its terms' postings there are read. */
-    function score(interval: Interval): void {
-      const hits = new Map<number, { score: number; matched: string[] }>();
-      // Blocks are in term order, so each score adds up in the same order on every run.
-      for (const block of interval.blocks) {
-        const list = lists[block.term] as TermList;
-        for (const posting of block.postings ?? []) {
-          if (posting.id <= interval.after || posting.id > interval.to || rejected.has(posting.id)) continue;
-          const hit = hits.get(posting.id) ?? { score: 0, matched: [] };
-          hit.score += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
-          hit.matched.push(list.term);
-          hits.set(posting.id, hit);
-        }
-      }
-      for (const [id, hit] of hits)
-        if (hit.score > minScore) scored.set(id, { id, score: hit.score, matchedTerms: hit.matched });
     }
   };
 }
