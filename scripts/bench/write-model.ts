@@ -1,6 +1,6 @@
 // `npm run bench:write-model`: the index's write units per new item as the collection grows, past what DynamoDB Local
 // can ingest here (bench:ingest measures 1,000 and 10,000 items; this goes to 100,000 and more). It replays the
-// posting writer's own pure steps in memory (lib/search: `edit`, `sealTail`, `blockMax`, `tailItem`, `sealedItem`)
+// posting writer's own pure steps in memory (lib/search/write/postings.ts: `planTail`, `tailItem`, `sealedItem`)
 // on the synthetic collection, created in id order and indexed in stream batches, and costs each write by AWS's
 // rules as capacity.ts costs a measured run: a Put ceil(max(old, new size) / 1 KB), an Update of a directory page
 // by the larger of its sizes, each × 2 inside a transaction; the doc records' write-ahead Put and commit (× 2), the
@@ -10,16 +10,10 @@
 // Options (environment): BENCH_MODEL_SIZES (1000,10000,100000), BENCH_MODEL_BATCH (1000: a backlog drains in
 // batches of the stream's batchSize), BENCH_MODEL_WINDOW (items measured before each size: 10% of it).
 import { marshall } from '@aws-sdk/util-dynamodb';
-import {
-  BLOCK_CAPACITY,
-  type BlockPosting,
-  blockMax,
-  edit,
-  sealTail,
-} from '../../lib/search/format/blocks.ts';
+import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
 import { pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
-import { postingsOf, sealedItem, type Tail, tailItem } from '../../lib/search/write/postings.ts';
+import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { itemBytes } from './capacity.ts';
 import { syntheticItem } from './synthetic.ts';
 
@@ -30,7 +24,7 @@ const wcu = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 const size = (item: Record<string, unknown>) =>
   itemBytes(marshall(item, { removeUndefinedValues: true }) as never);
 
-const tails = new Map<string, Tail>();
+const tails = new Map<string, ReturnType<typeof planTail>['next']>();
 const pages = new Map<string, Record<string, number>>();
 const window = new Map<
   number,
@@ -63,22 +57,7 @@ function indexBatch(ids: number[]) {
   const termCost = new Map<string, number>();
   for (const [term, add] of byTerm) {
     const tail = tails.get(term);
-    const result = edit(tail?.postings ?? [], add, new Set());
-    const chunks = sealTail(result.postings, BLOCK_CAPACITY);
-    const kept = chunks.pop() ?? [];
-    const sealed = chunks.map((chunk) => ({
-      end: chunk.at(-1)?.id ?? 0,
-      postings: chunk,
-      m: blockMax(chunk),
-      v: 1,
-    }));
-    const next: Tail = {
-      postings: kept,
-      df: (tail?.df ?? 0) + result.added,
-      lo: sealed.at(-1)?.end ?? tail?.lo ?? 0,
-      m: sealed.length > 0 ? blockMax(kept) : Math.max(tail?.m ?? 0, blockMax(kept)),
-      v: (tail?.v ?? 0) + 1,
-    };
+    const { sealed, next } = planTail(tail, { add, remove: new Set() }, BLOCK_CAPACITY);
     const oldTail = tail ? size(tailItem(term, tail)) : 0;
     const newTail = size(tailItem(term, next));
     let cost: number;

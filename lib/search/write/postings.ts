@@ -92,32 +92,44 @@ export function appendedTerm(
   postings: readonly BlockPosting[],
   capacity = BLOCK_CAPACITY,
 ): { tail: Tail; sealed: Sealed[]; pages: Map<string, Record<string, number>> } {
-  const chunks = sealTail(postings, capacity);
-  const last = chunks.pop() ?? [];
-  const sealed = chunks.map((chunk) => ({
-    end: chunk.at(-1)?.id ?? 0,
-    postings: chunk,
-    m: blockMax(chunk),
-    v: 1,
-  }));
+  const { sealed, next } = planTail(undefined, { add: postings, remove: new Set() }, capacity);
   const pages = new Map<string, Record<string, number>>();
   for (const block of sealed) {
     const page = pages.get(pageSk(block.end)) ?? {};
     page[pageEntry(block.end)] = block.m;
     pages.set(pageSk(block.end), page);
   }
-  return {
-    // Its version as after one write per posting (items indexed one at a time).
-    tail: {
-      postings: last,
-      df: postings.length,
-      lo: sealed.at(-1)?.end ?? 0,
-      m: blockMax(last),
-      v: postings.length,
-    },
-    sealed,
-    pages,
+  // Its version as after one write per posting (items indexed one at a time).
+  return { tail: { ...next, v: postings.length }, sealed, pages };
+}
+
+/**
+ * The pure step of a tail write (the writer sends it, bench:write-model costs it): what `tail` (undefined: none yet)
+ * becomes with `change`, and the full blocks it seals from its oldest postings (sealTail), with exact maxima.
+ */
+export function planTail(
+  tail: Tail | undefined,
+  change: { add: readonly BlockPosting[]; remove: ReadonlySet<number> },
+  capacity = BLOCK_CAPACITY,
+) {
+  const result = edit(tail?.postings ?? [], change.add, change.remove);
+  const chunks = sealTail(result.postings, capacity);
+  const kept = chunks.pop() ?? [];
+  const sealed: Sealed[] = chunks.map((chunk) => ({
+    end: chunk.at(-1)?.id ?? 0,
+    postings: chunk,
+    m: blockMax(chunk),
+    v: 1,
+  }));
+  const next: Tail = {
+    postings: kept,
+    df: (tail?.df ?? 0) + result.added - result.removed,
+    lo: sealed.at(-1)?.end ?? tail?.lo ?? 0,
+    // A bound that only rises while the tail keeps its postings; exact again when it seals.
+    m: sealed.length > 0 ? blockMax(kept) : Math.max(tail?.m ?? 0, blockMax(kept)),
+    v: (tail?.v ?? 0) + 1,
   };
+  return { result, sealed, next };
 }
 
 /** Actions per transaction (DynamoDB allows 100). */
@@ -289,24 +301,8 @@ export function createPostingWriter({
 
   /** The tail part: ids above `lo`. One write of the tail, a transaction when it seals blocks. */
   async function applyTail(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
-    const result = edit(tail?.postings ?? [], change.add, change.remove);
+    const { result, sealed, next } = planTail(tail, change, blockCapacity);
     if (!result.changed) return result;
-    const chunks = sealTail(result.postings, blockCapacity);
-    const kept = chunks.pop() ?? [];
-    const sealed = chunks.map((chunk) => ({
-      end: chunk.at(-1)?.id ?? 0,
-      postings: chunk,
-      m: blockMax(chunk),
-      v: 1,
-    }));
-    const next: Tail = {
-      postings: kept,
-      df: (tail?.df ?? 0) + result.added - result.removed,
-      lo: sealed.at(-1)?.end ?? tail?.lo ?? 0,
-      // A bound that only rises while the tail keeps its postings; exact again when it seals.
-      m: sealed.length > 0 ? blockMax(kept) : Math.max(tail?.m ?? 0, blockMax(kept)),
-      v: (tail?.v ?? 0) + 1,
-    };
     await send(
       [
         put(tailItem(term, next), tail?.v),
