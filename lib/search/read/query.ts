@@ -171,6 +171,8 @@ export function createSearch({
     let asking = topK;
     let budget = maxBlocks;
     let read = 0;
+    // Rounds grow (8, 16, … up to blocksPerRound): the first asks for few blocks while no k-th score is known.
+    let roundBlocks = Math.min(8, blocksPerRound);
     /** The best k scores of items not rejected, in descending order (rebuilt when the filter rejects). */
     let best: number[] = [];
     const keep = (score: number) => {
@@ -200,11 +202,12 @@ export function createSearch({
           continue;
         }
         for (const block of needs) wanted.set(key(block), block);
-        if (wanted.size >= blocksPerRound) break;
+        if (wanted.size >= roundBlocks) break;
       }
       if (wanted.size > 0) {
         read += wanted.size;
         await fetchBlocks([...wanted.values()]);
+        roundBlocks = Math.min(blocksPerRound, roundBlocks * 2);
         continue;
       }
       // Settled (or out of budget): the best k, if the filter keeps them all, are the answer. The filter is asked
@@ -250,8 +253,10 @@ export function createSearch({
       for (const block of interval.blocks) {
         if (!block.postings) continue;
         const list = lists[block.term] as TermList;
-        for (const posting of block.postings) {
-          if (posting.id <= interval.after || posting.id > interval.to || rejected.has(posting.id)) continue;
+        for (let i = firstAfter(block.postings, interval.after); i < block.postings.length; i++) {
+          const posting = block.postings[i] as BlockPosting;
+          if (posting.id > interval.to) break;
+          if (rejected.has(posting.id)) continue;
           const candidate = candidates.get(posting.id) ?? { score: 0, matched: [] };
           candidate.score += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
           candidate.matched.push(list.term);
@@ -294,6 +299,18 @@ export function createSearch({
 }
 
 const key = (block: Block) => `${block.term}\u0000${block.sk}`;
+
+/** The index of the first posting whose id is above `after` (postings in id order). */
+function firstAfter(postings: readonly BlockPosting[], after: number): number {
+  let low = 0;
+  let high = postings.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((postings[middle]?.id ?? 0) <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
 
 /**
  * Cuts the id line wherever a term's block ends, so each piece lies in one block of each term; returns the pieces
