@@ -41,8 +41,15 @@ const INPUTS = [
   'infra/table.json',
 ];
 
+/**
+ * The index's record layout, hashed with the files: a new layout never reuses a snapshot of an older one, even if
+ * the files above were to hash alike. Layout 2 (issue #19): postings in item-id order, tails `K#~`, sealed blocks
+ * `K#<end>`, directory pages `X#<page>`, doc records `D#<id>/IDX`, counts `STATS/INDEX`.
+ */
+const LAYOUT = 'index layout 2: doc-id-ordered blocks with block maxima (issue #19)';
+
 export function fingerprint(): string {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(LAYOUT);
   for (const file of INPUTS) hash.update(file).update(readFileSync(join(ROOT, file)));
   return hash.digest('hex').slice(0, 16);
 }
@@ -71,6 +78,8 @@ export interface LoadReport {
   loadSeconds: number;
   records: number;
   reused: boolean;
+  /** Seconds the snapshot took to load when it was built (this run or an earlier one). */
+  builtSeconds: number;
 }
 
 /**
@@ -81,8 +90,8 @@ export async function prepareCollections(sizes: readonly number[]): Promise<Load
   const reports: LoadReport[] = [];
   for (const size of [...sizes].sort((a, b) => a - b)) {
     if (isSnapshot(size)) {
-      const { records } = JSON.parse(readFileSync(join(snapshotDir(size), 'load.json'), 'utf8'));
-      reports.push({ size, loadSeconds: 0, records, reused: true });
+      const { records, loadSeconds } = JSON.parse(readFileSync(join(snapshotDir(size), 'load.json'), 'utf8'));
+      reports.push({ size, loadSeconds: 0, records, reused: true, builtSeconds: loadSeconds });
       continue;
     }
     const { dir, dynamodb } = await openScratch(undefined);
@@ -104,7 +113,7 @@ export async function prepareCollections(sizes: readonly number[]): Promise<Load
       writeFileSync(join(staging, 'load.json'), JSON.stringify({ records, loadSeconds }));
       renameSync(staging, snapshotDir(size));
       console.log(`collection ${size}: +${records} records in ${loadSeconds.toFixed(0)} s, saved`);
-      reports.push({ size, loadSeconds, records, reused: false });
+      reports.push({ size, loadSeconds, records, reused: false, builtSeconds: loadSeconds });
     } finally {
       await dynamodb.stop();
       rmSync(dir, { recursive: true, force: true });

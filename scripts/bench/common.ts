@@ -49,18 +49,6 @@ export const ms = (value: number, digits = 2): string => value.toFixed(digits);
 export const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
 
 /** One part's results: markdown for BENCHMARKS.md and the raw figures. */
-/** bench:scale's packed-postings measurement at one collection size (p50 ms and read units of one page). */
-/** A common term's first postings read as blocks (`packed`) and one per DynamoDB item (`single`). */
-export interface PackedPage {
-  size: number;
-  postings: number;
-  blocks: number;
-  single: number;
-  packed: number;
-  singleUnits: number;
-  packedUnits: number;
-}
-
 export interface PartResult {
   part: string;
   markdown: string;

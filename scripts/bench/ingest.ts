@@ -34,7 +34,7 @@ import { ITEM_PK } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
-import { docKey, idOfDocPk, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { docKey, idOfDocKey, STATS_KEY } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
@@ -88,8 +88,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------------------------
 // ADAPT HERE when the index's records change: how the benchmark tells that the index has settled. Today an item is
-// indexed at version v when its doc record D#<id>/DOC holds version v and no unfinished rebuild (`pending`), and N
-// is STATS/CORPUS's `docs`. Reads go through an unmetered client: they are the benchmark's, not the index's.
+// indexed at version v when its doc record D#<id>/IDX holds version v and no unfinished rebuild (`pending`), and N
+// is STATS/INDEX's `docs`. Reads go through an unmetered client: they are the benchmark's, not the index's.
 /** The version each of `ids` is indexed at (missing: not indexed). */
 async function indexedVersions(
   client: DynamoDBDocumentClient,
@@ -103,13 +103,17 @@ async function indexedVersions(
       const reply: BatchGetCommandOutput = await client.send(
         new BatchGetCommand({
           RequestItems: {
-            [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'pk, version, pending' },
+            [tableName]: {
+              Keys: keys,
+              ConsistentRead: true,
+              ProjectionExpression: 'pk, sk, version, pending',
+            },
           },
         }),
       );
       for (const doc of reply.Responses?.[tableName] ?? []) {
         const pending = doc.pending as unknown[] | undefined;
-        if (!pending || pending.length === 0) found.set(idOfDocPk(doc.pk) ?? 0, Number(doc.version));
+        if (!pending || pending.length === 0) found.set(idOfDocKey(doc.pk, doc.sk) ?? 0, Number(doc.version));
       }
       keys = reply.UnprocessedKeys?.[tableName]?.Keys;
     }

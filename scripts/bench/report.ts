@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { SEARCH_DEFAULTS } from '../../lib/search/read/query.ts';
-import { type PackedPage, type PartResult, RESULTS_DIR, ROOT } from './common.ts';
+import { type PartResult, RESULTS_DIR, ROOT } from './common.ts';
 import {
   type FreshnessData,
   freshnessMarkdown,
@@ -229,87 +229,91 @@ if (warm) {
     );
   }
 }
+interface ScaleSweepEnd {
+  p50: number;
+  units: number[];
+  blocks: number[];
+  recall: number[];
+}
 const scaleData = dataOf('scale') as
   | {
+      queries: string[];
       results: {
         size: number;
         recall: number[];
-        exactUnits: number[];
         unitsPerQuery: number[];
-        postings: number[];
+        blocks: number[];
+        exactUnits: number[];
+        exactBlocks: number[];
+        listed?: number[];
       }[];
       latencyRatio: number;
       unitsGrow: boolean;
       grown: string[];
       ceiling: number;
-      sweep: {
-        maxPostingsPerTerm: number;
-        poolPerResult: number;
-        ratio: number;
-        recallLarge: number[];
-        unitsLarge: number[];
-      }[];
-      rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[];
-      packedPages?: PackedPage[];
+      serviceMaxBlocks: number;
+      /** Queries whose exact plan read every sealed block of its terms at the largest size. */
+      wholeLists?: string[];
+      /** One row per setting of maxBlocks (null: Infinity, the exact plan), at the smallest and the largest size. */
+      sweep: { maxBlocks: number | null; ratio: number; small: ScaleSweepEnd; large: ScaleSweepEnd }[];
     }
   | undefined;
 let scaleNote = '';
-if (scaleData && scaleData.results.length > 0) {
+// bench:scale's results of layout 1 (before issue #19) have no sweep of maxBlocks: they keep their section.
+if (scaleData && scaleData.results.length > 0 && scaleData.sweep?.every((s) => 'large' in s)) {
   const first = scaleData.results[0];
   const last = scaleData.results[scaleData.results.length - 1];
   const mean = (values: number[] = []) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  const middle = (values: number[] = []) =>
-    [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length / 2) - 1)] ?? 0;
+  const max = (values: number[] = []) => Math.max(...values);
+  const min = (values: number[] = []) => Math.min(...values);
   const smallest = first?.size.toLocaleString('en');
   const largest = last?.size.toLocaleString('en');
+  const setting = (maxBlocks: number | null) => (maxBlocks === null ? 'Infinity' : String(maxBlocks));
   const service = scaleData.sweep.find(
-    (s) =>
-      s.maxPostingsPerTerm === SEARCH_DEFAULTS.maxPostingsPerTerm &&
-      s.poolPerResult === SEARCH_DEFAULTS.poolPerResult,
+    (s) => s.maxBlocks === (scaleData.serviceMaxBlocks ?? SEARCH_DEFAULTS.maxBlocks),
   );
-  const pageMs = (blocks: number, size: number | undefined, via: 'sdk' | 'http' = 'sdk') =>
-    scaleData.rawPages.find((p) => p.limit === blocks && p.size === size && p.via === via)?.p50 ?? Number.NaN;
-  const page = (blocks: number, size: number | undefined, via: 'sdk' | 'http' = 'sdk') =>
-    pageMs(blocks, size, via).toFixed(1);
-  // Per block: the difference between a 4-block and a 1-block page, over the 3 blocks between them.
-  const perBlock = (via: 'sdk' | 'http') =>
-    ((pageMs(4, last?.size, via) - pageMs(1, last?.size, via)) / 3) * 1000;
+  const exactEverywhere = scaleData.results.every((r) => min(r.recall) === 1);
+  const meanUnits = mean(last?.unitsPerQuery);
+  const recallFloorMet = scaleData.results.every((r) => mean(r.recall) >= 0.99 && min(r.recall) >= 0.9);
   const latencyMet = scaleData.latencyRatio <= 2 && (service?.ratio ?? 0) <= 2;
+  const readsMet = scaleData.results.every((r) => mean(r.unitsPerQuery) <= 50) && recallFloorMet;
   budgetRows.push(
-    `| retrieve p50 at the largest size ≤ 2 × p50 at 1k | ${scaleData.latencyRatio.toFixed(2)} × at ${largest}${service ? ` (${service.ratio.toFixed(2)} × in the budget sweep)` : ''} | ${verdict(latencyMet)}${latencyMet ? '' : ' (floor: see Retrieval at scale)'} |`,
-    `| read units of a fixed query do not grow with the collection | a ceiling: at most ${scaleData.ceiling.toFixed(1)} RCU at any size (the exact plan: up to ${Math.max(...(last?.exactUnits ?? [0])).toFixed(0)} at ${largest}); ${scaleData.unitsGrow ? `${scaleData.grown.length} of ${last?.unitsPerQuery.length} queries, whose lists are still shorter than the budget, read more at ${largest} than at the size before` : `none grows at ${largest}`} | ceiling met; ${verdict(!scaleData.unitsGrow)} strictly |`,
+    `| retrieve p50 at the largest size ≤ 2 × p50 at 1k | ${scaleData.latencyRatio.toFixed(2)} × at ${largest}${service ? ` (${service.ratio.toFixed(2)} × at maxBlocks ${setting(service.maxBlocks)} in the sweep)` : ''} | ${verdict(latencyMet)} |`,
+    `| read units ≤ 50 RCU a query (mean) with recall@10 = 1.000 at every size, else ≥ 0.99 mean and ≥ 0.9 for every query | at ${largest}: ${meanUnits.toFixed(1)} RCU mean, ${max(last?.unitsPerQuery).toFixed(1)} max, recall ${mean(last?.recall).toFixed(3)} mean / ${min(last?.recall).toFixed(1)} min (maxBlocks ${SEARCH_DEFAULTS.maxBlocks}); exact plan ${mean(last?.exactUnits).toFixed(1)} mean / ${max(last?.exactUnits).toFixed(1)} max | ${readsMet ? (exactEverywhere ? 'met, exact' : 'met with the trade-off') : '**not met**'} |`,
   );
-  const packed = scaleData.packedPages?.find((p) => p.size === last?.size);
-  const packedNote = packed
-    ? ` Postings are stored many to a DynamoDB item (blocks of up to 128) because the cost is per item returned: at
-${largest} items the same ${packed.postings.toLocaleString('en')} postings read as ${packed.blocks} blocks in ${packed.packed.toFixed(1)} ms (${packed.packedUnits} RCU) and one per item, the layout
-before blocks, in ${packed.single.toFixed(1)} ms (${packed.singleUnits} RCU) (same run, interleaved).`
-    : '';
-  const better = scaleData.sweep
-    .filter((s) => s.ratio <= 2 && mean(s.recallLarge) > mean(service?.recallLarge))
-    .sort((a, b) => mean(b.recallLarge) - mean(a.recallLarge))[0];
+  // The costliest queries of the exact plan at the largest size, and the cheapest ceiling that keeps the recall floor.
+  const costliest = (scaleData.queries ?? [])
+    .map((query, i) => ({ query, units: last?.exactUnits[i] ?? 0, blocks: last?.exactBlocks[i] ?? 0 }))
+    .sort((a, b) => b.units - a.units)
+    .slice(0, 3);
+  const keeping = scaleData.sweep.find(
+    (s) => s.maxBlocks !== null && mean(s.large.recall) >= 0.99 && min(s.large.recall) >= 0.9,
+  );
+  // Long lists (100 blocks or more) that the exact plan read whole: no block skipped.
+  const whole = (scaleData.queries ?? [])
+    .map((query, i) => ({ query, read: last?.exactBlocks[i] ?? 0, listed: last?.listed?.[i] ?? 0 }))
+    .filter(({ read, listed }) => listed >= 100 && read === listed);
   scaleNote = `
-### Why a read budget${latencyMet ? '' : ', and what stops the latency budget (the floors)'}
+### Exact reads and the read ceiling
 
-**Read units.** The *exact* columns are the same query plan without the per-term budget: the threshold algorithm
-proves the top 10 only once every list has been read below the k-th score. For one term, or rare terms, that is the
-first page; for several common terms it is a depth that grows with the lists — mean ${mean(first?.exactUnits).toFixed(1)} RCU at
-${smallest} items, ${mean(last?.exactUnits).toFixed(1)} at ${largest}, up to ${Math.max(...(last?.exactUnits ?? [0])).toFixed(1)} for one query. That growth is the floor of an
-exact top k over impact-ordered lists. With the budget (${SEARCH_DEFAULTS.maxPostingsPerTerm.toLocaleString('en')} postings a term, then the ${SEARCH_DEFAULTS.poolPerResult} × k best candidates scored
-exactly from their doc records) a query's cost stops growing once its lists are longer than the budget: at most
-${scaleData.ceiling.toFixed(1)} RCU here at any size. Queries whose lists are still shorter than the budget (rare terms) read more as
-those lists grow, up to the same ceiling. The answers hold ${(mean(last?.recall) * 100).toFixed(1)} % of the exact top 10 at ${largest}
-(every returned score is exact; the score share column shows how close the misses are). Cranfield through the same
-code: see \`npm run bench:retrieval\` in the README.
+**Exact.** With \`maxBlocks: Infinity\` block-max evaluation reads until no unread piece of the id line can enter the
+top 10, and every answer above equals the exhaustive ranking: mean ${mean(first?.exactUnits).toFixed(1)} RCU a query at ${smallest} items,
+${mean(last?.exactUnits).toFixed(1)} at ${largest} (${mean(last?.exactBlocks).toFixed(1)} sealed blocks on average); the costliest at ${largest}: ${costliest.map((c) => `\`${c.query}\` ${c.units.toFixed(1)} RCU (${c.blocks} blocks)`).join(', ')}.${
+    whole.length > 0
+      ? ` ${whole.length} queries whose terms have 100 blocks or more read every one of them at ${largest}: ${whole.map((w) => `\`${w.query}\` (${w.listed})`).join(', ')}.
+A piece's bound is the sum of the maxima of its terms' blocks over it, which its items seldom reach together. A rare
+term's few blocks each span a wide range of ids, so beside it every piece of a common term's list carries the rare
+term's whole bound, stays above the 10th score and is read, though a piece that holds none of the rare term's
+postings can score no more than the common terms' own bounds; with common terms only, the sum of their blocks'
+maxima stays above the 10th score over most of the id line.`
+      : ''
+  }
 
-**Latency.** Time follows the blocks read, not the collection: a raw \`Query\` of one block of the most common term
-takes ${page(1, first?.size)} ms at ${smallest} items and ${page(1, last?.size)} ms at ${largest}, four blocks ${page(4, first?.size)} and ${page(4, last?.size)} ms (same run,
-interleaved); each further block costs ~${perBlock('sdk').toFixed(0)} µs through the SDK at ${largest} (~${perBlock('http').toFixed(0)} µs over plain HTTP without it).${packedNote}
-What grows is how many postings an answer reads: median ${middle(first?.postings).toLocaleString('en')} at ${smallest} items, where most
-lists are shorter than the budget, and ${middle(last?.postings).toLocaleString('en')} at ${largest}. ${
-    better
-      ? `A larger budget also keeps p50 within 2 × in the sweep (${better.maxPostingsPerTerm.toLocaleString('en')} postings a term: ${better.ratio.toFixed(2)} ×, recall ${(mean(better.recallLarge) * 100).toFixed(1)} %, up to ${Math.max(...better.unitsLarge).toFixed(1)} RCU).`
-      : 'No larger budget in the sweep keeps p50 within 2 × with better recall.'
+**With the ceiling** (the service's \`maxBlocks: ${SEARCH_DEFAULTS.maxBlocks}\`): at most ${scaleData.ceiling.toFixed(1)} RCU at any size, ${meanUnits.toFixed(1)} mean at ${largest};
+recall@10 ${mean(last?.recall).toFixed(3)} mean, ${min(last?.recall).toFixed(1)} for the worst query at ${largest}${exactEverywhere ? ' (every answer exact at every size)' : ''}. ${
+    keeping
+      ? `The smallest ceiling in the sweep that keeps recall ≥ 0.99 mean and ≥ 0.9 for every query at ${largest} is ${setting(keeping.maxBlocks)} blocks: ${mean(keeping.large.units).toFixed(1)} RCU mean, ${max(keeping.large.units).toFixed(1)} max, p50 ratio ${keeping.ratio.toFixed(2)}.`
+      : `No finite ceiling in the sweep keeps recall ≥ 0.99 mean and ≥ 0.9 for every query at ${largest}: the blocks a capped query reads go to the pieces of highest bound, in id ranges that need not hold the top 10.`
   }
 `;
 }

@@ -2,35 +2,44 @@
 // records the indexer writes (checked first against the real repository + indexer on 30 items) and kept as
 // snapshots (collections.ts). A fixed query set runs through the retriever POST /retrieve uses; every command
 // asks for ReturnConsumedCapacity; each result list is compared with the exact BM25 ranking computed in memory.
+// The sweep runs the same queries under other settings of the read ceiling (`maxBlocks`): the trade-off between
+// read units and recall.
 import { randomUUID } from 'node:crypto';
-import { Agent, request as httpSend } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { type DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { BLOCK_CAPACITY, decodeBlock } from '../../lib/search/format/blocks.ts';
-import { BLOCK_PREFIX, termPk } from '../../lib/search/format/keys.ts';
+import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
-import { createSearch, SEARCH_DEFAULTS } from '../../lib/search/read/query.ts';
-import { indexInMemory } from '../../lib/search/read/rank.ts';
+import { createSearch, SEARCH_DEFAULTS, type SearchOptions } from '../../lib/search/read/query.ts';
+import { indexInMemory, type RankedDoc } from '../../lib/search/read/rank.ts';
 import { createRetriever } from '../../lib/search/read/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
-import { median, ms, type PackedPage, quantile, writeResult } from './common.ts';
+import { ms, quantile, writeResult } from './common.ts';
 import { meteredClient } from './metered.ts';
 import { benchQueries, bulkLoad, syntheticItem, vocabulary } from './synthetic.ts';
 
-const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,2000,5000,10000,20000,50000,100000')
+const SIZES_ENV = process.env.BENCH_SCALE_SIZES;
+const SIZES = (SIZES_ENV ?? '1000,10000,100000')
   .split(',')
   .map(Number)
   .sort((a, b) => a - b);
 const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 10);
 const TOP_K = 10;
+/** The read ceilings compared (sealed blocks a query reads at most); Infinity is the exact plan. */
+const SWEEP = [16, 32, 64, 128, Number.POSITIVE_INFINITY];
 const started = Date.now();
 
 const queries = benchQueries;
+
+/** The settings of one sweep point: `Infinity` lifts the filter's ceiling too, so the plan is always exact. */
+const ceilingOf = (maxBlocks: number): Partial<SearchOptions> =>
+  maxBlocks === Number.POSITIVE_INFINITY ? { maxBlocks, filterMaxBlocks: maxBlocks } : { maxBlocks };
+const label = (maxBlocks: number) =>
+  maxBlocks === Number.POSITIVE_INFINITY ? 'Infinity (exact)' : maxBlocks.toLocaleString('en');
 
 async function scanAll(raw: DynamoDBClient, tableName: string) {
   const records: unknown[] = [];
@@ -46,7 +55,7 @@ async function scanAll(raw: DynamoDBClient, tableName: string) {
 }
 
 // The bulk loader writes what the repository and the indexer write: compare on 30 items, at the service's block
-// capacity and at a capacity of 4 postings, where blocks split many times.
+// capacity and at a capacity of 4 postings, where tails seal many times.
 const timestamp = '2026-01-01T00:00:00.000Z';
 const checker = await startDynamoDbLocal({ port: await freePort() });
 let identical = false;
@@ -68,8 +77,13 @@ try {
     await bulkLoad(client, bulk, 30, { timestamp, blockCapacity });
     const [realRecords, bulkRecords] = [await scanAll(raw, real), await scanAll(raw, bulk)];
     identical = isDeepStrictEqual(realRecords, bulkRecords);
-    if (!identical)
-      throw new Error(`the bulk loader does not write what the indexer writes (blocks of ${blockCapacity})`);
+    if (!identical) {
+      const onlyReal = realRecords.filter((r) => !bulkRecords.includes(r)).slice(0, 3);
+      const onlyBulk = bulkRecords.filter((r) => !realRecords.includes(r)).slice(0, 3);
+      throw new Error(
+        `the bulk loader does not write what the indexer writes (blocks of ${blockCapacity}): indexer ${onlyReal.join(' ')}; loader ${onlyBulk.join(' ')}`,
+      );
+    }
     console.log(
       `bulk loader check (blocks of ${blockCapacity}): ${realRecords.length} records identical to repository + indexer`,
     );
@@ -81,15 +95,38 @@ try {
 
 const loads = await prepareCollections(SIZES);
 
-/** Exact BM25 top 10 of each query over items 1…size, computed in memory from the same generator. */
+/**
+ * Exhaustive BM25 over items 1…size, computed in memory from the same generator: each query's exact top 10, and
+ * every matching item's score (to check the scores the service returns, whatever it ranks).
+ */
 const docs: { id: number; tokens: string[] }[] = [];
-function exactTopK(size: number) {
+function exhaustive(size: number): { top: RankedDoc[]; scores: Map<number, number> }[] {
   while (docs.length < size) {
     const item = syntheticItem(docs.length + 1, timestamp);
     docs.push({ id: item.id, tokens: tokenize(itemText(item)) });
   }
   const rank = indexInMemory(docs.slice(0, size));
-  return queries.map((query) => rank(tokenize(query), TOP_K));
+  return queries.map((query) => {
+    const all = rank(tokenize(query), size);
+    return { top: all.slice(0, TOP_K), scores: new Map(all.map((doc) => [doc.id, doc.score])) };
+  });
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+type Found = { score: number; item: { id: number } }[];
+
+/** Why an answer is not the exact top 10 (every rank the score of the exact one, every score the item's), if not. */
+function notExact(found: Found, exact: ReturnType<typeof exhaustive>[number]): string | undefined {
+  if (found.length !== exact.top.length) return `${found.length} results, not ${exact.top.length}`;
+  for (const [i, hit] of found.entries()) {
+    const truth = exact.scores.get(hit.item.id);
+    const expected = exact.top[i]?.score ?? Number.NaN;
+    // Items tied at a score may come in either order; their scores may not differ.
+    if (truth === undefined || !close(hit.score, truth) || !close(truth, expected))
+      return `rank ${i + 1}: item ${hit.item.id} scored ${hit.score} (exhaustive ${truth}), the exact rank ${i + 1} scores ${expected}`;
+  }
+  if (new Set(found.map((hit) => hit.item.id)).size !== found.length) return 'an item twice';
+  return undefined;
 }
 
 /** Sum of a result list's scores over the exact top 10's: how close the answer is where it differs. */
@@ -114,17 +151,22 @@ interface SizeResult {
   p99: number;
   unitsPerQuery: number[];
   calls: number[];
-  /** Postings the query read. */
+  /** Sealed blocks the query read (tails and directory pages are read by every query). */
+  blocks: number[];
+  /** Postings in the tails and blocks it read. */
   postings: number[];
   recall: number[];
   scoreShare: number[];
-  /** Without the per-term budget: what proving the exact top 10 reads. */
+  /** With `maxBlocks: Infinity`: what proving the exact top 10 reads. */
   exactUnits: number[];
   exactCalls: number[];
+  exactBlocks: number[];
+  /** Sealed blocks the query's terms have (their directory entries): what reading whole lists would read. */
+  listed: number[];
   latencies: number[];
 }
-/** The retriever POST /retrieve runs (the service's settings), and the same without the read budget. */
-function retrievers(endpoint: string, options: Partial<Parameters<typeof createSearch>[0]> = {}) {
+/** The retriever POST /retrieve runs (the service's settings, or `options` over them), and the exact plan. */
+function retrievers(endpoint: string, options: Partial<SearchOptions> = {}) {
   const { raw, client, meter } = meteredClient(endpoint);
   const items = createItemRepository({ client, tableName: COLLECTION_TABLE });
   const dictionary = createDictionary({ client, tableName: COLLECTION_TABLE });
@@ -133,17 +175,19 @@ function retrievers(endpoint: string, options: Partial<Parameters<typeof createS
     items,
     dictionary,
   });
-  const unbounded = createRetriever({
-    search: createSearch({
-      client,
-      tableName: COLLECTION_TABLE,
-      maxPostingsPerTerm: Number.POSITIVE_INFINITY,
-      filterMaxPostingsPerTerm: Number.POSITIVE_INFINITY,
-    }),
+  const exact = createRetriever({
+    search: createSearch({ client, tableName: COLLECTION_TABLE, ...ceilingOf(Number.POSITIVE_INFINITY) }),
     items,
     dictionary,
   });
-  return { raw, meter, retrieve, unbounded };
+  /** One call, its read units, DynamoDB calls and the index records it read. */
+  const metered = async (run: () => ReturnType<typeof retrieve>) => {
+    Object.assign(meter, { units: 0, calls: 0, reported: 0, postings: 0, blocks: 0, tails: 0, listed: 0 });
+    const value = await run();
+    if (meter.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
+    return { results: value.results, ...meter };
+  };
+  return { raw, metered, retrieve, exact };
 }
 
 /** REPEATS passes of the query set; each query goes to every retriever in rotating order, and each time is kept. */
@@ -151,6 +195,8 @@ async function timeInterleaved<T extends { retrieve: ReturnType<typeof retriever
   targets: T[],
   keep: (target: T, ms: number) => void,
 ) {
+  for (const { retrieve } of targets)
+    for (const query of queries) await retrieve({ query, topK: TOP_K, minScore: 0 });
   for (let r = 0; r < REPEATS; r++) {
     for (const [q, query] of queries.entries()) {
       for (let i = 0; i < targets.length; i++) {
@@ -164,53 +210,57 @@ async function timeInterleaved<T extends { retrieve: ReturnType<typeof retriever
   }
 }
 
-// Read units, calls and recall: one size at a time.
+// Read units, calls, blocks and recall: one size at a time. The exact plan's answers must be the in-memory ranking,
+// and every score the service returns the item's exhaustive score.
 const results: SizeResult[] = [];
-const exactBySize = new Map<number, ReturnType<typeof exactTopK>>();
+const exactBySize = new Map<number, ReturnType<typeof exhaustive>>();
 for (const size of SIZES) {
-  const exact = exactTopK(size);
+  const exact = exhaustive(size);
   exactBySize.set(size, exact);
   const load = loads.find((l) => l.size === size);
   results.push(
     await withCollections([size], async (endpoints) => {
-      const { raw, meter, retrieve, unbounded } = retrievers(endpoints.get(size) ?? '');
-      const metered = async (run: () => ReturnType<typeof retrieve>) => {
-        meter.units = 0;
-        meter.calls = 0;
-        meter.reported = 0;
-        meter.postings = 0;
-        const value = await run();
-        if (meter.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
-        return { results: value.results, units: meter.units, calls: meter.calls, postings: meter.postings };
-      };
+      const { raw, metered, retrieve, exact: exactRetrieve } = retrievers(endpoints.get(size) ?? '');
       const result: SizeResult = {
         size,
-        loadSeconds: load?.loadSeconds ?? 0,
+        loadSeconds: load?.builtSeconds ?? 0,
         records: load?.records ?? 0,
         reused: load?.reused ?? false,
         p50: Number.NaN,
         p99: Number.NaN,
         unitsPerQuery: [],
         calls: [],
+        blocks: [],
         postings: [],
         recall: [],
         scoreShare: [],
         exactUnits: [],
         exactCalls: [],
+        exactBlocks: [],
+        listed: [],
         latencies: [],
       };
       for (const [i, query] of queries.entries()) {
+        const truth = exact[i] ?? { top: [], scores: new Map() };
         const run = await metered(() => retrieve({ query, topK: TOP_K, minScore: 0 }));
+        for (const hit of run.results)
+          if (!close(hit.score, truth.scores.get(hit.item.id) ?? Number.NaN))
+            throw new Error(
+              `${query} at ${size}: item ${hit.item.id} scored ${hit.score}, not its exhaustive score`,
+            );
         result.unitsPerQuery.push(run.units);
         result.calls.push(run.calls);
+        result.blocks.push(run.blocks);
         result.postings.push(run.postings);
-        result.recall.push(recall(run.results, exact[i] ?? []));
-        result.scoreShare.push(scoreShare(run.results, exact[i] ?? []));
-        const proof = await metered(() => unbounded({ query, topK: TOP_K, minScore: 0 }));
-        if (recall(proof.results, exact[i] ?? []) < 1)
-          throw new Error(`unbounded search is not exact: ${query}`);
+        result.recall.push(recall(run.results, truth.top));
+        result.scoreShare.push(scoreShare(run.results, truth.top));
+        const proof = await metered(() => exactRetrieve({ query, topK: TOP_K, minScore: 0 }));
+        const wrong = notExact(proof.results, truth);
+        if (wrong) throw new Error(`maxBlocks: Infinity is not exact for "${query}" at ${size}: ${wrong}`);
         result.exactUnits.push(proof.units);
         result.exactCalls.push(proof.calls);
+        result.exactBlocks.push(proof.blocks);
+        result.listed.push(proof.listed);
       }
       raw.destroy();
       console.log(`measured read units and recall at ${size}`);
@@ -223,8 +273,6 @@ for (const size of SIZES) {
 // shared machine hits every size alike.
 await withCollections(SIZES, async (endpoints) => {
   const running = SIZES.map((size) => ({ size, ...retrievers(endpoints.get(size) ?? '') }));
-  for (const { retrieve } of running)
-    for (const query of queries) await retrieve({ query, topK: TOP_K, minScore: 0 });
   await timeInterleaved(running, (target, ms) =>
     results.find((result) => result.size === target.size)?.latencies.push(ms),
   );
@@ -234,250 +282,124 @@ for (const result of results) {
   result.p50 = quantile(result.latencies, 0.5);
   result.p99 = quantile(result.latencies, 0.99);
 }
+console.log('measured latency at every size');
 
-// The read budget's trade-off: other settings of it, on the smallest and the largest collection side by side.
-const SWEEP = [
-  { maxPostingsPerTerm: 500, poolPerResult: 4 },
-  { maxPostingsPerTerm: 1000, poolPerResult: 4 },
-  { maxPostingsPerTerm: 2000, poolPerResult: 4 },
-  { maxPostingsPerTerm: 4000, poolPerResult: 4 },
-];
+// The read ceiling's trade-off: each setting of maxBlocks on the smallest and the largest collection, side by side.
 const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
-const rawPages: { limit: number; size: number; via: 'sdk' | 'http'; p50: number }[] = [];
-/** A raw Query for the first `limit` blocks of the most common term's postings, what the search reads. */
-const commonBlocksPage = (limit: number) => ({
-  TableName: COLLECTION_TABLE,
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :b)',
-  ExpressionAttributeValues: { ':pk': { S: termPk(vocabulary[0] ?? '') }, ':b': { S: BLOCK_PREFIX } },
-  ExpressionAttributeNames: { '#p': 'p' },
-  ProjectionExpression: '#p',
-  Limit: limit,
-});
-/** Block counts of the raw pages measured. */
-const RAW_PAGE_BLOCKS = [1, 4];
-const keepAlive = new Agent({ keepAlive: true });
-
-/**
- * What the block layout buys: the most common term's first blocks (at least LAYOUT_POSTINGS postings) read as the
- * search reads them, against the same postings stored one per DynamoDB item (the layout before blocks, `sk, tf, dl`
- * under a bench-only key, written for this measurement into the scratch copy of each collection), both read
- * through the SDK and decoded, interleaved.
- */
-const LAYOUT_POSTINGS = 1000;
-const packedPages: PackedPage[] = [];
-async function timeLayouts(runs: { size: number; raw: DynamoDBClient }[], sizes: number[]) {
-  const blocksPage = (client: DynamoDBClient, limit: number) =>
-    client.send(new QueryCommand({ ...commonBlocksPage(limit), ReturnConsumedCapacity: 'TOTAL' }));
-  const singlePage = (client: DynamoDBClient, limit: number) =>
-    client.send(
-      new QueryCommand({
-        TableName: COLLECTION_TABLE,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: 'BENCH#single' } },
-        ProjectionExpression: 'sk, tf, dl',
-        Limit: limit,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-  const targets = [];
-  for (const size of sizes) {
-    const client = runs.find((r) => r.size === size)?.raw;
-    if (!client) continue;
-    const { Items = [] } = await blocksPage(client, Math.ceil(LAYOUT_POSTINGS / 8));
-    const postings = [];
-    let blocks = 0;
-    for (const item of Items) {
-      if (postings.length >= LAYOUT_POSTINGS) break;
-      postings.push(...decodeBlock(item.p?.S ?? ''));
-      blocks++;
-    }
-    for (const { key, tf, dl } of postings)
-      await client.send(
-        new PutItemCommand({
-          TableName: COLLECTION_TABLE,
-          Item: { pk: { S: 'BENCH#single' }, sk: { S: key }, tf: { N: String(tf) }, dl: { N: String(dl) } },
-        }),
-      );
-    targets.push({ size, client, blocks, count: postings.length });
-  }
-  const kinds = targets.flatMap((t) =>
-    (['single', 'packed'] as const).map((kind) => ({ ...t, kind, times: [] as number[], units: 0 })),
-  );
-  for (let r = 0; r < 10 * REPEATS; r++) {
-    for (let i = 0; i < kinds.length; i++) {
-      const k = kinds[(r + i) % kinds.length];
-      if (!k) continue;
-      const begin = performance.now();
-      let postings = 0;
-      if (k.kind === 'single') {
-        const reply = await singlePage(k.client, k.count);
-        for (const item of reply.Items ?? []) if (item.sk?.S && item.tf?.N && item.dl?.N) postings++;
-        k.units = reply.ConsumedCapacity?.CapacityUnits ?? 0;
-      } else {
-        const reply = await blocksPage(k.client, k.blocks);
-        for (const item of reply.Items ?? []) postings += decodeBlock(item.p?.S ?? '').length;
-        k.units = reply.ConsumedCapacity?.CapacityUnits ?? 0;
-      }
-      k.times.push(performance.now() - begin);
-      if (postings !== k.count) throw new Error(`read ${postings} ${k.kind} postings, not ${k.count}`);
-    }
-  }
-  return targets.map(({ size, count, blocks }) => {
-    const of = (kind: 'single' | 'packed') => kinds.find((k) => k.size === size && k.kind === kind);
-    return {
-      size,
-      postings: count,
-      blocks,
-      single: quantile(of('single')?.times ?? [], 0.5),
-      packed: quantile(of('packed')?.times ?? [], 0.5),
-      singleUnits: of('single')?.units ?? 0,
-      packedUnits: of('packed')?.units ?? 0,
-    };
-  });
-}
-/** One DynamoDB request over plain HTTP, its JSON reply parsed, no SDK (DynamoDB Local does not check signatures). */
-function httpRequest(endpoint: string, target: string, input: object): Promise<unknown> {
-  const body = JSON.stringify(input);
-  return new Promise((resolve, reject) => {
-    const request = httpSend(
-      endpoint,
-      {
-        method: 'POST',
-        agent: keepAlive,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `DynamoDB_20120810.${target}`,
-          authorization:
-            'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => {
-          text += chunk;
-        });
-        response.on('end', () => {
-          if (response.statusCode !== 200)
-            reject(new Error(`DynamoDB Local answered ${response.statusCode}: ${text}`));
-          else resolve(JSON.parse(text));
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+interface SweepEnd {
+  p50: number;
+  units: number[];
+  blocks: number[];
+  recall: number[];
 }
 const sweep = await withCollections(ends, async (endpoints) => {
-  const runs = SWEEP.flatMap((setting) =>
+  const runs = SWEEP.flatMap((maxBlocks) =>
     ends.map((size) => ({
-      setting,
+      maxBlocks,
       size,
       latencies: [] as number[],
       units: [] as number[],
+      blocks: [] as number[],
       recall: [] as number[],
-      ...retrievers(endpoints.get(size) ?? '', setting),
+      ...retrievers(endpoints.get(size) ?? '', ceilingOf(maxBlocks)),
     })),
   );
   for (const run of runs) {
     for (const [i, query] of queries.entries()) {
-      run.meter.units = 0;
-      const { results: found } = await run.retrieve({ query, topK: TOP_K, minScore: 0 });
-      run.units.push(run.meter.units);
-      run.recall.push(recall(found, exactBySize.get(run.size)?.[i] ?? []));
+      const truth = exactBySize.get(run.size)?.[i] ?? { top: [], scores: new Map() };
+      const {
+        results: found,
+        units,
+        blocks,
+      } = await run.metered(() => run.retrieve({ query, topK: TOP_K, minScore: 0 }));
+      if (run.maxBlocks === Number.POSITIVE_INFINITY) {
+        const wrong = notExact(found, truth);
+        if (wrong)
+          throw new Error(`maxBlocks: Infinity is not exact for "${query}" at ${run.size}: ${wrong}`);
+      }
+      run.units.push(units);
+      run.blocks.push(blocks);
+      run.recall.push(recall(found, truth.top));
     }
   }
   await timeInterleaved(runs, (run, ms) => run.latencies.push(ms));
-  // The floor under those figures: one raw Query page of a common term's blocks (what the search reads), at each
-  // end, through the SDK and over plain HTTP without it, interleaved.
-  const pages = RAW_PAGE_BLOCKS.flatMap((limit) =>
-    ends.flatMap((size) =>
-      (['sdk', 'http'] as const).map((via) => ({
-        limit,
-        size,
-        via,
-        client: runs.find((r) => r.size === size)?.raw,
-        endpoint: endpoints.get(size) ?? '',
-        times: [] as number[],
-      })),
-    ),
-  );
-  for (let r = 0; r < 10 * REPEATS; r++) {
-    for (let i = 0; i < pages.length; i++) {
-      const page = pages[(r + i) % pages.length];
-      if (!page?.client) continue;
-      const input = commonBlocksPage(page.limit);
-      const begin = performance.now();
-      const reply =
-        page.via === 'sdk'
-          ? await page.client.send(new QueryCommand(input))
-          : await httpRequest(page.endpoint, 'Query', input);
-      page.times.push(performance.now() - begin);
-      if ((reply as { Items?: unknown[] }).Items?.length !== page.limit) throw new Error('short raw page');
-    }
-  }
-  rawPages.push(
-    ...pages.map(({ limit, size, via, times }) => ({ limit, size, via, p50: quantile(times, 0.5) })),
-  );
-  packedPages.push(...(await timeLayouts(runs, ends)));
   for (const run of runs) run.raw.destroy();
-  keepAlive.destroy();
-  return SWEEP.map((setting) => {
-    const [small, large] = ends.map((size) => runs.find((r) => r.setting === setting && r.size === size));
+  return SWEEP.map((maxBlocks) => {
+    const [small, large] = ends.map((size) => {
+      const run = runs.find((r) => r.maxBlocks === maxBlocks && r.size === size);
+      return {
+        p50: quantile(run?.latencies ?? [], 0.5),
+        units: run?.units ?? [],
+        blocks: run?.blocks ?? [],
+        recall: run?.recall ?? [],
+      } satisfies SweepEnd;
+    }) as [SweepEnd, SweepEnd];
+    // JSON has no Infinity: the exact plan's ceiling is written as null.
     return {
-      ...setting,
-      ratio: quantile(large?.latencies ?? [], 0.5) / quantile(small?.latencies ?? [], 0.5),
-      p50Small: quantile(small?.latencies ?? [], 0.5),
-      p50Large: quantile(large?.latencies ?? [], 0.5),
-      unitsLarge: large?.units ?? [],
-      recallLarge: large?.recall ?? [],
+      maxBlocks: Number.isFinite(maxBlocks) ? maxBlocks : null,
+      ratio: large.p50 / small.p50,
+      small,
+      large,
     };
   });
 });
+console.log('measured the maxBlocks sweep');
 
 const first = results[0];
 const last = results[results.length - 1];
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+const max = (values: number[]) => Math.max(...values);
+const min = (values: number[]) => Math.min(...values);
 const perSize =
   (pick: (r: SizeResult) => number[], digits = 1) =>
   (i: number) =>
     results.map((r) => (pick(r)[i] ?? 0).toFixed(digits)).join(' | ');
 const rows = results.map(
   (r) =>
-    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.reused ? 'snapshot' : `${r.loadSeconds.toFixed(0)} s`} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${Math.max(...r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${median(r.postings).toLocaleString('en')} | ${mean(r.recall).toFixed(3)} | ${Math.min(...r.recall).toFixed(1)} | ${Math.min(...r.scoreShare).toFixed(4)} | ${mean(r.exactUnits).toFixed(1)} | ${Math.max(...r.exactUnits).toFixed(1)} |`,
+    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.loadSeconds.toFixed(0)} s${r.reused ? ' (snapshot)' : ''} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${max(r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${mean(r.blocks).toFixed(1)} / ${max(r.blocks)} | ${mean(r.recall).toFixed(3)} | ${min(r.recall).toFixed(1)} | ${min(r.scoreShare).toFixed(4)} | ${mean(r.exactUnits).toFixed(1)} | ${max(r.exactUnits).toFixed(1)} | ${mean(r.exactBlocks).toFixed(1)} / ${max(r.exactBlocks)} |`,
 );
 const latencyRatio = first && last ? last.p50 / first.p50 : Number.NaN;
-// "Grows": a query reads more at the largest size than at the one before it (small collections read less
-// while a term's list is shorter than the per-term budget).
+// "Grows": a query reads more at the largest size than at the one before it.
 const previous = results[results.length - 2];
 const grown = queries.filter(
   (_, i) => (last?.unitsPerQuery[i] ?? 0) > (previous?.unitsPerQuery[i] ?? 0) + 0.5,
 );
 const unitsGrow = grown.length > 0;
-const ceiling = Math.max(...results.flatMap((r) => r.unitsPerQuery));
+const ceiling = max(results.flatMap((r) => r.unitsPerQuery));
+/** Queries whose exact plan read every sealed block of its terms at the largest size (no block skipped). */
+const wholeLists = queries.filter(
+  (_, i) => (last?.listed[i] ?? 0) > 0 && last?.exactBlocks[i] === last?.listed[i],
+);
+const sizesArg = SIZES_ENV ? `BENCH_SCALE_SIZES=${SIZES.join(',')} ` : '';
+const command = `${sizesArg}npm run bench:scale`;
+const [smallEnd, largeEnd] = ends.map((size) => size.toLocaleString('en'));
+const sweepRow = (s: (typeof sweep)[number]) =>
+  `| ${label(s.maxBlocks ?? Number.POSITIVE_INFINITY)}${s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${s.ratio.toFixed(2)} | ${mean(s.small.units).toFixed(1)} / ${max(s.small.units).toFixed(1)} | ${mean(s.large.units).toFixed(1)} / ${max(s.large.units).toFixed(1)} | ${mean(s.large.blocks).toFixed(1)} / ${max(s.large.blocks)} | ${mean(s.small.recall).toFixed(3)} / ${min(s.small.recall).toFixed(1)} | ${mean(s.large.recall).toFixed(3)} / ${min(s.large.recall).toFixed(1)} |`;
 const markdown = `## Retrieval at scale
 
-Synthetic items (seeded PRNG, Zipf-distributed vocabulary of ${vocabulary.length.toLocaleString('en')} pseudo-words;
+\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)} min; \`BENCH_SCALE_REPEATS\` sets the passes), then
+\`npm run bench:report\`. Synthetic items (seeded PRNG, Zipf-distributed vocabulary of ${vocabulary.length.toLocaleString('en')} pseudo-words;
 names of 2–4 words, descriptions of 30–80 words, 1–3 tags) loaded into DynamoDB Local with BatchWriteItem as the
-exact records the repository and the indexer write (items, doc records, posting blocks split as the posting writer
-splits them, df, STATS, counter: checked record for record against \`items.create\` + \`indexer.reindexItem\` on 30
-items, at blocks of ${BLOCK_CAPACITY} and of 4 postings: ${identical ? 'identical' : 'DIFFERENT'}).
+exact records the repository and the indexer write (items, doc records, each term's tail, sealed blocks and directory
+pages as the posting writer leaves them after appends, STATS, counter: checked record for record against
+\`items.create\` + \`indexer.reindexItem\` on 30 items, at blocks of ${BLOCK_CAPACITY} and of 4 postings: ${identical ? 'identical' : 'DIFFERENT'}).
 Each size is its own DynamoDB Local database, built from scratch and kept as a snapshot under
-\`.local/bench/collections/\` (keyed by a hash of the generator, tokenizer and record layout), so only the first run
-pays the load (the *load* column).
+\`.local/bench/collections/\` (keyed by the record layout and a hash of the generator, tokenizer and writer), so only
+the first run pays the load (the *load* column: what building the snapshot took).
 ${queries.length} fixed queries of 1–3 terms (common, middle and rare words), top ${TOP_K}, through
-\`createRetriever\`/\`createSearch\` with the service's settings (what \`POST /retrieve\` runs, without HTTP); latency over
+\`createRetriever\`/\`createSearch\` with the service's settings (\`maxBlocks: ${SEARCH_DEFAULTS.maxBlocks}\`, what \`POST /retrieve\` runs, without HTTP); latency over
 ${REPEATS} passes of the set (${REPEATS * queries.length} queries per size) after one unmeasured pass, with every size
 served at once (one DynamoDB Local each) and the queries interleaved across sizes in rotating order. Read units: every command sent with
-\`ReturnConsumedCapacity: TOTAL\` and the reported \`CapacityUnits\` added up (DynamoDB Local reports them).
-*Recall*: the share of the exact BM25 top ${TOP_K} (computed in memory over the same items) that the answer holds;
-*score share*: the sum of the answer's scores over the sum of the exact top ${TOP_K}'s (1 = as good as exact).
-*Exact*: the same queries with the per-term read budget removed, so the threshold algorithm runs until it proves
-the top ${TOP_K} (every such answer checked equal to the in-memory ranking).
+\`ReturnConsumedCapacity: TOTAL\` and the reported \`CapacityUnits\` added up (DynamoDB Local reports them), the
+items fetched for the answer included. *Blocks*: sealed posting blocks read (mean / max; every query also reads its
+terms' tails and directory pages). *Recall*: the share of the exact BM25 top ${TOP_K} (computed exhaustively in memory
+over the same items) that the answer holds; *score share*: the sum of the answer's scores over the sum of the exact
+top ${TOP_K}'s (1 = as good as exact); every score returned was checked equal to the item's exhaustive score.
+*Exact*: the same queries with \`maxBlocks: Infinity\`, so block-max evaluation reads until it proves the top ${TOP_K}
+(every such answer checked equal to the in-memory ranking: the same scores at every rank, within 1e-9).
 
-| items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | postings read (median) | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | blocks read | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) | exact: blocks |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 ![retrieval latency against collection size](benchmarks/retrieval.svg)
@@ -485,36 +407,30 @@ ${rows.join('\n')}
 p50 at ${last?.size.toLocaleString('en')} ÷ p50 at ${first?.size.toLocaleString('en')}: **${latencyRatio.toFixed(2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
 Read units per fixed query: at most ${ceiling.toFixed(1)} at any size; ${
   unitsGrow
-    ? `**${grown.length} queries read more at ${last?.size.toLocaleString('en')} than at ${previous?.size.toLocaleString('en')}** (${grown.map((q) => `\`${q}\``).join(', ')})`
-    : `none reads more at ${last?.size.toLocaleString('en')} than at ${previous?.size.toLocaleString('en')}: once a term's list is longer than the budget, its cost stops growing`
+    ? `${grown.length} queries read more at ${last?.size.toLocaleString('en')} than at ${previous?.size.toLocaleString('en')} (${grown.map((q) => `\`${q}\``).join(', ')})`
+    : `none reads more at ${last?.size.toLocaleString('en')} than at ${previous?.size.toLocaleString('en')}`
 }.
+The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${last?.size.toLocaleString('en')} (${wholeLists.map((q) => `\`${q}\``).join(', ') || 'none'}); over all queries it read ${(
+  (100 * (last?.exactBlocks.reduce((a, b) => a + b, 0) ?? 0)) /
+    Math.max(1, last?.listed.reduce((a, b) => a + b, 0) ?? 0)
+).toFixed(0)} % of the blocks listed.
+Before issue #19 (layout 1: impact-ordered blocks of 128, read to 1,000 postings a term, then 4 × k candidates
+scored from their doc records), at 100,000 items: recall@10 mean 0.870 (min 0.5), 33.1 RCU mean / 47.0 max, and its
+exact plan 166.3 mean / 540.0 max RCU; p50 ratio 100,000 ÷ 1,000 1.57.
 
-**The budget's trade-off** (the same queries with other settings of \`createSearch\`, the smallest and the largest
-collection served side by side and interleaved; the service's setting is ${SEARCH_DEFAULTS.maxPostingsPerTerm.toLocaleString('en')} postings a term, pool ${SEARCH_DEFAULTS.poolPerResult} × k):
+**The read ceiling's trade-off** (\`maxBlocks\`: sealed blocks a query reads at most; a query that would need more
+returns the best of what it scored, every score exact. The same queries at each setting, the smallest and the
+largest collection served side by side and interleaved, ${REPEATS} passes):
 
-| postings per term | pool | p50 ms at ${ends[0]?.toLocaleString('en')} | p50 ms at ${ends[1]?.toLocaleString('en')} | p50 ratio | RCU / query at ${ends[1]?.toLocaleString('en')} (mean / max) | recall@${TOP_K} at ${ends[1]?.toLocaleString('en')} (mean / min) |
-|---|---|---|---|---|---|---|
-${sweep.map((s) => `| ${s.maxPostingsPerTerm.toLocaleString('en')} | ${s.poolPerResult} × k | ${ms(s.p50Small)} | ${ms(s.p50Large)} | ${s.ratio.toFixed(2)} | ${mean(s.unitsLarge).toFixed(1)} / ${Math.max(...s.unitsLarge).toFixed(1)} | ${mean(s.recallLarge).toFixed(3)} / ${Math.min(...s.recallLarge).toFixed(1)} |`).join('\n')}
+| maxBlocks | p50 ms at ${smallEnd} | p50 ms at ${largeEnd} | p50 ratio | RCU / query at ${smallEnd} (mean / max) | RCU / query at ${largeEnd} (mean / max) | blocks read at ${largeEnd} (mean / max) | recall@${TOP_K} at ${smallEnd} (mean / min) | recall@${TOP_K} at ${largeEnd} (mean / min) |
+|---|---|---|---|---|---|---|---|---|
+${sweep.map(sweepRow).join('\n')}
 
-Raw \`Query\` pages of the most common term's posting blocks (what the search reads; up to ${BLOCK_CAPACITY} postings a block), same run, interleaved (p50 ms):
+<details><summary>Read units, blocks and recall of each query at each size</summary>
 
-| blocks | ${ends.map((size) => `through the SDK at ${size.toLocaleString('en')}`).join(' | ')} | ${ends.map((size) => `plain HTTP at ${size.toLocaleString('en')}`).join(' | ')} |
-|---|---|---|---|---|
-${RAW_PAGE_BLOCKS.map((limit) => `| ${limit} | ${(['sdk', 'http'] as const).flatMap((via) => ends.map((size) => ms(rawPages.find((p) => p.limit === limit && p.size === size && p.via === via)?.p50 ?? Number.NaN))).join(' | ')} |`).join('\n')}
-
-What the block layout buys: the same term's first postings as the index stores them (blocks) and one per DynamoDB
-item (the layout before blocks; written for this measurement into the scratch copy of each collection), read through
-the SDK and decoded, same run, interleaved:
-
-| items | postings | blocks: p50 ms | RCU | one posting per item: p50 ms | RCU |
-|---|---|---|---|---|---|
-${packedPages.map((p) => `| ${p.size.toLocaleString('en')} | ${p.postings.toLocaleString('en')} in ${p.blocks} blocks | ${ms(p.packed)} | ${p.packedUnits} | ${ms(p.single)} | ${p.singleUnits} |`).join('\n')}
-
-<details><summary>Read units and recall of each query at each size</summary>
-
-| query | ${results.map((r) => `RCU ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `recall ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `exact RCU ${r.size.toLocaleString('en')}`).join(' | ')} |
-|---|${results.map(() => '---|---|---').join('|')}|
-${queries.map((q, i) => `| \`${q}\` | ${perSize((r) => r.unitsPerQuery)(i)} | ${perSize((r) => r.recall, 2)(i)} | ${perSize((r) => r.exactUnits)(i)} |`).join('\n')}
+| query | ${results.map((r) => `RCU ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `blocks ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `recall ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `exact RCU ${r.size.toLocaleString('en')}`).join(' | ')} | ${results.map((r) => `exact blocks ${r.size.toLocaleString('en')} (of the lists')`).join(' | ')} |
+|---|${results.map(() => '---|---|---|---|---').join('|')}|
+${queries.map((q, i) => `| \`${q}\` | ${perSize((r) => r.unitsPerQuery)(i)} | ${perSize((r) => r.blocks, 0)(i)} | ${perSize((r) => r.recall, 2)(i)} | ${perSize((r) => r.exactUnits)(i)} | ${results.map((r) => `${r.exactBlocks[i] ?? 0} of ${r.listed[i] ?? 0}`).join(' | ')} |`).join('\n')}
 
 </details>
 `;
@@ -522,6 +438,7 @@ writeResult({
   part: 'scale',
   markdown,
   data: {
+    command,
     queries,
     results,
     identical,
@@ -529,9 +446,9 @@ writeResult({
     unitsGrow,
     grown,
     ceiling,
+    serviceMaxBlocks: SEARCH_DEFAULTS.maxBlocks,
+    wholeLists,
     sweep,
-    rawPages,
-    packedPages,
   },
   seconds: (Date.now() - started) / 1000,
 });
