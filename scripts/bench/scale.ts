@@ -30,7 +30,7 @@ const SIZES = (SIZES_ENV ?? '1000,10000,100000')
 const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 10);
 const TOP_K = 10;
 /** The read ceilings compared (sealed blocks a query reads at most); Infinity is the exact plan. */
-const SWEEP = [16, 32, 64, 128, Number.POSITIVE_INFINITY];
+const SWEEP = [16, 32, 64, 128, 256, 512, 2_048, Number.POSITIVE_INFINITY];
 const started = Date.now();
 
 const queries = benchQueries;

@@ -43,10 +43,15 @@ export interface SearchOptions {
   blocksPerRound?: number;
 }
 
-/** The service's settings (what POST /retrieve and POST /generate run); the benchmark reports against these. */
+/**
+ * The service's settings (what POST /retrieve and POST /generate run); the benchmark reports against these. A ceiling
+ * above what any query of bench:scale needs at 100,000 items (1,453 blocks at most): answers are exact there, and the
+ * ceiling only bounds a pathological query's reads (about 1,000 RCU at most). Lower ceilings trade recall for read
+ * units: BENCHMARKS.md, Retrieval at scale.
+ */
 export const SEARCH_DEFAULTS = {
-  maxBlocks: 64,
-  filterMaxBlocks: 1_024,
+  maxBlocks: 2_048,
+  filterMaxBlocks: 4_096,
   blocksPerRound: 32,
 } as const;
 
@@ -183,6 +188,10 @@ export function createSearch({
     };
     const kth = () => (best.length >= topK ? (best.at(-1) ?? 0) : Number.NEGATIVE_INFINITY);
     const reaches = (bound: number, threshold: number) => bound >= threshold && bound > minScore;
+    // Pieces whose blocks are all tails (read with the first round trip) are scored first, at no cost: their items
+    // give the k-th score a start, so the first blocks read are already only the essential ones.
+    for (const interval of intervals)
+      if (interval.blocks.every((block) => block.postings)) evaluate(interval, Number.NEGATIVE_INFINITY);
     while (true) {
       // A round: the pieces that can still reach the k-th score, in descending bound, each asking for the blocks it
       // needs (see `evaluate`), until the round's blocks are asked for.
