@@ -1,5 +1,5 @@
+import { nextLink } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
-import { nextLink } from '../lib/items/http.ts';
 import { ItemListSchema, ListQuerySchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 

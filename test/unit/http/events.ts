@@ -3,6 +3,8 @@
 import { fc } from '@fast-check/vitest';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { HttpError } from '../../../lib/http/errors.ts';
+import { toHttpError } from '../../../lib/http/to-http-error.ts';
 import type { ApiEvent, HttpResult } from '../../../lib/http/types.ts';
 
 export const context = {
@@ -85,6 +87,9 @@ export function thrown(outcome: Outcome): unknown {
   if (!('error' in outcome)) throw new Error('the middleware let the request through');
   return outcome.error;
 }
+
+/** The HTTP error a chain's refusal becomes (`toHttpError`: domain errors, such as authorization's, by class). */
+export const refused = (outcome: Outcome): HttpError => toHttpError(thrown(outcome));
 
 /** The event the handler saw, or a failure naming the error. */
 export function passed(outcome: Outcome): ApiEvent {
