@@ -1,53 +1,9 @@
 import * as v from 'valibot';
+import { isPlainObject, jsonObject, maxChars, minChars } from '../schema/primitives.ts';
 import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
-/** Counts Unicode code points, which is what the contract (and JSON Schema) mean by "characters". */
-export const charCount = (value: string): number => {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
-};
-
-export const minChars = (min: number, message: string) =>
-  v.check((s: string) => charCount(s) >= min, message);
-export const maxChars = (max: number, message: string) =>
-  v.check((s: string) => charCount(s) <= max, message);
-
-/** Messages for object schemas: a missing key is required, an extra key is refused, anything else is not an object. */
-const objectMessage = (issue: v.BaseIssue<unknown>): string => {
-  if (issue.expected === 'never') return 'is not an accepted field';
-  if (issue.kind === 'schema' && issue.received === 'undefined' && issue.path?.length) return 'is required';
-  return 'must be an object';
-};
-
-/** A strict object that also refuses arrays (valibot's object schemas accept them). */
-export const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
-  v.pipe(
-    v.custom<Record<string, unknown>>((value) => isPlainObject(value), 'must be an object'),
-    v.strictObject(entries, objectMessage),
-  );
-
-/** An integer from `min` to `max`, with the contract's messages. */
-export const integerBetween = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
-
-/** A query text: trimmed, 1 to `max` characters. */
-export const queryText = (max: number) =>
-  v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    minChars(1, 'must not be empty'),
-    maxChars(max, `must be at most ${max} characters`),
-  );
-
-/** A JSON object: not null, not an array. */
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+// lib/search/read/highlight.ts still takes these two from here; lib/schema/primitives.ts is their home.
+export { charCount, maxChars } from '../schema/primitives.ts';
 
 export const NameSchema = v.pipe(
   v.string('must be a string'),

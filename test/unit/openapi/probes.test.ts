@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { maxChars, minChars } from '../../../lib/items/schema.ts';
+import { maxChars, minChars } from '../../../lib/schema/primitives.ts';
 import { componentSchemas } from '../../../lib/openapi/json-schema.ts';
 import { lowercaseInputPattern } from '../../../lib/openapi/lowercase-pattern.ts';
 import {

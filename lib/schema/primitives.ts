@@ -1,0 +1,52 @@
+// Generic valibot building blocks with the contract's messages, shared by the items, search and generate schemas.
+import * as v from 'valibot';
+
+/** Counts Unicode code points, which is what the contract (and JSON Schema) mean by "characters". */
+export const charCount = (value: string): number => {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+};
+
+/** At least `min` characters (code points). */
+export const minChars = (min: number, message: string) =>
+  v.check((s: string) => charCount(s) >= min, message);
+/** At most `max` characters (code points). */
+export const maxChars = (max: number, message: string) =>
+  v.check((s: string) => charCount(s) <= max, message);
+
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Messages for object schemas: a missing key is required, an extra key is refused, anything else is not an object. */
+const objectMessage = (issue: v.BaseIssue<unknown>): string => {
+  if (issue.expected === 'never') return 'is not an accepted field';
+  if (issue.kind === 'schema' && issue.received === 'undefined' && issue.path?.length) return 'is required';
+  return 'must be an object';
+};
+
+/** A strict object that also refuses arrays (valibot's object schemas accept them). */
+export const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((value) => isPlainObject(value), 'must be an object'),
+    v.strictObject(entries, objectMessage),
+  );
+
+/** An integer from `min` to `max`, with the contract's messages. */
+export const integerBetween = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+/** A query text: trimmed, 1 to `max` characters. */
+export const queryText = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    minChars(1, 'must not be empty'),
+    maxChars(max, `must be at most ${max} characters`),
+  );
