@@ -15,6 +15,6 @@ export const handler = httpRoute('createItem', {
   verifier,
   inputs: { body: ItemWriteSchema },
   output: ItemSchema,
-}).handler(async ({ input, caller, idempotencyKey, body }) =>
-  createdResponse(await create(input.body, { caller, idempotencyKey, payload: body })),
+}).handler(async ({ input, caller, idempotencyKey, event }) =>
+  createdResponse(await create(input.body, { caller, idempotencyKey, payload: event.body })),
 );

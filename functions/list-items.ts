@@ -10,7 +10,7 @@ export const handler = httpRoute('listItems', {
   inputs: { query: ListQuerySchema },
   output: ItemListSchema,
   cache: { maxAge: config.cacheMaxAge, validators: true },
-}).handler(async ({ input: { query }, rawPath }) => {
+}).handler(async ({ input: { query }, event: { rawPath } }) => {
   const afterId = query.cursor === undefined ? undefined : cursors.decode(query.cursor);
   const page = await items.list({ limit: query.limit, afterId });
   const last = page.items.at(-1);

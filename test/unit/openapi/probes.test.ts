@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { maxChars, minChars } from '../../../lib/schema/primitives.ts';
 import { componentSchemas } from '../../../lib/openapi/json-schema.ts';
 import { lowercaseInputPattern } from '../../../lib/openapi/lowercase-pattern.ts';
 import {
@@ -9,6 +8,7 @@ import {
   stringLengthKeywords,
   typeGuardKeywords,
 } from '../../../lib/openapi/probes.ts';
+import { maxChars, minChars } from '../../../lib/schema/primitives.ts';
 
 const predicate = (action: { requirement: (input: string) => boolean }) => (input: unknown) =>
   typeof input === 'string' && action.requirement(input);

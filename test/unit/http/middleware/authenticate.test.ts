@@ -4,7 +4,7 @@ import { type Operation, POLICY } from '../../../../lib/auth/policy.ts';
 import { createTokenVerifier } from '../../../../lib/auth/verifier.ts';
 import { authenticate } from '../../../../lib/http/middleware/authenticate.ts';
 import { createIssuer, mintToken } from '../../../../scripts/local/issuer.ts';
-import { apiGatewayEvent, gatewayEvent, passed, refused, runAlone } from '../events.ts';
+import { apiGatewayEvent, gatewayEvent, refused, runAlone, stateOf } from '../events.ts';
 
 // Real RS256 tokens from a locally generated key, verified by the service's own verifier.
 const issuer = createIssuer();
@@ -21,7 +21,7 @@ const OPERATIONS = Object.keys(POLICY) as Operation[];
 describe('authenticate', () => {
   it('lets an anonymous caller read a public operation', async () => {
     expect(
-      passed(await runAlone(authenticate(verifier, 'getItem'), apiGatewayEvent())).caller,
+      stateOf(await runAlone(authenticate(verifier, 'getItem'), apiGatewayEvent())).caller,
     ).toBeUndefined();
   });
 
@@ -35,7 +35,7 @@ describe('authenticate', () => {
   it('gives the handler the verified caller; the scheme name is case-insensitive', async () => {
     const token = mintToken(issuer, { groups: ['editor'], sub: 'user-1' });
     const event = apiGatewayEvent({ headers: { authorization: `bEaReR ${token}` } });
-    expect(passed(await runAlone(authenticate(verifier, 'createItem'), event)).caller).toMatchObject({
+    expect(stateOf(await runAlone(authenticate(verifier, 'createItem'), event)).caller).toMatchObject({
       sub: 'user-1',
       groups: ['editor'],
     });
@@ -85,7 +85,7 @@ describe('authenticate', () => {
       });
       const allowed = POLICY[operation];
       if (allowed === 'public' || groups.some((g) => (allowed as readonly string[]).includes(g)))
-        expect(passed(outcome).caller?.groups).toStrictEqual(groups);
+        expect(stateOf(outcome).caller?.groups).toStrictEqual(groups);
       else expect(refused(outcome)).toMatchObject({ statusCode: 403 });
     },
   );
