@@ -1,39 +1,57 @@
 import * as v from 'valibot';
-import { isPlainObject, jsonObject, maxChars, minChars } from '../schema/primitives.ts';
+import { distinctItems, isPlainObject, jsonObject, maxChars, minChars } from '../schema/primitives.ts';
 import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
 // lib/search/read/highlight.ts still takes these two from here; lib/schema/primitives.ts is their home.
 export { charCount, maxChars } from '../schema/primitives.ts';
 
+/**
+ * An item's limits (contract §2), declared once: the schemas below carry them as data (valibot's actions and
+ * lib/schema's described checks), and the OpenAPI document is converted from those schemas.
+ */
+export const ITEM_LIMITS = {
+  nameChars: 200,
+  descriptionChars: 5000,
+  tags: 20,
+  tagChars: 50,
+  attributes: 20,
+  attributeKeyChars: 64,
+  attributeValueChars: 500,
+} as const;
+const L = ITEM_LIMITS;
+
 export const NameSchema = v.pipe(
   v.string('must be a string'),
   v.trim(),
   minChars(1, 'must not be empty'),
-  maxChars(200, 'must be at most 200 characters'),
+  maxChars(L.nameChars, `must be at most ${L.nameChars} characters`),
 );
 export const DescriptionSchema = v.pipe(
   v.string('must be a string'),
-  maxChars(5000, 'must be at most 5000 characters'),
+  maxChars(L.descriptionChars, `must be at most ${L.descriptionChars} characters`),
 );
 export const TagSchema = v.pipe(
   v.string('must be a string'),
   v.toLowerCase(),
-  v.regex(/^[a-z0-9-]{1,50}$/, 'must be 1-50 characters of a-z, 0-9 and -'),
+  v.regex(new RegExp(`^[a-z0-9-]{1,${L.tagChars}}$`), `must be 1-${L.tagChars} characters of a-z, 0-9 and -`),
 );
 export const TagsSchema = v.pipe(
   v.array(TagSchema, 'must be an array of strings'),
-  v.maxLength(20, 'must have at most 20 tags'),
-  v.check((tags) => new Set(tags).size === tags.length, 'must not repeat a tag'),
+  v.maxLength(L.tags, `must have at most ${L.tags} tags`),
+  distinctItems('must not repeat a tag'),
 );
-export const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-const ATTRIBUTE_KEY_MESSAGE = 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$';
+export const ATTRIBUTE_KEY = new RegExp(`^[A-Za-z][A-Za-z0-9_]{0,${L.attributeKeyChars - 1}}$`);
+const ATTRIBUTE_KEY_MESSAGE = `key must match ${ATTRIBUTE_KEY.source}`;
 export const AttributeValueSchema = v.union(
   [
-    v.pipe(v.string(), maxChars(500, 'must be at most 500 characters')),
+    v.pipe(
+      v.string(),
+      maxChars(L.attributeValueChars, `must be at most ${L.attributeValueChars} characters`),
+    ),
     v.pipe(v.number(), v.finite()),
     v.boolean(),
   ],
-  'must be a string of at most 500 characters, a finite number or a boolean',
+  `must be a string of at most ${L.attributeValueChars} characters, a finite number or a boolean`,
 );
 
 /** The entries step of an attribute map carries its rules, so the OpenAPI document can describe it. */
@@ -86,7 +104,7 @@ export const attributeMap = <T extends v.GenericSchema>(value: T) => {
 
 export const AttributesSchema = v.pipe(
   attributeMap(AttributeValueSchema),
-  v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
+  v.maxEntries(L.attributes, `must have at most ${L.attributes} keys`),
 );
 
 /** The writable fields, as sent to create and replace; omitted fields take their defaults. */

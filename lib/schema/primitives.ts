@@ -8,12 +8,41 @@ export const charCount = (value: string): number => {
   return count;
 };
 
-/** At least `min` characters (code points). */
+/** The JSON Schema keywords that say what a check checks, for the OpenAPI document (lib/openapi). */
+export interface CheckKeywords {
+  minLength?: number;
+  maxLength?: number;
+  uniqueItems?: boolean;
+}
+
+/** A `v.check` that carries its bound as data, as valibot's own actions carry `requirement`. */
+export interface DescribedCheck<T> extends v.CheckAction<T, string> {
+  readonly jsonSchema: CheckKeywords;
+}
+
+const described = <T>(action: v.CheckAction<T, string>, jsonSchema: CheckKeywords): DescribedCheck<T> => ({
+  ...action,
+  jsonSchema,
+});
+
+/** At least `min` characters (code points): valibot's `minLength` counts UTF-16 units. */
 export const minChars = (min: number, message: string) =>
-  v.check((s: string) => charCount(s) >= min, message);
-/** At most `max` characters (code points). */
+  described(
+    v.check((s: string) => charCount(s) >= min, message),
+    { minLength: min },
+  );
+/** At most `max` characters (code points): valibot's `maxLength` counts UTF-16 units. */
 export const maxChars = (max: number, message: string) =>
-  v.check((s: string) => charCount(s) <= max, message);
+  described(
+    v.check((s: string) => charCount(s) <= max, message),
+    { maxLength: max },
+  );
+/** No item twice. */
+export const distinctItems = <T>(message: string) =>
+  described(
+    v.check((items: T[]) => new Set(items).size === items.length, message),
+    { uniqueItems: true },
+  );
 
 /** A JSON object: not null, not an array. */
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -29,7 +58,7 @@ const objectMessage = (issue: v.BaseIssue<unknown>): string => {
 /** A strict object that also refuses arrays (valibot's object schemas accept them). */
 export const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
   v.pipe(
-    v.custom<Record<string, unknown>>((value) => isPlainObject(value), 'must be an object'),
+    v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
     v.strictObject(entries, objectMessage),
   );
 
