@@ -1,6 +1,7 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import * as v from 'valibot';
 import type { Caller } from './caller.ts';
 import { TokenClaimError } from './errors.ts';
 import { createVerifiedTokenCache, type VerifiedTokenCache } from './token-cache.ts';
@@ -24,6 +25,31 @@ export interface TokenVerifierOptions {
 const offlineFetcher = {
   fetch: () => Promise.reject(new Error('JWKS fetching is disabled: the JWKS was given')),
 };
+
+/** What the service reads of an access token, beyond what aws-jwt-verify checks itself. */
+const ClaimsSchema = v.object(
+  {
+    sub: v.string('sub is required'),
+    // aws-jwt-verify checks exp only when present, and accepts a string cognito:groups; the contract does not.
+    exp: v.number('exp is required'),
+    'cognito:groups': v.optional(
+      v.array(
+        v.string('cognito:groups must be an array of strings'),
+        'cognito:groups must be an array of strings',
+      ),
+    ),
+    username: v.optional(v.unknown()),
+  },
+  ({ path }) => `${String(path?.[0]?.key)} is required`,
+);
+type Claims = v.InferOutput<typeof ClaimsSchema>;
+
+/** The claims of a verified token, or a TokenClaimError naming the first the contract refuses. */
+function parseClaims(payload: unknown): Claims {
+  const result = v.safeParse(ClaimsSchema, payload, { abortEarly: true });
+  if (!result.success) throw new TokenClaimError(result.issues[0].message);
+  return result.output;
+}
 
 /** Verifies Cognito access tokens: RS256 signature by a pool key, issuer, client, token use, exp, groups. */
 export function createTokenVerifier({
@@ -50,17 +76,20 @@ export function createTokenVerifier({
       const cached = cache.get(token, Date.now() / 1000);
       if (cached) return cached;
       verifier ??= build();
-      const payload = await verifier.verify(token);
-      const { exp } = payload;
-      // aws-jwt-verify accepts a token without exp and a string cognito:groups; the contract does not.
-      if (typeof exp !== 'number') throw new TokenClaimError('exp is required');
-      const groups: unknown = payload['cognito:groups'];
-      if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string'))) {
-        throw new TokenClaimError('cognito:groups must be an array of strings');
-      }
-      if (typeof payload.sub !== 'string') throw new TokenClaimError('sub is required');
-      const username = typeof payload.username === 'string' ? payload.username : undefined;
-      const caller = { sub: payload.sub, username, groups: groups ?? [] };
+      let claims: Claims | undefined;
+      // The contract's own claim checks run inside aws-jwt-verify, after its standard ones (customJwtCheck).
+      await verifier.verify(token, {
+        customJwtCheck: ({ payload }) => {
+          claims = parseClaims(payload);
+        },
+      });
+      if (!claims) throw new TokenClaimError('claims were not checked');
+      const { sub, exp, username } = claims;
+      const caller = {
+        sub,
+        username: typeof username === 'string' ? username : undefined,
+        groups: claims['cognito:groups'] ?? [],
+      };
       cache.set(token, caller, exp);
       return caller;
     },
