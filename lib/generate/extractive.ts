@@ -1,6 +1,6 @@
 import { NO_MATCH_ANSWER } from './citations.ts';
-import { countTokens, tokenize, truncateToTokens } from './tokens.ts';
-import type { ContextItem, GenerateInput, Generator, GeneratorOutput, StopReason } from './types.ts';
+import { countTokens, lowercaseWords, truncateToTokens } from './tokens.ts';
+import type { ContextItem, Generator, GeneratorInput, GeneratorOutput, StopReason } from './types.ts';
 
 /** The model name the extractive generator reports. */
 export const EXTRACTIVE_MODEL = 'extractive-v1';
@@ -29,7 +29,7 @@ export function splitSentences(text: string): string[] {
     .replace(MARKERS_IN_TEXT, ' ')
     .split(/(?<=[.!?])\s+|\n+/)
     .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
-    .filter((sentence) => tokenize(sentence).length > 0);
+    .filter((sentence) => lowercaseWords(sentence).length > 0);
 }
 
 /** An item's sentences: its name first, then those of its description. */
@@ -40,12 +40,12 @@ function sentencesOf(item: ContextItem, terms: ReadonlySet<string>): Sentence[] 
     position,
     inName: position < name.length,
     text,
-    score: new Set(tokenize(text).filter((word) => terms.has(word))).size,
+    score: new Set(lowercaseWords(text).filter((word) => terms.has(word))).size,
   }));
 }
 
 function queryTerms(query: string): Set<string> {
-  const words = tokenize(query);
+  const words = lowercaseWords(query);
   const content = words.filter((word) => !STOP_WORDS.has(word));
   return new Set(content.length > 0 ? content : words);
 }
@@ -110,7 +110,7 @@ function compose(
   return { answer: parts.join(' '), stopReason: 'end_turn' };
 }
 
-function inputTokens({ query, items }: GenerateInput): number {
+function inputTokens({ query, items }: GeneratorInput): number {
   let total = countTokens(query);
   for (const item of items) {
     total += countTokens(item.name) + countTokens(item.description);
