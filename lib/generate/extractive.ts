@@ -1,3 +1,4 @@
+import { stopwordLists } from '../search/text/tokenizer.ts';
 import { NO_MATCH_ANSWER } from './citations.ts';
 import { countTokens, lowercaseWords, truncateToTokens } from './tokens.ts';
 import type { ContextItem, Generator, GeneratorInput, GeneratorOutput, StopReason } from './types.ts';
@@ -8,12 +9,8 @@ export const EXTRACTIVE_MODEL = 'extractive-v1';
 const MAX_SENTENCES = 3;
 // Markers already in item text would read as citations the generator never made.
 const MARKERS_IN_TEXT = /\[\d+(?:\s*,\s*\d+)*\]/g;
-// Words too common to say whether a sentence is about the question.
-const STOP_WORDS = new Set(
-  'a an and are as at be by can do does for from has have how i in is it its me my of on or should so that the their them there these this to was what when where which who why will with would you your'.split(
-    ' ',
-  ),
-);
+// Words too common to say whether a sentence is about the question: the stopwords retrieval drops from a query.
+const STOP_WORDS = stopwordLists.classic45;
 
 interface Sentence {
   ref: number;
