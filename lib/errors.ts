@@ -20,7 +20,7 @@ export class InvalidInputError extends Error {
   readonly problems: readonly FieldProblem[];
 
   constructor(problems: readonly FieldProblem[]) {
-    super(`Invalid input: ${problems.map(({ path, message }) => `${path} ${message}`).join('; ')}`);
+    super('Invalid input');
     this.name = 'InvalidInputError';
     this.problems = problems;
   }

@@ -1,5 +1,12 @@
 import * as v from 'valibot';
-import { distinctItems, isPlainObject, jsonObject, maxChars, minChars } from '../schema/primitives.ts';
+import {
+  distinctItems,
+  isPlainObject,
+  jsonObject,
+  maxChars,
+  maxKeys,
+  minChars,
+} from '../schema/primitives.ts';
 import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
 // lib/search/read/highlight.ts still takes these two from here; lib/schema/primitives.ts is their home.
@@ -104,7 +111,7 @@ export const attributeMap = <T extends v.GenericSchema>(value: T) => {
 
 export const AttributesSchema = v.pipe(
   attributeMap(AttributeValueSchema),
-  v.maxEntries(L.attributes, `must have at most ${L.attributes} keys`),
+  maxKeys(L.attributes, `must have at most ${L.attributes} keys`),
 );
 
 /** The writable fields, as sent to create and replace; omitted fields take their defaults. */

@@ -13,6 +13,7 @@ export interface CheckKeywords {
   minLength?: number;
   maxLength?: number;
   uniqueItems?: boolean;
+  maxProperties?: number;
 }
 
 /** A `v.check` that carries its bound as data, as valibot's own actions carry `requirement`. */
@@ -36,6 +37,12 @@ export const maxChars = (max: number, message: string) =>
   described(
     v.check((s: string) => charCount(s) <= max, message),
     { maxLength: max },
+  );
+/** At most `max` keys (valibot's `maxEntries` would say the same, at 200 bytes more of every bundle). */
+export const maxKeys = <T extends Record<string, unknown>>(max: number, message: string) =>
+  described(
+    v.check((o: T) => Object.keys(o).length <= max, message),
+    { maxProperties: max },
   );
 /** No item twice. */
 export const distinctItems = <T>(message: string) =>

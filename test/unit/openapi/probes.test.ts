@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { componentSchemas } from '../../../lib/openapi/json-schema.ts';
 import { lowercaseInputPattern } from '../../../lib/openapi/lowercase-pattern.ts';
 import { objectKeywords, typeGuardKeywords } from '../../../lib/openapi/probes.ts';
-import { distinctItems, isPlainObject, maxChars, minChars } from '../../../lib/schema/primitives.ts';
+import { distinctItems, isPlainObject, maxChars, maxKeys, minChars } from '../../../lib/schema/primitives.ts';
 
 describe('componentSchemas reads limits as data', () => {
   it.each([1, 2, 200, 500, 5000, 65_535])(
@@ -18,9 +18,9 @@ describe('componentSchemas reads limits as data', () => {
     },
   );
 
-  it('converts distinct items, a count of entries and the plain-object guard', () => {
+  it('converts distinct items, a count of keys and the plain-object guard', () => {
     const Tags = v.pipe(v.array(v.string()), distinctItems('repeats'));
-    const Entries = v.pipe(v.custom<Record<string, unknown>>(isPlainObject), v.maxEntries(20));
+    const Entries = v.pipe(v.custom<Record<string, unknown>>(isPlainObject), maxKeys(20, 'too many'));
     expect(componentSchemas({ Tags, Entries })).toStrictEqual({
       Tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
       Entries: { type: 'object', maxProperties: 20 },
