@@ -1,3 +1,4 @@
+import { createdResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
 import { createIdempotency } from '../lib/idempotency/store.ts';
 import { createItemOperation } from '../lib/items/create.ts';
@@ -14,6 +15,6 @@ export const handler = httpRoute('createItem', {
   verifier,
   inputs: { body: ItemWriteSchema },
   output: ItemSchema,
-}).handler(({ input, caller, idempotencyKey, body }) =>
-  create(input.body, { caller, idempotencyKey, payload: body }),
+}).handler(async ({ input, caller, idempotencyKey, event }) =>
+  createdResponse(await create(input.body, { caller, idempotencyKey, payload: event.body })),
 );

@@ -1,5 +1,5 @@
+import { itemResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
-import { etag } from '../lib/items/http.ts';
 import { ItemPathSchema, ItemSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
@@ -12,5 +12,5 @@ export const handler = httpRoute('getItem', {
   cache: { maxAge: config.cacheMaxAge, validators: true },
 }).handler(async ({ input: { path } }) => {
   const item = await items.get(path.item_id);
-  return { statusCode: 200, body: item, headers: { ETag: etag(item) } };
+  return itemResponse(item);
 });

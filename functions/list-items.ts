@@ -1,5 +1,5 @@
+import { nextLink } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
-import { nextLink } from '../lib/items/http.ts';
 import { ItemListSchema, ListQuerySchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
@@ -10,7 +10,7 @@ export const handler = httpRoute('listItems', {
   inputs: { query: ListQuerySchema },
   output: ItemListSchema,
   cache: { maxAge: config.cacheMaxAge, validators: true },
-}).handler(async ({ input: { query }, rawPath }) => {
+}).handler(async ({ input: { query }, event: { rawPath } }) => {
   const afterId = query.cursor === undefined ? undefined : cursors.decode(query.cursor);
   const page = await items.list({ limit: query.limit, afterId });
   const last = page.items.at(-1);

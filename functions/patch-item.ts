@@ -1,6 +1,6 @@
+import { itemResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../lib/http/types.ts';
-import { etag } from '../lib/items/http.ts';
 import { applyMergePatch, writableFields } from '../lib/items/merge-patch.ts';
 import { ItemPatchSchema, ItemPathSchema, ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
@@ -18,5 +18,5 @@ export const handler = httpRoute('patchItem', {
   const change = (current: Parameters<typeof writableFields>[0]) =>
     parseOrReject(ItemWriteSchema, applyMergePatch(writableFields(current), body));
   const item = await items.update(path.item_id, change, { ifMatch });
-  return { statusCode: 200, body: item, headers: { ETag: etag(item) } };
+  return itemResponse(item);
 });

@@ -1,5 +1,5 @@
+import { itemResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
-import { etag } from '../lib/items/http.ts';
 import { ItemPathSchema, ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
@@ -11,5 +11,5 @@ export const handler = httpRoute('replaceItem', {
   output: ItemSchema,
 }).handler(async ({ input: { path, body }, ifMatch }) => {
   const item = await items.update(path.item_id, () => body, { ifMatch });
-  return { statusCode: 200, body: item, headers: { ETag: etag(item) } };
+  return itemResponse(item);
 });

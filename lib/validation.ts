@@ -1,12 +1,12 @@
 import * as v from 'valibot';
-import { type ErrorDetail, ValidationError } from './http/errors.ts';
+import { type FieldProblem, InvalidInputError } from './errors.ts';
 
-/** Turns valibot issues into the contract's `details`, each path prefixed (`query.limit`, `path.item_id`). */
+/** Turns valibot issues into field problems (the contract's `details`), each path prefixed (`query.limit`). */
 export function toDetails(
   issues: readonly v.BaseIssue<unknown>[],
   prefix: string,
   root: string,
-): ErrorDetail[] {
+): FieldProblem[] {
   return issues.map((issue) => {
     const path = v.getDotPath(issue);
     const field = path ? `${prefix}${path}` : root;
@@ -14,7 +14,7 @@ export function toDetails(
   });
 }
 
-/** Parses `value` or throws a 422 ValidationError listing every problem. */
+/** Parses `value` or throws an InvalidInputError listing every problem. */
 export function parseOrReject<S extends v.GenericSchema>(
   schema: S,
   value: unknown,
@@ -22,7 +22,7 @@ export function parseOrReject<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, value);
   if (result.success) return result.output;
-  throw new ValidationError(toDetails(result.issues, where.prefix, where.root));
+  throw new InvalidInputError(toDetails(result.issues, where.prefix, where.root));
 }
 
 /**

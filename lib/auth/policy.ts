@@ -1,5 +1,5 @@
-import { ForbiddenError, UnauthorizedError } from '../http/errors.ts';
 import type { Caller } from './caller.ts';
+import { CredentialsRequiredError, RoleRequiredError } from './errors.ts';
 
 export const ROLES = ['reader', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -19,11 +19,12 @@ export const POLICY = {
 
 export type Operation = keyof typeof POLICY;
 
-/** Refuses a caller the policy does not admit: 401 without credentials, 403 without a permitted role. */
+/** Refuses a caller the policy does not admit: no credentials, or no permitted role. */
 export function authorize(operation: Operation, caller: Caller | undefined): void {
   const allowed: 'public' | readonly string[] = POLICY[operation];
   if (allowed === 'public') return;
-  if (!caller) throw new UnauthorizedError(false);
+  if (!caller) throw new CredentialsRequiredError(operation);
   // Whole-string match only: 'Admin' or 'superadmin' is not 'admin'.
-  if (!caller.groups.some((group) => allowed.includes(group))) throw new ForbiddenError();
+  if (!caller.groups.some((group) => allowed.includes(group)))
+    throw new RoleRequiredError(operation, allowed);
 }

@@ -1,6 +1,7 @@
+import { stopwordLists } from '../search/text/tokenizer.ts';
 import { NO_MATCH_ANSWER } from './citations.ts';
-import { countTokens, tokenize, truncateToTokens } from './tokens.ts';
-import type { ContextItem, GenerateInput, Generator, GeneratorOutput, StopReason } from './types.ts';
+import { countTokens, lowercaseWords, truncateToTokens } from './tokens.ts';
+import type { ContextItem, Generator, GeneratorInput, GeneratorOutput, StopReason } from './types.ts';
 
 /** The model name the extractive generator reports. */
 export const EXTRACTIVE_MODEL = 'extractive-v1';
@@ -8,12 +9,8 @@ export const EXTRACTIVE_MODEL = 'extractive-v1';
 const MAX_SENTENCES = 3;
 // Markers already in item text would read as citations the generator never made.
 const MARKERS_IN_TEXT = /\[\d+(?:\s*,\s*\d+)*\]/g;
-// Words too common to say whether a sentence is about the question.
-const STOP_WORDS = new Set(
-  'a an and are as at be by can do does for from has have how i in is it its me my of on or should so that the their them there these this to was what when where which who why will with would you your'.split(
-    ' ',
-  ),
-);
+// Words too common to say whether a sentence is about the question: the stopwords retrieval drops from a query.
+const STOP_WORDS = stopwordLists.classic45;
 
 interface Sentence {
   ref: number;
@@ -29,7 +26,7 @@ export function splitSentences(text: string): string[] {
     .replace(MARKERS_IN_TEXT, ' ')
     .split(/(?<=[.!?])\s+|\n+/)
     .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
-    .filter((sentence) => tokenize(sentence).length > 0);
+    .filter((sentence) => lowercaseWords(sentence).length > 0);
 }
 
 /** An item's sentences: its name first, then those of its description. */
@@ -40,12 +37,12 @@ function sentencesOf(item: ContextItem, terms: ReadonlySet<string>): Sentence[] 
     position,
     inName: position < name.length,
     text,
-    score: new Set(tokenize(text).filter((word) => terms.has(word))).size,
+    score: new Set(lowercaseWords(text).filter((word) => terms.has(word))).size,
   }));
 }
 
 function queryTerms(query: string): Set<string> {
-  const words = tokenize(query);
+  const words = lowercaseWords(query);
   const content = words.filter((word) => !STOP_WORDS.has(word));
   return new Set(content.length > 0 ? content : words);
 }
@@ -110,7 +107,7 @@ function compose(
   return { answer: parts.join(' '), stopReason: 'end_turn' };
 }
 
-function inputTokens({ query, items }: GenerateInput): number {
+function inputTokens({ query, items }: GeneratorInput): number {
   let total = countTokens(query);
   for (const item of items) {
     total += countTokens(item.name) + countTokens(item.description);

@@ -1,5 +1,5 @@
 import type { Message, SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
-import type { ContextItem, GenerateInput } from './types.ts';
+import type { ContextItem, GeneratorInput } from './types.ts';
 
 /** The instructions the model gets as its system prompt. */
 export const SYSTEM_PROMPT = [
@@ -29,7 +29,7 @@ function renderItem(item: ContextItem): string {
 }
 
 /** The user turn: the retrieved items inside `<items>` delimiters, then the question. */
-export function buildUserText({ query, items }: Pick<GenerateInput, 'query' | 'items'>): string {
+export function buildUserText({ query, items }: Pick<GeneratorInput, 'query' | 'items'>): string {
   return [
     '<items>',
     ...items.map(renderItem),
@@ -42,7 +42,7 @@ export function buildUserText({ query, items }: Pick<GenerateInput, 'query' | 'i
 }
 
 /** The `system` and `messages` of a Converse request for this question and its items. */
-export function buildConversePrompt(input: Pick<GenerateInput, 'query' | 'items'>): {
+export function buildConversePrompt(input: Pick<GeneratorInput, 'query' | 'items'>): {
   system: SystemContentBlock[];
   messages: Message[];
 } {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { integerBetween, jsonObject, queryText } from '../items/schema.ts';
+import { integerBetween, jsonObject, queryText } from '../schema/primitives.ts';
 import { PassageSchema } from '../search/read/highlight.ts';
 import { FilterSchema, SearchOptionsEntries } from '../search/read/schema.ts';
 

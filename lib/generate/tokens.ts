@@ -3,7 +3,7 @@ const TOKEN = /[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu;
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The lowercase words (runs of letters and digits) of a text, in order, duplicates kept. */
-export function tokenize(text: string): string[] {
+export function lowercaseWords(text: string): string[] {
   return Array.from(text.toLowerCase().matchAll(WORD), (match) => match[0]);
 }
 

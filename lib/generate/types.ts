@@ -9,7 +9,7 @@ export interface ContextItem {
 }
 
 /** What a generator answers from: the question and the items retrieved for it, in rank order. */
-export interface GenerateInput {
+export interface GeneratorInput {
   query: string;
   items: readonly ContextItem[];
   maxTokens: number;
@@ -33,5 +33,5 @@ export interface GeneratorOutput {
 /** Writes an answer from the given items; the extractive generator and Bedrock both implement it. */
 export interface Generator {
   readonly model: string;
-  generate(input: GenerateInput): Promise<GeneratorOutput>;
+  generate(input: GeneratorInput): Promise<GeneratorOutput>;
 }

@@ -1,10 +1,8 @@
 import { STATUS_CODES } from 'node:http';
+import type { FieldProblem } from '../errors.ts';
 
-/** One problem with a request value: `path` names the field (`name`, `tags.2`, `query.limit`). */
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+/** One problem with a request value, as a 422's `details` lists it: `path` names the field. */
+export type ErrorDetail = FieldProblem;
 
 export interface HttpErrorOptions {
   details?: readonly ErrorDetail[] | undefined;

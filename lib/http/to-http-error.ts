@@ -1,4 +1,6 @@
+import { CredentialsRequiredError, RoleRequiredError } from '../auth/errors.ts';
 import { type AwsFailure, awsFailure, isServerFault } from '../aws/errors.ts';
+import { InvalidInputError } from '../errors.ts';
 import { GeneratorError, GeneratorTimeoutError, GeneratorUnavailableError } from '../generate/errors.ts';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../idempotency/errors.ts';
 import {
@@ -10,12 +12,14 @@ import {
 import {
   BadGatewayError,
   ConflictError,
+  ForbiddenError,
   GatewayTimeoutError,
   HttpError,
   InternalServerError,
   NotFoundError,
   PreconditionFailedError,
   ServiceUnavailableError,
+  UnauthorizedError,
   ValidationError,
 } from './errors.ts';
 
@@ -32,6 +36,9 @@ const register = <E extends Error>(type: ErrorClass<E>, toHttp: (error: E) => Ht
   registry.set(type, toHttp);
 
 register(HttpError, (error) => error);
+register(CredentialsRequiredError, () => new UnauthorizedError(false));
+register(RoleRequiredError, () => new ForbiddenError());
+register(InvalidInputError, (error) => new ValidationError(error.problems));
 register(ItemNotFoundError, () => new NotFoundError('Item not found'));
 register(VersionConflictError, () => new PreconditionFailedError());
 register(

@@ -5,15 +5,8 @@ import * as v from 'valibot';
 import { isCancelled, isConditionFailure } from '../dynamodb/conditions.ts';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError } from './errors.ts';
 
-/** A response worth replaying: status, JSON body and the headers that go with it. */
-export interface StoredResponse {
-  statusCode: number;
-  body: unknown;
-  headers: Record<string, string>;
-}
-
-/** A write the operation must commit in the same transaction as its own, marking the record done. */
-export type CommitWrite = (response: StoredResponse) => Record<string, unknown>;
+/** A write the operation must commit in the same transaction as its own, marking the record done with `result`. */
+export type CommitWrite<T> = (result: T) => Record<string, unknown>;
 
 const Record_ = v.object({
   status: v.picklist(['in_progress', 'done']),
@@ -21,11 +14,6 @@ const Record_ = v.object({
   token: v.string(),
   lockedUntil: v.number(),
   response: v.optional(v.string()),
-});
-const Stored = v.object({
-  statusCode: v.number(),
-  body: v.unknown(),
-  headers: v.record(v.string(), v.string()),
 });
 
 /** JSON with object keys sorted, so equal bodies hash equally whatever their key order or spacing. */
@@ -52,8 +40,10 @@ export interface IdempotencyOptions {
 
 /**
  * Idempotency-Key handling with conditional writes: a record per caller and key (`IDEM#<hash>`) taken with a
- * conditional put; the operation commits its own write and the record's `done` state in one transaction, so a
- * crash can never leave a created item without its record; duplicates never touch the record of the first.
+ * conditional put; the operation commits its own write and the record's `done` state (with the operation's result,
+ * as JSON) in one transaction, so a crash can never leave a created item without its record; duplicates never touch
+ * the record of the first. A repeat gets the first result back, read through `result`, the schema of what the
+ * operation returns.
  */
 export function createIdempotency({
   client,
@@ -62,10 +52,11 @@ export function createIdempotency({
   lockSeconds = 30,
   now = Date.now,
 }: IdempotencyOptions) {
-  return async function once(
+  return async function once<T>(
     scope: { caller: string; key: string; payload: unknown },
-    operation: (commit: CommitWrite) => Promise<StoredResponse>,
-  ): Promise<StoredResponse & { replayed: boolean }> {
+    result: v.GenericSchema<unknown, T>,
+    operation: (commit: CommitWrite<T>) => Promise<T>,
+  ): Promise<{ result: T; replayed: boolean }> {
     const key = { pk: `IDEM#${sha256(`${scope.caller}\n${scope.key}`)}`, sk: 'IDEM' };
     const payloadHash = sha256(canonicalJson(scope.payload));
     const token = randomUUID();
@@ -93,7 +84,7 @@ export function createIdempotency({
       const existing = v.parse(Record_, unmarshall(error.Item));
       if (existing.payloadHash !== payloadHash) throw new IdempotencyKeyReusedError();
       if (existing.status === 'done' && existing.response) {
-        return { ...v.parse(Stored, JSON.parse(existing.response)), replayed: true };
+        return { result: v.parse(result, JSON.parse(existing.response)), replayed: true };
       }
       // This request's own put, landed though its reply was lost and the SDK sent it again: the key is ours.
       const ours = existing.token === token && existing.status === 'in_progress';
@@ -121,7 +112,7 @@ export function createIdempotency({
           });
     }
 
-    const commit: CommitWrite = (response) => ({
+    const commit: CommitWrite<T> = (response) => ({
       Update: {
         TableName: tableName,
         Key: key,
@@ -136,7 +127,7 @@ export function createIdempotency({
       },
     });
     try {
-      return { ...(await operation(commit)), replayed: false };
+      return { result: await operation(commit), replayed: false };
     } catch (caught) {
       // A cancelled commit means another request took the key over after this one's lock ran out.
       const error = isCancelled(caught) ? new IdempotencyInProgressError() : caught;

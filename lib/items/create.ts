@@ -1,16 +1,28 @@
+import * as v from 'valibot';
 import type { Caller } from '../auth/caller.ts';
-import type { createIdempotency, StoredResponse } from '../idempotency/store.ts';
-import { etag } from './http.ts';
+import type { createIdempotency } from '../idempotency/store.ts';
 import type { ItemRepository } from './repository.ts';
-import type { Item, ItemWrite } from './schema.ts';
+import { type Item, ItemSchema, type ItemWrite } from './schema.ts';
 
-const created = (item: Item): StoredResponse => ({
-  statusCode: 201,
-  body: item,
-  headers: { Location: `/items/${item.id}`, ETag: etag(item) },
-});
+/** What a create did: the item, and whether it is the first create's, replayed for a repeat of its request. */
+export interface CreateResult {
+  item: Item;
+  replayed: boolean;
+}
 
-/** Creates an item; with an Idempotency-Key, a repeat by the same caller with the same body replays the first answer. */
+/**
+ * The item an idempotency record holds. A record written before the create returned the item alone holds the whole
+ * 201 response (`{ statusCode, body, headers }`, the rest derived from the item), and records live 24 hours.
+ */
+const RecordedItem = v.union([
+  ItemSchema,
+  v.pipe(
+    v.object({ body: ItemSchema }),
+    v.transform(({ body }) => body),
+  ),
+]);
+
+/** Creates an item; with an Idempotency-Key, a repeat by the same caller with the same body replays the first item. */
 export function createItemOperation({
   items,
   once,
@@ -21,15 +33,13 @@ export function createItemOperation({
   return async (
     fields: ItemWrite,
     request: { caller: Caller | undefined; idempotencyKey: string | undefined; payload: unknown },
-  ): Promise<StoredResponse> => {
-    if (request.idempotencyKey === undefined || !request.caller) return created(await items.create(fields));
+  ): Promise<CreateResult> => {
+    if (request.idempotencyKey === undefined || !request.caller)
+      return { item: await items.create(fields), replayed: false };
     const scope = { caller: request.caller.sub, key: request.idempotencyKey, payload: request.payload };
-    const result = await once(scope, async (commit) =>
-      created(await items.create(fields, { alsoWrite: (item) => commit(created(item)) })),
+    const { result, replayed } = await once(scope, RecordedItem, (commit) =>
+      items.create(fields, { alsoWrite: commit }),
     );
-    const { replayed, ...response } = result;
-    return replayed
-      ? { ...response, headers: { ...response.headers, 'Idempotent-Replayed': 'true' } }
-      : response;
+    return { item: result, replayed };
   };
 }

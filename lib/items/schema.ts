@@ -1,83 +1,64 @@
 import * as v from 'valibot';
+import {
+  distinctItems,
+  isPlainObject,
+  jsonObject,
+  maxChars,
+  maxKeys,
+  minChars,
+} from '../schema/primitives.ts';
 import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
-/** Counts Unicode code points, which is what the contract (and JSON Schema) mean by "characters". */
-export const charCount = (value: string): number => {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
-};
+// lib/search/read/highlight.ts still takes these two from here; lib/schema/primitives.ts is their home.
+export { charCount, maxChars } from '../schema/primitives.ts';
 
-export const minChars = (min: number, message: string) =>
-  v.check((s: string) => charCount(s) >= min, message);
-export const maxChars = (max: number, message: string) =>
-  v.check((s: string) => charCount(s) <= max, message);
-
-/** Messages for object schemas: a missing key is required, an extra key is refused, anything else is not an object. */
-const objectMessage = (issue: v.BaseIssue<unknown>): string => {
-  if (issue.expected === 'never') return 'is not an accepted field';
-  if (issue.kind === 'schema' && issue.received === 'undefined' && issue.path?.length) return 'is required';
-  return 'must be an object';
-};
-
-/** A strict object that also refuses arrays (valibot's object schemas accept them). */
-export const jsonObject = <T extends v.ObjectEntries>(entries: T) =>
-  v.pipe(
-    v.custom<Record<string, unknown>>((value) => isPlainObject(value), 'must be an object'),
-    v.strictObject(entries, objectMessage),
-  );
-
-/** An integer from `min` to `max`, with the contract's messages. */
-export const integerBetween = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
-
-/** A query text: trimmed, 1 to `max` characters. */
-export const queryText = (max: number) =>
-  v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    minChars(1, 'must not be empty'),
-    maxChars(max, `must be at most ${max} characters`),
-  );
-
-/** A JSON object: not null, not an array. */
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * An item's limits (contract §2), declared once: the schemas below carry them as data (valibot's actions and
+ * lib/schema's described checks), and the OpenAPI document is converted from those schemas.
+ */
+export const ITEM_LIMITS = {
+  nameChars: 200,
+  descriptionChars: 5000,
+  tags: 20,
+  tagChars: 50,
+  attributes: 20,
+  attributeKeyChars: 64,
+  attributeValueChars: 500,
+} as const;
+const L = ITEM_LIMITS;
 
 export const NameSchema = v.pipe(
   v.string('must be a string'),
   v.trim(),
   minChars(1, 'must not be empty'),
-  maxChars(200, 'must be at most 200 characters'),
+  maxChars(L.nameChars, `must be at most ${L.nameChars} characters`),
 );
 export const DescriptionSchema = v.pipe(
   v.string('must be a string'),
-  maxChars(5000, 'must be at most 5000 characters'),
+  maxChars(L.descriptionChars, `must be at most ${L.descriptionChars} characters`),
 );
 export const TagSchema = v.pipe(
   v.string('must be a string'),
   v.toLowerCase(),
-  v.regex(/^[a-z0-9-]{1,50}$/, 'must be 1-50 characters of a-z, 0-9 and -'),
+  v.regex(new RegExp(`^[a-z0-9-]{1,${L.tagChars}}$`), `must be 1-${L.tagChars} characters of a-z, 0-9 and -`),
 );
 export const TagsSchema = v.pipe(
   v.array(TagSchema, 'must be an array of strings'),
-  v.maxLength(20, 'must have at most 20 tags'),
-  v.check((tags) => new Set(tags).size === tags.length, 'must not repeat a tag'),
+  v.maxLength(L.tags, `must have at most ${L.tags} tags`),
+  distinctItems('must not repeat a tag'),
 );
-export const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-const ATTRIBUTE_KEY_MESSAGE = 'key must match ^[A-Za-z][A-Za-z0-9_]{0,63}$';
+export const ATTRIBUTE_KEY = new RegExp(`^[A-Za-z][A-Za-z0-9_]{0,${L.attributeKeyChars - 1}}$`);
+const ATTRIBUTE_KEY_MESSAGE = `key must match ${ATTRIBUTE_KEY.source}`;
 export const AttributeValueSchema = v.union(
   [
-    v.pipe(v.string(), maxChars(500, 'must be at most 500 characters')),
+    v.pipe(
+      v.string(),
+      maxChars(L.attributeValueChars, `must be at most ${L.attributeValueChars} characters`),
+    ),
     v.pipe(v.number(), v.finite()),
     v.boolean(),
   ],
-  'must be a string of at most 500 characters, a finite number or a boolean',
+  `must be a string of at most ${L.attributeValueChars} characters, a finite number or a boolean`,
 );
 
 /** The entries step of an attribute map carries its rules, so the OpenAPI document can describe it. */
@@ -130,7 +111,7 @@ export const attributeMap = <T extends v.GenericSchema>(value: T) => {
 
 export const AttributesSchema = v.pipe(
   attributeMap(AttributeValueSchema),
-  v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
+  maxKeys(L.attributes, `must have at most ${L.attributes} keys`),
 );
 
 /** The writable fields, as sent to create and replace; omitted fields take their defaults. */

@@ -7,15 +7,9 @@ import {
   toJsonSchemaDefs,
 } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { isPlainObject } from '../schema/primitives.ts';
 import { lowercaseInputPattern } from './lowercase-pattern.ts';
-import {
-  arrayKeywords,
-  type Keywords,
-  objectKeywords,
-  type Predicate,
-  stringLengthKeywords,
-  typeGuardKeywords,
-} from './probes.ts';
+import { type Keywords, objectKeywords, type Predicate, typeGuardKeywords } from './probes.ts';
 
 type JsonSchemaDefinition = NonNullable<JsonSchema['propertyNames']>;
 
@@ -53,18 +47,23 @@ function probeOnce(fn: Predicate, source: object, probe: (fn: Predicate) => Keyw
   return probed.get(source);
 }
 
+/** The keywords a check carries as data (lib/schema/primitives.ts: `minChars`, `maxChars`, `distinctItems`). */
+function declaredKeywords(action: object): Keywords | undefined {
+  const keywords: unknown = Reflect.get(action, 'jsonSchema');
+  return isPlainObject(keywords) ? keywords : undefined;
+}
+
 /** Keywords for a `v.check` on a value of the JSON type converted so far. */
 function checkKeywords(action: object, schema: JsonSchema): Keywords | undefined {
-  const fn = predicateOf(action, 'requirement');
-  if (!fn) return undefined;
-  if (schema.type === 'string') {
-    const bounds = probeOnce(fn, action, stringLengthKeywords);
+  const declared = declaredKeywords(action);
+  if (declared) {
     // "Not empty after trimming" is "has a non-space character"; JSON Schema's \s is JavaScript's trim set.
-    const nonBlank = trimmed.has(schema) && bounds?.minLength === 1 && schema.pattern === undefined;
-    return bounds && nonBlank ? { ...bounds, pattern: '\\S' } : bounds;
+    const nonBlank = trimmed.has(schema) && declared.minLength === 1 && schema.pattern === undefined;
+    return nonBlank ? { ...declared, pattern: '\\S' } : declared;
   }
-  if (schema.type === 'array') return probeOnce(fn, action, arrayKeywords);
-  if (schema.type === 'object') return probeOnce(fn, action, objectKeywords);
+  // A check written inline, without its bound as data: lib/search/read/schema.ts's count of filter attributes.
+  const fn = predicateOf(action, 'requirement');
+  if (fn && schema.type === 'object') return probeOnce(fn, action, objectKeywords);
   return undefined;
 }
 
@@ -129,6 +128,8 @@ function overrideAction({ valibotAction: action, jsonSchema, errors }: OverrideA
   }
 }
 
+const OBJECT: JsonSchema = { type: 'object' };
+
 function overrideSchema({ valibotSchema: schema, jsonSchema, errors }: OverrideSchemaContext) {
   // A record replaces `propertyNames` with its key schema; a rule an earlier check added still holds.
   const names = nameRules.get(jsonSchema);
@@ -136,6 +137,9 @@ function overrideSchema({ valibotSchema: schema, jsonSchema, errors }: OverrideS
     jsonSchema.propertyNames = bothNames(jsonSchema.propertyNames, names);
   }
   if (schema.type === 'custom') {
+    const guard: unknown = Reflect.get(schema, 'check');
+    if (guard === isPlainObject) return OBJECT;
+    // A guard written inline: lib/search/read/where-schema.ts's leaf count of a `where` expression.
     const fn = predicateOf(schema, 'check');
     const keywords = fn && probeOnce(fn, schema, typeGuardKeywords);
     if (!keywords)

@@ -1,13 +1,14 @@
 /**
- * Reads JSON Schema keywords back from opaque valibot `check` and `custom` predicates.
+ * Reads JSON Schema keywords back from opaque valibot `check` and `custom` predicates written inline, without their
+ * bounds as data: today only lib/search/read/schema.ts's count of filter attributes and lib/search/read/where-schema.ts's
+ * leaf-count guard. Every other limit is data the converter reads (valibot's actions, lib/schema/primitives.ts's
+ * described checks); these probes go once those two declare theirs (`v.maxEntries`, a described guard).
  *
- * A `v.check` is a plain function, so its bound is not data the converter can see. Each probe runs the predicate
- * on inputs of known shape, finds where its answer changes, and confirms the answer agrees at other points and
- * for other characters. A predicate that does not behave like one of these keywords gives `undefined`, and the
+ * Each probe runs the predicate on inputs of known shape, finds where its answer changes, and confirms the answer
+ * agrees at other points. A predicate that does not behave like one of these keywords gives `undefined`, and the
  * caller refuses to build the document rather than silently dropping a rule.
  */
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { MAX_BODY_BYTES } from '../http/types.ts';
 
 /** A predicate under test; a probe that throws counts as a refusal. */
 export type Predicate = (input: unknown) => boolean;
@@ -16,12 +17,8 @@ export type Predicate = (input: unknown) => boolean;
 export type Keywords = JsonSchema;
 type TypeName = Extract<NonNullable<JsonSchema['type']>, string>;
 
-/** No longer string fits in a request body, so a bound past it could never apply. */
-const STRING_LIMIT = MAX_BODY_BYTES;
 /** Far above any count in the contract (20 tags, 20 attributes). */
 const COUNT_LIMIT = 1 << 10;
-/** Keys that prototype-pollution checks refuse; only the ones the predicate really refuses are reported. */
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 const safely =
   (test: Predicate): Predicate =>
@@ -64,50 +61,16 @@ const isOneStep = (pass: (n: number) => boolean, step: number, points = samplePo
   return points.every((n) => pass(n) === (n < step ? before : !before));
 };
 
-/** Bounds on a string's length in code points, which is what JSON Schema's `minLength`/`maxLength` count. */
-export function stringLengthKeywords(predicate: Predicate): Keywords | undefined {
-  const test = safely(predicate);
-  // An astral character is one code point but two UTF-16 units: a check on `.length` gives itself away.
-  const units = ['a', 'é', '😀', 'Z'];
-  const pass = (n: number, unit = 'a') => test(unit.repeat(n));
-  const step = findStep(pass, STRING_LIMIT);
-  if (step === undefined) return undefined;
-  const oneStep =
-    isOneStep(pass, step, [...samplePoints(step), STRING_LIMIT]) &&
-    units.every((unit) => isOneStep((n) => pass(n, unit), step));
-  if (!oneStep) return undefined;
-  return pass(0) ? { maxLength: step - 1 } : { minLength: step };
-}
-
 const objectWithKeys = (count: number): Record<string, string> =>
   Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'x']));
 
-/** Bounds on an object's number of properties, or the property names it refuses. */
+/** Bounds on an object's number of properties. */
 export function objectKeywords(predicate: Predicate): Keywords | undefined {
   const test = safely(predicate);
   const pass = (n: number) => test(objectWithKeys(n));
   const step = findStep(pass, COUNT_LIMIT);
-  if (step !== undefined) {
-    if (!isOneStep(pass, step, [...samplePoints(step), COUNT_LIMIT])) return undefined;
-    return pass(0) ? { maxProperties: step - 1 } : { minProperties: step };
-  }
-  if (!pass(0) || !pass(COUNT_LIMIT)) return undefined;
-  // Object.fromEntries defines `__proto__` as an own property, as JSON.parse does.
-  const refused = PROTOTYPE_KEYS.filter((key) => !test(Object.fromEntries([[key, 'x']])));
-  if (refused.length === 0) return undefined;
-  return { propertyNames: { not: { enum: refused } } };
-}
-
-/** `uniqueItems` when the predicate accepts exactly the arrays without repeated items. */
-export function arrayKeywords(predicate: Predicate): Keywords | undefined {
-  const test = safely(predicate);
-  const accepted = [[], ['a'], ['a', 'b'], ['b', 'a'], ['a', 'b', 'c']];
-  const refused = [
-    ['a', 'a'],
-    ['a', 'b', 'a'],
-    ['c', 'b', 'c'],
-  ];
-  return accepted.every(test) && !refused.some(test) ? { uniqueItems: true } : undefined;
+  if (step === undefined || !isOneStep(pass, step, [...samplePoints(step), COUNT_LIMIT])) return undefined;
+  return pass(0) ? { maxProperties: step - 1 } : { minProperties: step };
 }
 
 const JSON_SAMPLES: readonly (readonly [TypeName, readonly unknown[]])[] = [

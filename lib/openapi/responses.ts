@@ -14,12 +14,12 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../http/errors.ts';
+import { nextLink } from '../http/items.ts';
 import { QUOTED_VERSION } from '../http/middleware/request-headers.ts';
 import { toHttpError } from '../http/to-http-error.ts';
 import { JSON_MEDIA_TYPE, MAX_BODY_BYTES } from '../http/types.ts';
 import { createCursorCodec } from '../items/cursor.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
-import { nextLink } from '../items/http.ts';
 import { SCHEMA_REF } from './json-schema.ts';
 
 /** Reusable response headers. */

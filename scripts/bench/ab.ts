@@ -96,7 +96,7 @@ try {
     }
   }
   const edge = await edgeAlone(other);
-  const markdown = `## Warm A/B: the bundles before and after issue #14
+  const markdown = `## Warm A/B: this tree's bundles against another checkout's
 
 \`npm run bench:ab -- <a checkout of ${commit} with its node_modules>\`: get-item and create-item bundles of both trees
 (deployed esbuild options) imported into one process against one DynamoDB Local, ${ROUNDS} rounds of blocks of
@@ -107,9 +107,8 @@ and this process's CPU per call (median over the blocks).
 |---|---|---|
 ${rows.join('\n')}
 
-The edge alone, without I/O: each tree's middleware chain of get-item and create-item (the before tree's
-\`lib/middleware/\` chain as its handlers spelled it, this tree's \`httpRoute\`) around a handler that returns an
-item at once, with the same real RS256 token (verified once, then from the verified-token cache); ${EDGE_CALLS.toLocaleString('en')}
+The edge alone, without I/O: each tree's middleware chain of get-item and create-item (its own \`httpRoute\`)
+around a handler that returns an item at once, with the same real RS256 token (verified once, then from the verified-token cache); ${EDGE_CALLS.toLocaleString('en')}
 calls a row, ${EDGE_ROUNDS} rounds alternating; µs per call, the median round (the fastest in brackets).
 
 | chain | before | after |
@@ -129,27 +128,9 @@ ${edge.rows.join('\n')}
 /** Both trees' chains around an instant handler: what the edge itself costs per request. */
 async function edgeAlone(otherRoot: string) {
   const at = (path: string) => import(`${otherRoot}/${path}`);
-  const [
-    { default: oldMiddy },
-    oldObserve,
-    oldResponse,
-    oldHeaders,
-    oldAuth,
-    oldJson,
-    oldValidate,
-    oldTelemetry,
-  ] = await Promise.all([
-    at('node_modules/@middy/core/index.js'),
-    at('lib/middleware/observe.ts'),
-    at('lib/middleware/http-response.ts'),
-    at('lib/middleware/request-headers.ts'),
-    at('lib/middleware/authenticate.ts'),
-    at('lib/middleware/json-body.ts'),
-    at('lib/middleware/validate.ts'),
-    at('lib/observability.ts'),
-  ]);
-  const oldSchemas = await at('lib/items/schema.ts');
-  const { createTokenVerifier: oldVerifier } = await at('lib/auth/verifier.ts');
+  const { httpRoute: otherRoute } = await at('lib/http/route.ts');
+  const { createTokenVerifier: otherVerifier } = await at('lib/auth/verifier.ts');
+  const otherSchemas = await at('lib/items/schema.ts');
   const { httpRoute } = await import('../../lib/http/route.ts');
   const { createTokenVerifier } = await import('../../lib/auth/verifier.ts');
   const schemas = await import('../../lib/items/schema.ts');
@@ -165,19 +146,6 @@ async function edgeAlone(otherRoot: string) {
     attributes: { a: 1 },
   };
   const item = { id: 1, ...fields, createdAt: stamp, updatedAt: stamp, version: 1 };
-  const telemetry = { logger: oldTelemetry.logger, metrics: oldTelemetry.metrics };
-  const oldChain = (operation: string, inputs: object, body: boolean) => {
-    const verifier = oldVerifier(options);
-    let chain = oldMiddy()
-      .use(oldObserve.observe(operation, telemetry))
-      .use(oldResponse.httpResponse())
-      .use(oldHeaders.requestHeaders())
-      .use(oldAuth.authenticate(verifier, operation));
-    if (body) chain = chain.use(oldJson.jsonBody());
-    return chain
-      .use(oldValidate.validateInput(inputs))
-      .use(oldValidate.validateOutput(oldSchemas.ItemSchema));
-  };
   const verifier = createTokenVerifier(options);
   /** A chain waiting for its handler; each tree's middy types it its own way. */
   type Chain = { handler: (fn: () => Promise<{ statusCode: number; body: unknown }>) => unknown };
@@ -189,19 +157,25 @@ async function edgeAlone(otherRoot: string) {
     event: () => unknown,
   ) => ({
     name: operation === 'getItem' ? 'get-item' : 'create-item',
-    before: instant(oldChain(operation, inputs.before, operation === 'createItem')),
+    before: instant(
+      otherRoute(operation, {
+        verifier: otherVerifier(options),
+        inputs: inputs.before,
+        output: otherSchemas.ItemSchema,
+      }),
+    ),
     after: instant(httpRoute(operation, { verifier, inputs: inputs.after, output: schemas.ItemSchema })),
     event,
   });
   const chains = [
     pair(
       'getItem',
-      { before: { path: oldSchemas.ItemPathSchema }, after: { path: schemas.ItemPathSchema } },
+      { before: { path: otherSchemas.ItemPathSchema }, after: { path: schemas.ItemPathSchema } },
       () => getItemEvent(1),
     ),
     pair(
       'createItem',
-      { before: { body: oldSchemas.ItemWriteSchema }, after: { body: schemas.ItemWriteSchema } },
+      { before: { body: otherSchemas.ItemWriteSchema }, after: { body: schemas.ItemWriteSchema } },
       () => createItemEvent(token, fields),
     ),
   ];

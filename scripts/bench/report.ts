@@ -12,7 +12,6 @@ import {
   ingestMarkdown,
   loadBefore,
 } from './compare.ts';
-import { EDGE_TITLE, type EdgeAfter, edgeMarkdown, loadEdgeBefore } from './edge.ts';
 
 const PARTS = ['bundle', 'cold', 'warm', 'ab', 'scale', 'options', 'http', 'ingest', 'freshness'];
 /** Parts shown before and after issue #12's redesign: the "before" run is kept in benchmarks/<part>-before.json. */
@@ -348,15 +347,14 @@ const carriedNote =
   carried.length > 0
     ? `\nNot re-measured in this run (the time above is only the parts that were), kept from the report of ${previousDate}: ${carried.map((part) => `\`bench:${part}\``).join(', ')}.\n`
     : '';
-// Issue #14's before and after: written when bundle, cold and warm all ran in this report, else kept as it was.
-const edgeBefore = loadEdgeBefore();
-const edgeParts = ['bundle', 'cold', 'warm'];
-const edge =
-  edgeBefore && edgeParts.every((part) => results.has(part))
-    ? edgeMarkdown(edgeBefore, Object.fromEntries(edgeParts.map((part) => [part, dataOf(part)])) as EdgeAfter)
-    : previousSections.get(EDGE_TITLE);
+// Before-and-after comparisons of past changes (`## Before and after: …`) are written by hand, each saying how its
+// figures were measured and on which commits: a report keeps them as they are.
+const beforeAfter = [...previousSections]
+  .filter(([title]) => title.startsWith('Before and after'))
+  .map(([, section]) => `${section}\n`)
+  .join('');
 writeFileSync(
   join(ROOT, 'BENCHMARKS.md'),
-  `${header}${carriedNote}\n${budgets}\n${edge ? `${edge}\n` : ''}${sections.join('\n')}`,
+  `${header}${carriedNote}\n${budgets}\n${beforeAfter}${sections.join('\n')}`,
 );
 console.log(`BENCHMARKS.md written (${minutes(totalSeconds)})`);

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../../lib/idempotency/errors.ts';
 import { canonicalJson, createIdempotency } from '../../lib/idempotency/store.ts';
@@ -27,7 +27,7 @@ beforeEach(async () => {
 });
 
 describe('idempotent creates on DynamoDB Local', () => {
-  it('replays the first response for a repeat with the same key and body, creating nothing', async () => {
+  it('replays the first item for a repeat with the same key and body, creating nothing', async () => {
     const first = await create(body, request('k1'));
     const again = await create(
       body,
@@ -36,8 +36,8 @@ describe('idempotent creates on DynamoDB Local', () => {
         JSON.parse(JSON.stringify({ tags: [], name: 'Trail Boot', attributes: {}, description: '' })),
       ),
     );
-    expect(first.statusCode).toBe(201);
-    expect(again).toStrictEqual({ ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } });
+    expect(first.replayed).toBe(false);
+    expect(again).toStrictEqual({ item: first.item, replayed: true });
     expect(await count()).toBe(1);
   });
 
@@ -52,7 +52,7 @@ describe('idempotent creates on DynamoDB Local', () => {
   it('scopes keys per caller', async () => {
     const a = await create(body, request('shared'));
     const b = await create(body, request('shared', body, bob));
-    expect(a.body).not.toStrictEqual(b.body);
+    expect(a.item).not.toStrictEqual(b.item);
     expect(await count()).toBe(2);
   });
 
@@ -63,10 +63,10 @@ describe('idempotent creates on DynamoDB Local', () => {
     expect(await count()).toBe(1);
     const [item] = (await items.list({ limit: 1 })).items;
     for (const result of results) {
-      if (result.status === 'fulfilled') expect(result.value.body).toStrictEqual(item);
+      if (result.status === 'fulfilled') expect(result.value.item).toStrictEqual(item);
       else expect(result.reason).toBeInstanceOf(IdempotencyInProgressError);
     }
-    expect((await create(body, request('burst'))).body).toStrictEqual(item);
+    expect((await create(body, request('burst'))).item).toStrictEqual(item);
   });
 
   it('creates once when its own key record landed but was sent again (a retry after a lost reply) (regression)', async () => {
@@ -76,12 +76,9 @@ describe('idempotent creates on DynamoDB Local', () => {
       once: createIdempotency({ client: sendingPutsTwice(table.client), tableName: table.tableName }),
     });
     const first = await retried(body, request('lost-reply'));
-    expect(first.statusCode).toBe(201);
+    expect(first.replayed).toBe(false);
     expect(await count()).toBe(1);
-    expect(await create(body, request('lost-reply'))).toStrictEqual({
-      ...first,
-      headers: { ...first.headers, 'Idempotent-Replayed': 'true' },
-    });
+    expect(await create(body, request('lost-reply'))).toStrictEqual({ item: first.item, replayed: true });
   });
 
   it('keeps the record of the first request when duplicates are refused while it runs (regression)', async () => {
@@ -107,7 +104,7 @@ describe('idempotent creates on DynamoDB Local', () => {
     await expect(create(body, request('slow'))).rejects.toThrow(IdempotencyInProgressError);
     release();
     const created = await first;
-    expect(await create(body, request('slow'))).toMatchObject({ body: created.body, statusCode: 201 });
+    expect(await create(body, request('slow'))).toStrictEqual({ item: created.item, replayed: true });
     expect(await count()).toBe(1);
   });
 
@@ -117,7 +114,7 @@ describe('idempotent creates on DynamoDB Local', () => {
       once: createIdempotency(table),
     });
     await expect(failing(body, request('retry'))).rejects.toThrow('database down');
-    expect((await create(body, request('retry'))).statusCode).toBe(201);
+    expect((await create(body, request('retry'))).replayed).toBe(false);
     expect(await count()).toBe(1);
   });
 
@@ -130,7 +127,7 @@ describe('idempotent creates on DynamoDB Local', () => {
     const op = createItemOperation({ items, once });
     await expect(op(body, request('stale'))).rejects.toThrow(IdempotencyInProgressError);
     clock += 31_000;
-    expect((await op(body, request('stale'))).statusCode).toBe(201);
+    expect((await op(body, request('stale'))).replayed).toBe(false);
     expect(await count()).toBe(1);
   });
 
@@ -140,8 +137,26 @@ describe('idempotent creates on DynamoDB Local', () => {
     const first = await op(body, request('old'));
     clock += 24 * 3600 * 1000 + 2000;
     const second = await op(body, request('old'));
-    expect(second.body).not.toStrictEqual(first.body);
+    expect(second.item).not.toStrictEqual(first.item);
     expect(await count()).toBe(2);
+  });
+
+  it('replays the item of a record that holds a whole 201 response, as records written before did', async () => {
+    const first = await create(body, request('legacy'));
+    const key = (await table.client.send(new ScanCommand({ TableName: table.tableName }))).Items?.find(
+      (record) => record.status === 'done',
+    );
+    if (!key) throw new Error('no idempotency record');
+    const response = {
+      statusCode: 201,
+      body: first.item,
+      headers: { Location: `/items/${first.item.id}`, ETag: `"${first.item.version}"` },
+    };
+    await table.client.send(
+      new PutCommand({ TableName: table.tableName, Item: { ...key, response: JSON.stringify(response) } }),
+    );
+    expect(await create(body, request('legacy'))).toStrictEqual({ item: first.item, replayed: true });
+    expect(await count()).toBe(1);
   });
 
   it('hashes bodies canonically', () => {
@@ -152,6 +167,6 @@ describe('idempotent creates on DynamoDB Local', () => {
     await table.client.send(
       new PutCommand({ TableName: table.tableName, Item: { pk: 'IDEM#unrelated', sk: 'IDEM' } }),
     );
-    expect((await create(body, request('fresh'))).statusCode).toBe(201);
+    expect((await create(body, request('fresh'))).replayed).toBe(false);
   });
 });

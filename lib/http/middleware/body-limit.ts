@@ -1,12 +1,11 @@
-import type { MiddlewareObj } from '@middy/core';
 import { PayloadTooLargeError } from '../errors.ts';
-import type { ApiEvent, HttpResult } from '../types.ts';
+import type { ApiMiddleware } from '../types.ts';
 
 /**
  * Refuses a body over `maxBytes` (413) and leaves its text decoded in `event.body` for the media type check and the
  * JSON parser. No official middy middleware bounds a body's size, so this one is the service's own.
  */
-export function bodyLimit(maxBytes: number): MiddlewareObj<ApiEvent, HttpResult> {
+export function bodyLimit(maxBytes: number): ApiMiddleware {
   return {
     name: 'bodyLimit',
     before: ({ event }) => {

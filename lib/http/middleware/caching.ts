@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MiddlewareObj } from '@middy/core';
-import type { ApiEvent, ApiResult, HttpResult } from '../types.ts';
+import type { ApiEvent, ApiMiddleware, ApiResult } from '../types.ts';
 
 /** The entity tags an `If-None-Match` names (weak ones by their opaque tag, RFC 9110 §13.1.2), or `*`. */
 function namedTags(header: string): Set<string> | '*' {
@@ -30,7 +29,7 @@ export function caching({
 }: {
   maxAge: number;
   validators?: boolean;
-}): MiddlewareObj<ApiEvent, HttpResult> {
+}): ApiMiddleware {
   const finish = (request: { event: ApiEvent; response: unknown }) => {
     const response = request.response as ApiResult | undefined;
     if (!response) return;

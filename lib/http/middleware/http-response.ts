@@ -1,7 +1,6 @@
-import type { MiddlewareObj } from '@middy/core';
 import { logger } from '../../observability.ts';
 import { toHttpError } from '../to-http-error.ts';
-import type { ApiEvent, ApiResult, HttpResult } from '../types.ts';
+import type { ApiMiddleware, ApiResult, HttpResult } from '../types.ts';
 
 // Six fixed headers for a JSON API, set here rather than by @middy/http-security-headers: that package is built for
 // HTML pages (its defaults add a dozen more, such as a 40-feature Permissions-Policy, and a weaker CSP), and even
@@ -32,7 +31,7 @@ export function toApiResult({ statusCode, body, headers = {} }: HttpResult): Api
  * @middy/http-error-handler does not fit: it answers with the bare message as text/plain, and the contract's error
  * is a JSON object with `details`.
  */
-export function httpResponse(): MiddlewareObj<ApiEvent, HttpResult> {
+export function httpResponse(): ApiMiddleware {
   return {
     name: 'httpResponse',
     after: (request) => {

@@ -1,8 +1,6 @@
-import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { BadRequestError } from '../errors.ts';
-import type { ApiEvent, HttpResult } from '../types.ts';
+import type { ApiMiddleware, ApiRequest } from '../types.ts';
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
@@ -31,33 +29,49 @@ export function forbiddenKeyPaths(value: unknown): string[] {
   return found;
 }
 
+const PARSER = '@middy/http-json-body-parser';
+
+/** Whether the error is the JSON parser's refusal of the body (it answers 422 for all of them). */
+function refusedByParser(error: unknown): boolean {
+  const cause: unknown = isObject(error) ? Reflect.get(error, 'cause') : undefined;
+  return isObject(cause) && Reflect.get(cause, 'package') === PARSER;
+}
+
 /**
- * Parses the body (decoded text, after `bodyLimit` and `mediaType`) with @middy/http-json-body-parser into
- * `event.body`, and maps its refusals to the contract. Its own content type check is off (see `mediaType`).
+ * @middy/http-json-body-parser, parsing the body (decoded text, after `bodyLimit` and `mediaType`) into
+ * `event.body`, and a step that maps its refusals to the contract. Its own content type check is off (see
+ * `mediaType`).
  *
  * middy answers 422 both for a key it refuses and for text that does not parse; it also refuses a valid body nested
  * a few thousand levels deep, because it parses with a reviver, which V8 runs recursively until the stack runs out.
  * So a refused text is parsed again without one (iteratively): text that still does not parse is a 400; otherwise
- * its refused keys are left in `event.forbiddenKeys` for validation to report with every other problem (422, each
- * with its path), and the own-property value JSON.parse builds goes no further than the schemas, which refuse them.
+ * its refused keys go to `request.internal.forbiddenKeys` and `validate` (the route's input validation) answers
+ * with every problem (422, each with its path); the own-property value JSON.parse builds goes no further than the
+ * schemas, which refuse them. A body the parser refused never reaches the handler: no route's schema admits one
+ * nested deeper than the parser's stack, and should one ever, it stays refused as the parser refused it.
  */
-export function jsonBody(): MiddlewareObj<ApiEvent, HttpResult> {
-  const { before: parse } = httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeCheck: true });
-  if (!parse) throw new Error('@middy/http-json-body-parser has no before step');
-  return {
-    name: 'jsonBody',
-    before: async (request) => {
-      const { event } = request;
-      const text = typeof event.body === 'string' ? event.body : '';
-      try {
-        await parse(request as unknown as Request<APIGatewayProxyEventV2>);
-      } catch {
-        event.body = parseAgain(text);
-        const forbidden = forbiddenKeyPaths(event.body);
-        if (forbidden.length > 0) event.forbiddenKeys = forbidden;
-      }
+export function jsonBody(
+  validate: (request: ApiRequest) => void = () => {},
+): [ReturnType<typeof httpJsonBodyParser>, ApiMiddleware] {
+  return [
+    httpJsonBodyParser({ disableContentTypeCheck: true }),
+    {
+      name: 'jsonBodyRefusals',
+      onError: (request) => {
+        if (!refusedByParser(request.error)) return;
+        // The parser sets `event.body` only once it has parsed it: here it is still the text.
+        const { body } = request.event;
+        try {
+          request.event.body = parseAgain(typeof body === 'string' ? body : '');
+          const forbidden = forbiddenKeyPaths(request.event.body);
+          if (forbidden.length > 0) request.internal.forbiddenKeys = forbidden;
+          validate(request);
+        } catch (error) {
+          request.error = error instanceof Error ? error : request.error;
+        }
+      },
     },
-  };
+  ];
 }
 
 /** JSON.parse without a reviver, or the contract's 400. */

@@ -1,13 +1,12 @@
-import type { MiddlewareObj } from '@middy/core';
 import { UnsupportedMediaTypeError } from '../errors.ts';
-import type { ApiEvent, HttpResult } from '../types.ts';
+import type { ApiMiddleware } from '../types.ts';
 
 /**
  * Refuses a request whose `Content-Type` is not one of `mediaTypes` (415), parameters such as `charset` aside.
  * @middy/http-json-body-parser's own check is turned off in favour of this one: it admits every `+json` type (the
  * contract admits exactly these per route) and refuses the white space RFC 9110 allows before `;`.
  */
-export function mediaType(mediaTypes: readonly string[]): MiddlewareObj<ApiEvent, HttpResult> {
+export function mediaType(mediaTypes: readonly string[]): ApiMiddleware {
   return {
     name: 'mediaType',
     before: ({ event }) => {

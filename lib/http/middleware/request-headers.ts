@@ -1,7 +1,6 @@
-import type { MiddlewareObj } from '@middy/core';
 import { SAFE_POSITIVE_INTEGER } from '../../validation.ts';
 import { BadRequestError } from '../errors.ts';
-import type { ApiEvent, HttpResult } from '../types.ts';
+import type { ApiMiddleware } from '../types.ts';
 
 /** `If-Match: "<version>"`, 1 to 9007199254740991: anything else is a 400 (also the OpenAPI document's pattern). */
 export const QUOTED_VERSION = new RegExp(`^"(${SAFE_POSITIVE_INTEGER})"$`);
@@ -10,12 +9,12 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 
 /**
  * Refuses malformed headers (400): two `Authorization` values, a bad `If-Match` or `Idempotency-Key`; keeps the
- * two values for the handler. Runs after @middy/http-header-normalizer has lower-cased the names.
+ * two values in `request.internal` for the handler. Runs after @middy/http-header-normalizer has lower-cased the names.
  */
-export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
+export function requestHeaders(): ApiMiddleware {
   return {
     name: 'requestHeaders',
-    before: ({ event }) => {
+    before: ({ event, internal }) => {
       // API Gateway always sends headers; an event from elsewhere may have none.
       event.headers ??= {};
       const { headers } = event;
@@ -30,14 +29,14 @@ export function requestHeaders(): MiddlewareObj<ApiEvent, HttpResult> {
             `If-Match must be a quoted version, like "3" (a positive integer, at most ${Number.MAX_SAFE_INTEGER})`,
           );
         }
-        event.ifMatch = Number(version);
+        internal.ifMatch = Number(version);
       }
       const idempotencyKey = headers['idempotency-key'];
       if (idempotencyKey !== undefined) {
         if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
           throw new BadRequestError('Idempotency-Key must be 1-255 visible ASCII characters');
         }
-        event.idempotencyKey = idempotencyKey;
+        internal.idempotencyKey = idempotencyKey;
       }
     },
   };

@@ -1,8 +1,7 @@
-import type { MiddlewareObj } from '@middy/core';
 import * as v from 'valibot';
 import { toDetails } from '../../validation.ts';
 import { type ErrorDetail, InternalServerError, ValidationError } from '../errors.ts';
-import type { ApiEvent, HttpResult } from '../types.ts';
+import type { ApiMiddleware, ApiRequest } from '../types.ts';
 
 /** The schemas of a route's inputs; each one left out is not read. */
 export interface InputSchemas {
@@ -26,37 +25,39 @@ const reported = (details: readonly ErrorDetail[], path: string) =>
   );
 
 /**
- * Validates path, query and body together; any problem is a 422 listing every one, keys the JSON parser refused
- * (`__proto__`) included.
+ * Validates path, query and body together into `request.internal.input`; any problem is a 422 listing every one,
+ * keys the JSON parser refused (`request.internal.forbiddenKeys`, such as `__proto__`) included.
  */
-export function validateInput(schemas: InputSchemas): MiddlewareObj<ApiEvent, HttpResult> {
-  return {
-    name: 'validateInput',
-    before: ({ event }) => {
-      const details: ErrorDetail[] = [];
-      const check = (schema: v.GenericSchema | undefined, value: unknown, prefix: string, root: string) => {
-        if (!schema) return undefined;
-        const result = v.safeParse(schema, value);
-        if (result.success) return result.output;
-        details.push(...toDetails(result.issues, prefix, root));
-        return undefined;
-      };
-      const input = {
-        path: check(schemas.path, event.pathParameters ?? {}, 'path.', 'path'),
-        query: check(schemas.query, event.queryStringParameters ?? {}, 'query.', 'query'),
-        body: check(schemas.body, event.body, '', 'body'),
-      };
-      for (const path of event.forbiddenKeys ?? []) {
-        if (!reported(details, path)) details.push({ path, message: 'is a forbidden key' });
-      }
-      if (details.length > 0) throw new ValidationError(details);
-      event.input = input;
-    },
+export function inputValidation(schemas: InputSchemas): (request: ApiRequest) => void {
+  return ({ event, internal }) => {
+    const details: ErrorDetail[] = [];
+    const check = (schema: v.GenericSchema | undefined, value: unknown, prefix: string, root: string) => {
+      if (!schema) return undefined;
+      const result = v.safeParse(schema, value);
+      if (result.success) return result.output;
+      details.push(...toDetails(result.issues, prefix, root));
+      return undefined;
+    };
+    const input = {
+      path: check(schemas.path, event.pathParameters ?? {}, 'path.', 'path'),
+      query: check(schemas.query, event.queryStringParameters ?? {}, 'query.', 'query'),
+      body: check(schemas.body, event.body, '', 'body'),
+    };
+    for (const path of internal.forbiddenKeys ?? []) {
+      if (!reported(details, path)) details.push({ path, message: 'is a forbidden key' });
+    }
+    if (details.length > 0) throw new ValidationError(details);
+    internal.input = input;
   };
 }
 
+/** The validation of `inputValidation` as a middleware (→ 422). */
+export function validateInput(schemas: InputSchemas): ApiMiddleware {
+  return { name: 'validateInput', before: inputValidation(schemas) };
+}
+
 /** Validates the response body before it leaves: a body that breaks the schema is a 500, never a response. */
-export function validateOutput(schema: v.GenericSchema): MiddlewareObj<ApiEvent, HttpResult> {
+export function validateOutput(schema: v.GenericSchema): ApiMiddleware {
   return {
     name: 'validateOutput',
     after: ({ response }) => {

@@ -1,13 +1,6 @@
 import * as v from 'valibot';
-import {
-  AttributeValueSchema,
-  attributeMap,
-  ItemSchema,
-  integerBetween,
-  jsonObject,
-  queryText,
-  TagSchema,
-} from '../../items/schema.ts';
+import { AttributeValueSchema, attributeMap, ItemSchema, TagSchema } from '../../items/schema.ts';
+import { integerBetween, jsonObject, queryText } from '../../schema/primitives.ts';
 import { HighlightsSchema } from './highlight.ts';
 import { WhereSchema } from './where-schema.ts';
 

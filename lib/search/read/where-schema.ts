@@ -19,7 +19,8 @@
  * is refused (the contract names `equals`; the others would be as meaningless on a list).
  */
 import * as v from 'valibot';
-import { ATTRIBUTE_KEY, isPlainObject, TagSchema } from '../../items/schema.ts';
+import { ATTRIBUTE_KEY, TagSchema } from '../../items/schema.ts';
+import { isPlainObject } from '../../schema/primitives.ts';
 
 /** Most `andAll`/`orAll` composites enclosing one another. */
 export const MAX_WHERE_DEPTH = 5;

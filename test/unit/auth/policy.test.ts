@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CredentialsRequiredError, RoleRequiredError } from '../../../lib/auth/errors.ts';
 import { authorize, type Operation, POLICY } from '../../../lib/auth/policy.ts';
-import { ForbiddenError, UnauthorizedError } from '../../../lib/http/errors.ts';
 
 const caller = (...groups: string[]) => ({ sub: 'u', username: 'u', groups });
 
@@ -30,19 +30,19 @@ describe('authorize', () => {
       });
       continue;
     }
-    it(`${operation}: 401 without a caller, 403 without a permitted role, allowed for ${allowed.join(', ')}`, () => {
-      expect(() => authorize(operation, undefined)).toThrow(UnauthorizedError);
-      expect(() => authorize(operation, caller())).toThrow(ForbiddenError);
+    it(`${operation}: refused without a caller and without a permitted role, allowed for ${allowed.join(', ')}`, () => {
+      expect(() => authorize(operation, undefined)).toThrow(CredentialsRequiredError);
+      expect(() => authorize(operation, caller())).toThrow(RoleRequiredError);
       for (const role of ['reader', 'editor', 'admin']) {
         if (allowed.includes(role)) expect(() => authorize(operation, caller(role))).not.toThrow();
-        else expect(() => authorize(operation, caller(role))).toThrow(ForbiddenError);
+        else expect(() => authorize(operation, caller(role))).toThrow(RoleRequiredError);
       }
     });
   }
 
   it('matches roles only as whole strings', () => {
     for (const group of ['Admin', 'superadmin', 'admin ', 'ADMIN', 'admins']) {
-      expect(() => authorize('deleteItem', caller(group))).toThrow(ForbiddenError);
+      expect(() => authorize('deleteItem', caller(group))).toThrow(RoleRequiredError);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { TokenClaimError } from '../../../lib/auth/errors.ts';
 import { createTokenVerifier } from '../../../lib/auth/verifier.ts';
 import { cognitoClaims, createIssuer, mintToken, signJwt } from '../../../scripts/local/issuer.ts';
 
@@ -87,6 +88,31 @@ describe('createTokenVerifier', () => {
 
   it.each(refused)('refuses %s', async (_, make) => {
     await expect(verifier.verify(make())).rejects.toThrow();
+  });
+
+  it.each([
+    ['a token without exp', () => sign({ ...claims(), exp: undefined }), 'exp is required'],
+    [
+      'cognito:groups as a string',
+      () => sign(claims({ 'cognito:groups': 'admin' })),
+      'cognito:groups must be an array of strings',
+    ],
+    [
+      'cognito:groups with a non-string',
+      () => sign(claims({ 'cognito:groups': ['admin', 1] })),
+      'cognito:groups must be an array of strings',
+    ],
+    ['a token without sub', () => sign({ ...claims(), sub: undefined }), 'sub is required'],
+  ])('refuses %s with the contract’s own claim check, run by aws-jwt-verify', async (_, make, message) => {
+    await expect(verifier.verify(make())).rejects.toStrictEqual(new TokenClaimError(message));
+  });
+
+  it('keeps a username only when it is a string', async () => {
+    await expect(verifier.verify(sign(claims({ username: 42 })))).resolves.toStrictEqual({
+      sub: 'user-1',
+      username: undefined,
+      groups: ['editor'],
+    });
   });
 
   it('never fetches a JWKS when the JWKS was given', async () => {

@@ -7,7 +7,7 @@ import {
   GeneratorUnavailableError,
 } from '../../../lib/generate/errors.ts';
 import { buildUserText, SYSTEM_PROMPT } from '../../../lib/generate/prompt.ts';
-import type { GenerateInput } from '../../../lib/generate/types.ts';
+import type { GeneratorInput } from '../../../lib/generate/types.ts';
 import {
   type ConverseServer,
   converseError,
@@ -17,7 +17,7 @@ import {
 import { items } from './fixtures.ts';
 
 const modelId = 'anthropic.claude-3-haiku-20240307-v1:0';
-const input: GenerateInput = { query: 'Which boot is waterproof?', items, maxTokens: 256, temperature: 0.2 };
+const input: GeneratorInput = { query: 'Which boot is waterproof?', items, maxTokens: 256, temperature: 0.2 };
 const usage = { inputTokens: 120, outputTokens: 9, totalTokens: 129 };
 
 let server: ConverseServer;

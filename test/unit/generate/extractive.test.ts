@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { groundAnswer, NO_MATCH_ANSWER } from '../../../lib/generate/citations.ts';
 import { createExtractiveGenerator, splitSentences } from '../../../lib/generate/extractive.ts';
-import { countTokens, tokenize, truncateToTokens } from '../../../lib/generate/tokens.ts';
-import type { ContextItem, GenerateInput } from '../../../lib/generate/types.ts';
+import { countTokens, lowercaseWords, truncateToTokens } from '../../../lib/generate/tokens.ts';
+import type { ContextItem, GeneratorInput } from '../../../lib/generate/types.ts';
 import { items } from './fixtures.ts';
 
 const generator = createExtractiveGenerator();
 const query = 'waterproof boot for rainy hikes';
-const input: GenerateInput = { query, items, maxTokens: 512, temperature: 0 };
+const input: GeneratorInput = { query, items, maxTokens: 512, temperature: 0 };
 // Best first: two sentences with two query terms (ref 1 before ref 2), then "Trail Boot" with one.
 const fullAnswer =
   'Waterproof hiking boot with a grippy sole [1]. A light jacket for rainy hikes [2]. Trail Boot [1].';
 
-function inputTokensOf({ query, items }: GenerateInput): number {
+function inputTokensOf({ query, items }: GeneratorInput): number {
   return (
     countTokens(query) +
     items.reduce(
@@ -44,7 +44,7 @@ describe('token counting', () => {
   });
 
   it('tokenizes into lowercase words', () => {
-    expect(tokenize("Rain-proof JACKET, it's 2x")).toStrictEqual([
+    expect(lowercaseWords("Rain-proof JACKET, it's 2x")).toStrictEqual([
       'rain',
       'proof',
       'jacket',

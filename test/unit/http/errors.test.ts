@@ -1,6 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { createError } from '@middy/util';
 import { describe, expect, it } from 'vitest';
+import { CredentialsRequiredError, RoleRequiredError } from '../../../lib/auth/errors.ts';
+import { InvalidInputError } from '../../../lib/errors.ts';
 import {
   GeneratorError,
   GeneratorTimeoutError,
@@ -38,6 +40,31 @@ describe('toHttpError', () => {
       status: 503,
       body: { error: 'Service unavailable' },
       headers: { 'Retry-After': '1' },
+    });
+  });
+
+  it('maps missing credentials to 401, a missing role to 403, with their challenges', () => {
+    expect(mapped(new CredentialsRequiredError('createItem'))).toStrictEqual({
+      status: 401,
+      body: { error: 'Unauthorized' },
+      headers: { 'WWW-Authenticate': 'Bearer realm="items"' },
+    });
+    expect(mapped(new RoleRequiredError('deleteItem', ['admin']))).toStrictEqual({
+      status: 403,
+      body: { error: 'Forbidden' },
+      headers: { 'WWW-Authenticate': 'Bearer realm="items", error="insufficient_scope"' },
+    });
+  });
+
+  it('maps an invalid input to 422 with every problem as details', () => {
+    const problems = [
+      { path: 'name', message: 'must not be empty' },
+      { path: 'tags.1', message: 'must not repeat a tag' },
+    ];
+    expect(mapped(new InvalidInputError(problems))).toStrictEqual({
+      status: 422,
+      body: { error: 'Validation failed', details: problems },
+      headers: {},
     });
   });
 

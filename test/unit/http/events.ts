@@ -1,9 +1,11 @@
 // Events as API Gateway (HTTP API, payload 2.0) sends them, and a way to run one middleware on its own, as middy
 // tests its packages: a middy chain of that middleware alone around a handler that returns what it was given.
 import { fc } from '@fast-check/vitest';
-import middy, { type MiddlewareObj } from '@middy/core';
+import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { ApiEvent, HttpResult } from '../../../lib/http/types.ts';
+import type { HttpError } from '../../../lib/http/errors.ts';
+import { toHttpError } from '../../../lib/http/to-http-error.ts';
+import type { ApiEvent, HttpResult, RequestState } from '../../../lib/http/types.ts';
 
 export const context = {
   awsRequestId: 'req-1',
@@ -56,16 +58,29 @@ export function apiGatewayEvent({
   };
 }
 
-/** What the handler behind the middleware saw, or what the chain threw. */
-export type Outcome = { event: ApiEvent } | { error: unknown };
+/** What the handler behind the middleware saw, or what the chain threw; and the request's state either way. */
+export type Outcome = ({ event: ApiEvent } | { error: unknown }) & { state: RequestState };
 
-/** Runs `middleware` alone in front of a handler that records the event it receives. */
+type Chain = ReturnType<typeof middy<ApiEvent, HttpResult, Error, Context, RequestState>>;
+
+/**
+ * Runs `middleware` alone in front of a handler that records the event it receives; `state` is what earlier
+ * middlewares would have left in `request.internal`.
+ */
 export async function runAlone(
-  middleware: MiddlewareObj<ApiEvent, HttpResult> | MiddlewareObj<ApiEvent, HttpResult>[],
+  middleware: Parameters<Chain['use']>[0],
   event: APIGatewayProxyEventV2,
+  state: RequestState = {},
 ): Promise<Outcome> {
   let seen: ApiEvent | undefined;
-  const handler = middy<ApiEvent, HttpResult>()
+  let internal: RequestState = state;
+  const handler = middy<ApiEvent, HttpResult, Error, Context, RequestState>()
+    .use({
+      before: (request) => {
+        Object.assign(request.internal, state);
+        internal = request.internal;
+      },
+    })
     .use(middleware)
     .handler(async (received) => {
       seen = received;
@@ -74,10 +89,16 @@ export async function runAlone(
   try {
     await handler(event as unknown as ApiEvent, context);
   } catch (error) {
-    return { error };
+    return { error, state: internal };
   }
   if (!seen) throw new Error('the handler did not run');
-  return { event: seen };
+  return { event: seen, state: internal };
+}
+
+/** What the middlewares left in `request.internal` of a request they let through. */
+export function stateOf(outcome: Outcome): RequestState {
+  passed(outcome);
+  return outcome.state;
 }
 
 /** The error a chain threw, or a failure naming what happened instead. */
@@ -85,6 +106,9 @@ export function thrown(outcome: Outcome): unknown {
   if (!('error' in outcome)) throw new Error('the middleware let the request through');
   return outcome.error;
 }
+
+/** The HTTP error a chain's refusal becomes (`toHttpError`: domain errors, such as authorization's, by class). */
+export const refused = (outcome: Outcome): HttpError => toHttpError(thrown(outcome));
 
 /** The event the handler saw, or a failure naming the error. */
 export function passed(outcome: Outcome): ApiEvent {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../lib/http/errors.ts';
+import { InvalidInputError } from '../../../lib/errors.ts';
 import {
   ItemPatchSchema,
   ItemPathSchema,
@@ -13,7 +13,7 @@ const details = (schema: v.GenericSchema, value: unknown) => {
   try {
     parseOrReject(schema, value);
   } catch (error) {
-    if (error instanceof ValidationError) return error.details ?? [];
+    if (error instanceof InvalidInputError) return error.problems;
     throw error;
   }
   throw new Error('expected a validation error');

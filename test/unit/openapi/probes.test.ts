@@ -1,59 +1,49 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { maxChars, minChars } from '../../../lib/items/schema.ts';
 import { componentSchemas } from '../../../lib/openapi/json-schema.ts';
 import { lowercaseInputPattern } from '../../../lib/openapi/lowercase-pattern.ts';
-import {
-  arrayKeywords,
-  objectKeywords,
-  stringLengthKeywords,
-  typeGuardKeywords,
-} from '../../../lib/openapi/probes.ts';
+import { objectKeywords, typeGuardKeywords } from '../../../lib/openapi/probes.ts';
+import { distinctItems, isPlainObject, maxChars, maxKeys, minChars } from '../../../lib/schema/primitives.ts';
 
-const predicate = (action: { requirement: (input: string) => boolean }) => (input: unknown) =>
-  typeof input === 'string' && action.requirement(input);
+describe('componentSchemas reads limits as data', () => {
+  it.each([1, 2, 200, 500, 5000, 65_535])(
+    'converts minChars(%i) and maxChars(%i) to code-point lengths',
+    (bound) => {
+      const Text = v.pipe(v.string(), minChars(bound, 'short'), maxChars(bound, 'long'));
+      expect(componentSchemas({ Text }).Text).toStrictEqual({
+        type: 'string',
+        minLength: bound,
+        maxLength: bound,
+      });
+    },
+  );
 
-describe('stringLengthKeywords', () => {
-  it.each([1, 2, 200, 500, 5000, 65_535])('reads minChars(%i) and maxChars(%i) back', (bound) => {
-    expect(stringLengthKeywords(predicate(minChars(bound, 'short')))).toStrictEqual({ minLength: bound });
-    expect(stringLengthKeywords(predicate(maxChars(bound, 'long')))).toStrictEqual({ maxLength: bound });
+  it('converts distinct items, a count of keys and the plain-object guard', () => {
+    const Tags = v.pipe(v.array(v.string()), distinctItems('repeats'));
+    const Entries = v.pipe(v.custom<Record<string, unknown>>(isPlainObject), maxKeys(20, 'too many'));
+    expect(componentSchemas({ Tags, Entries })).toStrictEqual({
+      Tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+      Entries: { type: 'object', maxProperties: 20 },
+    });
   });
 
-  it('does not take a UTF-16 length check, a two-sided check or any other check for a code-point bound', () => {
-    expect(stringLengthKeywords((s) => typeof s === 'string' && s.length <= 10)).toBeUndefined();
-    expect(
-      stringLengthKeywords((s) => typeof s === 'string' && s.length >= 2 && s.length <= 9),
-    ).toBeUndefined();
-    expect(stringLengthKeywords((s) => typeof s === 'string' && s.startsWith('a'))).toBeUndefined();
-    expect(stringLengthKeywords((s) => typeof s === 'string' && [...s].length % 2 === 0)).toBeUndefined();
-    expect(stringLengthKeywords(() => true)).toBeUndefined();
+  it('says a trimmed text of at least one character has a non-space character', () => {
+    const Name = v.pipe(v.string(), v.trim(), minChars(1, 'empty'));
+    expect(componentSchemas({ Name }).Name).toStrictEqual({ type: 'string', minLength: 1, pattern: '\\S' });
   });
 });
 
-describe('objectKeywords', () => {
-  it('reads a key count bound and the refused prototype keys', () => {
+describe('the probes left for inline checks', () => {
+  it('read a key count bound, nothing else', () => {
     expect(
       objectKeywords((o) => typeof o === 'object' && o !== null && Object.keys(o).length <= 20),
-    ).toStrictEqual({
-      maxProperties: 20,
-    });
-    expect(
-      objectKeywords(
-        (o) => typeof o === 'object' && o !== null && !['constructor'].some((k) => Object.hasOwn(o, k)),
-      ),
-    ).toStrictEqual({ propertyNames: { not: { enum: ['constructor'] } } });
+    ).toStrictEqual({ maxProperties: 20 });
     expect(
       objectKeywords((o) => typeof o === 'object' && o !== null && !Object.hasOwn(o, 'id')),
     ).toBeUndefined();
   });
-});
 
-describe('arrayKeywords and typeGuardKeywords', () => {
-  it('recognise distinct items and JSON type guards, nothing else', () => {
-    expect(arrayKeywords((a) => Array.isArray(a) && new Set(a).size === a.length)).toStrictEqual({
-      uniqueItems: true,
-    });
-    expect(arrayKeywords((a) => Array.isArray(a) && a.length <= 2)).toBeUndefined();
+  it('recognise JSON type guards, nothing else', () => {
     expect(typeGuardKeywords((x) => typeof x === 'object' && x !== null && !Array.isArray(x))).toStrictEqual({
       type: 'object',
     });

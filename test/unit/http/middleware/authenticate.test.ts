@@ -4,7 +4,7 @@ import { type Operation, POLICY } from '../../../../lib/auth/policy.ts';
 import { createTokenVerifier } from '../../../../lib/auth/verifier.ts';
 import { authenticate } from '../../../../lib/http/middleware/authenticate.ts';
 import { createIssuer, mintToken } from '../../../../scripts/local/issuer.ts';
-import { apiGatewayEvent, gatewayEvent, passed, runAlone, thrown } from '../events.ts';
+import { apiGatewayEvent, gatewayEvent, refused, runAlone, stateOf } from '../events.ts';
 
 // Real RS256 tokens from a locally generated key, verified by the service's own verifier.
 const issuer = createIssuer();
@@ -21,12 +21,12 @@ const OPERATIONS = Object.keys(POLICY) as Operation[];
 describe('authenticate', () => {
   it('lets an anonymous caller read a public operation', async () => {
     expect(
-      passed(await runAlone(authenticate(verifier, 'getItem'), apiGatewayEvent())).caller,
+      stateOf(await runAlone(authenticate(verifier, 'getItem'), apiGatewayEvent())).caller,
     ).toBeUndefined();
   });
 
   it('refuses an anonymous caller on a restricted operation with 401 and the bare challenge', async () => {
-    expect(thrown(await runAlone(authenticate(verifier, 'createItem'), apiGatewayEvent()))).toMatchObject({
+    expect(refused(await runAlone(authenticate(verifier, 'createItem'), apiGatewayEvent()))).toMatchObject({
       statusCode: 401,
       headers: { 'WWW-Authenticate': CHALLENGE },
     });
@@ -35,7 +35,7 @@ describe('authenticate', () => {
   it('gives the handler the verified caller; the scheme name is case-insensitive', async () => {
     const token = mintToken(issuer, { groups: ['editor'], sub: 'user-1' });
     const event = apiGatewayEvent({ headers: { authorization: `bEaReR ${token}` } });
-    expect(passed(await runAlone(authenticate(verifier, 'createItem'), event)).caller).toMatchObject({
+    expect(stateOf(await runAlone(authenticate(verifier, 'createItem'), event)).caller).toMatchObject({
       sub: 'user-1',
       groups: ['editor'],
     });
@@ -43,7 +43,7 @@ describe('authenticate', () => {
 
   it('refuses a verified caller without a permitted role with 403 insufficient_scope', async () => {
     const event = bearer(mintToken(issuer, { groups: ['reader'] }));
-    expect(thrown(await runAlone(authenticate(verifier, 'deleteItem'), event))).toMatchObject({
+    expect(refused(await runAlone(authenticate(verifier, 'deleteItem'), event))).toMatchObject({
       statusCode: 403,
       message: 'Forbidden',
       headers: { 'WWW-Authenticate': `${CHALLENGE}, error="insufficient_scope"` },
@@ -57,7 +57,7 @@ describe('authenticate', () => {
     ['garbage', () => 'Bearer not-a-token'],
   ])('refuses %s with 401 invalid_token, even on a public operation', async (_, header) => {
     const event = apiGatewayEvent({ headers: { authorization: header() } });
-    expect(thrown(await runAlone(authenticate(verifier, 'listItems'), event))).toMatchObject(INVALID);
+    expect(refused(await runAlone(authenticate(verifier, 'listItems'), event))).toMatchObject(INVALID);
   });
 
   const notAToken = fc.string({ maxLength: 80 });
@@ -65,7 +65,7 @@ describe('authenticate', () => {
     'refuses with 401 every presented credential that is not a valid token, on every operation',
     async (event, operation, credential) => {
       const headers = { ...event.headers, authorization: `Bearer ${credential}` };
-      expect(thrown(await runAlone(authenticate(verifier, operation), { ...event, headers }))).toMatchObject(
+      expect(refused(await runAlone(authenticate(verifier, operation), { ...event, headers }))).toMatchObject(
         INVALID,
       );
     },
@@ -85,8 +85,8 @@ describe('authenticate', () => {
       });
       const allowed = POLICY[operation];
       if (allowed === 'public' || groups.some((g) => (allowed as readonly string[]).includes(g)))
-        expect(passed(outcome).caller?.groups).toStrictEqual(groups);
-      else expect(thrown(outcome)).toMatchObject({ statusCode: 403 });
+        expect(stateOf(outcome).caller?.groups).toStrictEqual(groups);
+      else expect(refused(outcome)).toMatchObject({ statusCode: 403 });
     },
   );
 });

@@ -7,15 +7,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpError, NotFoundError } from '../../../../lib/http/errors.ts';
 import { httpResponse } from '../../../../lib/http/middleware/http-response.ts';
 import { observe } from '../../../../lib/http/middleware/observe.ts';
-import type { ApiEvent, HttpResult } from '../../../../lib/http/types.ts';
+import type { ApiEvent, HttpResult, RequestState } from '../../../../lib/http/types.ts';
 
 const context = { awsRequestId: 'req-123', functionName: 'items-test-getItem' } as Context;
-const event = (caller?: { sub: string }) =>
+const event = () =>
   ({
     rawPath: '/items/7',
     headers: { authorization: 'Bearer SECRET.TOKEN.VALUE' },
     requestContext: { http: { method: 'GET' } },
-    ...(caller ? { caller: { ...caller, username: caller.sub, groups: [] } } : {}),
   }) as unknown as ApiEvent;
 
 /** Runs a chain and returns the JSON lines it wrote to stdout and stderr (the real Powertools output). */
@@ -34,11 +33,15 @@ async function run(handler: () => Promise<HttpResult>, caller?: { sub: string })
       logger: new Logger({ serviceName: 'items', logLevel: 'INFO' }),
       metrics: new Metrics({ namespace: 'Test', serviceName: 'items' }),
     };
-    const chain = middy<ApiEvent, HttpResult>()
+    const chain = middy<ApiEvent, HttpResult, Error, Context, RequestState>()
       .use(observe('getItem', telemetry))
       .use(httpResponse())
+      // As the authenticate middleware leaves a verified caller.
+      .before(({ internal }) => {
+        if (caller) internal.caller = { ...caller, username: caller.sub, groups: [] };
+      })
       .handler(handler);
-    const response = await chain(event(caller), context);
+    const response = await chain(event(), context);
     return {
       response,
       records: lines
@@ -69,6 +72,45 @@ describe('observe middleware', () => {
       sub: 'user-9',
     });
     expect(JSON.stringify(records)).not.toContain('SECRET');
+  });
+
+  it('times each request from its own start when requests overlap', async () => {
+    const lines: string[] = [];
+    const capture = (chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    const logger = new Logger({ serviceName: 'items', logLevel: 'INFO' });
+    const metrics = new Metrics({ namespace: 'Test', serviceName: 'items' });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const chain = middy<ApiEvent, HttpResult, Error, Context, RequestState>()
+      .use(observe('getItem', { logger, metrics }))
+      .use(httpResponse())
+      .handler(async (received) => {
+        if (received.rawPath === '/items/1') await held;
+        return { statusCode: 200 };
+      });
+    const first = chain({ ...event(), rawPath: '/items/1' }, context);
+    // The first request has run for 50 ms or more when the second starts; the second ends before the first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await chain({ ...event(), rawPath: '/items/2' }, context);
+    release();
+    await first;
+    vi.restoreAllMocks();
+    const latency = Object.fromEntries(
+      lines
+        .flatMap((line) => line.split('\n'))
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((record) => record.message === 'request')
+        .map((record) => [record.route, record.latencyMs]),
+    );
+    expect(latency['GET /items/1']).toBeGreaterThanOrEqual(49);
   });
 
   it('emits requests, errors and latency per operation in embedded metric format', async () => {

@@ -4,16 +4,16 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { describe, expect, it } from 'vitest';
 import { requestHeaders } from '../../../../lib/http/middleware/request-headers.ts';
 import type { ApiEvent, HttpResult } from '../../../../lib/http/types.ts';
-import { apiGatewayEvent, gatewayEvent, passed, runAlone, thrown } from '../events.ts';
+import { apiGatewayEvent, gatewayEvent, passed, runAlone, stateOf, thrown } from '../events.ts';
 
 const withHeaders = (headers: Record<string, string>) => apiGatewayEvent({ method: 'PUT', headers });
 
 describe('requestHeaders', () => {
   it('passes If-Match and Idempotency-Key on to the handler', async () => {
-    const event = passed(
+    const state = stateOf(
       await runAlone(requestHeaders(), withHeaders({ 'if-match': ' "42" ', 'idempotency-key': 'order-7' })),
     );
-    expect({ ifMatch: event.ifMatch, idempotencyKey: event.idempotencyKey }).toStrictEqual({
+    expect({ ifMatch: state.ifMatch, idempotencyKey: state.idempotencyKey }).toStrictEqual({
       ifMatch: 42,
       idempotencyKey: 'order-7',
     });
@@ -40,8 +40,8 @@ describe('requestHeaders', () => {
 
   it('reads headers of any case once @middy/http-header-normalizer has lower-cased them', async () => {
     const chain = [httpHeaderNormalizer() as MiddlewareObj<ApiEvent, HttpResult>, requestHeaders()];
-    const event = passed(await runAlone(chain, withHeaders({ 'If-Match': '"3"', 'Idempotency-Key': 'k' })));
-    expect({ ifMatch: event.ifMatch, idempotencyKey: event.idempotencyKey }).toStrictEqual({
+    const state = stateOf(await runAlone(chain, withHeaders({ 'If-Match': '"3"', 'Idempotency-Key': 'k' })));
+    expect({ ifMatch: state.ifMatch, idempotencyKey: state.idempotencyKey }).toStrictEqual({
       ifMatch: 3,
       idempotencyKey: 'k',
     });
@@ -55,7 +55,8 @@ describe('requestHeaders', () => {
   test.prop([gatewayEvent()])(
     'lets every request without those three headers through untouched',
     async (event) => {
-      const seen = passed(await runAlone(requestHeaders(), structuredClone(event)));
+      const outcome = await runAlone(requestHeaders(), structuredClone(event));
+      const seen = { ...passed(outcome), ...stateOf(outcome) };
       expect({ headers: seen.headers, ifMatch: seen.ifMatch, key: seen.idempotencyKey }).toStrictEqual({
         headers: event.headers,
         ifMatch: undefined,
@@ -70,7 +71,7 @@ describe('requestHeaders', () => {
     fc.stringMatching(/^[\x21-\x7E]{1,255}$/),
   ])('reads every quoted version and every visible-ASCII key', async (event, version, key) => {
     const headers = { ...event.headers, 'if-match': `"${version}"`, 'idempotency-key': key };
-    const seen = passed(await runAlone(requestHeaders(), { ...event, headers }));
+    const seen = stateOf(await runAlone(requestHeaders(), { ...event, headers }));
     expect({ ifMatch: seen.ifMatch, key: seen.idempotencyKey }).toStrictEqual({ ifMatch: version, key });
   });
 

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../lib/http/errors.ts';
+import { InvalidInputError } from '../../../../lib/errors.ts';
 import type { Item } from '../../../../lib/items/schema.ts';
 import { compareCodePoints, matchesWhere } from '../../../../lib/search/read/where.ts';
 import { WhereSchema } from '../../../../lib/search/read/where-schema.ts';
@@ -14,7 +14,7 @@ const details = (where: unknown) => {
   try {
     parseOrReject(Body, { where });
   } catch (error) {
-    if (error instanceof ValidationError) return error.details ?? [];
+    if (error instanceof InvalidInputError) return error.problems;
     throw error;
   }
   throw new Error('expected a validation error');
