@@ -63,16 +63,21 @@ function summarize(what: string, { outcomes, invalid, failed }: BatchResult): bo
   return failed.length === 0;
 }
 
+/** The full reindex's options, from the command line (the migration runs it too). */
+const fullReindex = () => ({
+  client,
+  tableName,
+  indexer,
+  concurrency: positive('concurrency', args.concurrency),
+  pageSize: positive('page-size', args['page-size']),
+  restart: args.restart,
+  onProgress: progressPrinter({ write: (line) => process.stderr.write(`${line}\n`) }),
+});
+
 try {
   if (args.migrate) {
     const { rebuild, swept } = await migrateIndex({
-      client,
-      tableName,
-      indexer,
-      concurrency: positive('concurrency', args.concurrency),
-      pageSize: positive('page-size', args['page-size']),
-      restart: args.restart,
-      onProgress: progressPrinter({ write: (line) => process.stderr.write(`${line}\n`) }),
+      ...fullReindex(),
       onSwept: (count, scanned) =>
         process.stderr.write(`migrate: ${count} records of layout 1 removed, ${scanned} records scanned\n`),
     });
@@ -118,15 +123,7 @@ try {
     }
     process.exitCode = gone > 0 ? 2 : ok ? 0 : 1;
   } else {
-    const report = await rebuildIndex({
-      client,
-      tableName,
-      indexer,
-      concurrency: positive('concurrency', args.concurrency),
-      pageSize: positive('page-size', args['page-size']),
-      restart: args.restart,
-      onProgress: progressPrinter({ write: (line) => process.stderr.write(`${line}\n`) }),
-    });
+    const report = await rebuildIndex(fullReindex());
     console.log(
       `Reindexed ${report.items} items in ${tableName} (${Date.now() - started} ms)` +
         (report.resumedAfter !== undefined ? `, resuming after item ${report.resumedAfter}` : '') +

@@ -23,6 +23,8 @@ import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { deliverBatch, failureRecord, streamSettings } from '../../scripts/local/stream-batches.ts';
 import type { FailureRecord } from '../../scripts/redrive.ts';
+import { scanAll } from '../support/index-state.ts';
+import { FIXTURE, isLegacy, loadLegacyIndex } from '../support/legacy-index.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -300,6 +302,22 @@ describe('npm run reindex at scale', { timeout: 180_000 }, () => {
     expect(report).toMatchObject({ resumedAfter: undefined, items: 5 });
     expect(run.batches.slice(0, 3).flat()).toStrictEqual(ids);
     expect(await upToDate(ids)).toStrictEqual(ids);
+  });
+
+  it('--migrate moves an index of layout 1 to layout 2, and says what it did', async () => {
+    await loadLegacyIndex(table);
+    const run = await reindex(table, '--migrate', '--page-size', '10');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^Migrated the index of test-\S+ to layout 2 \(\d+ ms\): 35 items indexed, \d+ records of layout 1 removed\.$/m,
+    );
+    expect(run.stderr).toMatch(/^reindex: 35 of ~\d+ items \(100%\), \d+ items\/s, done$/m);
+    expect(run.stderr).toMatch(/^migrate: \d+ records of layout 1 removed, \d+ records scanned$/m);
+    expect((await scanAll(table)).filter(isLegacy)).toStrictEqual([]);
+    const ids = FIXTURE.filter((r) => r.pk === 'ITEM').map((r) => Number(r.sk));
+    expect(await upToDate(ids)).toStrictEqual(ids);
+    const again = await reindex(table, '--migrate');
+    expect(again.stdout).toMatch(/, 0 records of layout 1 removed\.$/m);
   });
 
   it('shows progress on stderr: items done, items per second and time left', async () => {

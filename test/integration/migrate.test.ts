@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
@@ -11,35 +9,8 @@ import { rankInMemory } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { expected, scanAll, snapshot, type Table } from '../support/index-state.ts';
+import { FIXTURE, isLegacy, loadLegacyIndex as load } from '../support/legacy-index.ts';
 import { freshTable } from '../support/stack.ts';
-
-/**
- * An index of layout 1 as the code before issue #19 wrote it (79994c7: 40 items indexed in batches of 10 with blocks
- * of four, then edits and deletions indexed; 35 items left), every record of its table: the items, the counter,
- * impact-ordered blocks `B#…`, DF records, doc records `DOC` and the counts `CORPUS`.
- */
-const FIXTURE: Record<string, unknown>[] = JSON.parse(
-  readFileSync(new URL('../fixtures/index-layout-1.json', import.meta.url), 'utf8'),
-);
-const isLegacy = (r: Record<string, unknown>) => {
-  const [pk, sk] = [String(r.pk), String(r.sk)];
-  return (
-    (pk.startsWith('T#') && (sk.startsWith('B#') || sk === 'DF')) ||
-    (pk.startsWith('D#') && sk === 'DOC') ||
-    (pk === 'STATS' && sk === 'CORPUS')
-  );
-};
-
-async function load(table: Table) {
-  for (let i = 0; i < FIXTURE.length; i += 25)
-    await table.client.send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [table.tableName]: FIXTURE.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
-        },
-      }),
-    );
-}
 
 const liveItems = async (table: Table): Promise<Item[]> => {
   const items = createItemRepository(table);
