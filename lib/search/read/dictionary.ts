@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
 import {
   isDictionaryEntry,
   LENGTH_INDEX,
@@ -45,24 +46,17 @@ export function createDictionary({
 }): Dictionary {
   async function all(indexName: string, key: string, partition: string, prefix?: string) {
     const terms: { term: string; df: number | undefined }[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: indexName,
-          KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
-          ExpressionAttributeNames: { '#k': key },
-          ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
-          ProjectionExpression: indexName === PREFIX_INDEX ? 'sk, wt, df' : 'sk, wt',
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const { sk, wt, df } of page.Items ?? [])
-        if (typeof wt === 'string' && isDictionaryEntry({ sk }))
-          terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const rows = await queryAll(client, {
+      TableName: tableName,
+      IndexName: indexName,
+      KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
+      ExpressionAttributeNames: { '#k': key },
+      ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
+      ProjectionExpression: indexName === PREFIX_INDEX ? 'sk, wt, df' : 'sk, wt',
+    });
+    for (const { sk, wt, df } of rows)
+      if (typeof wt === 'string' && isDictionaryEntry({ sk }))
+        terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
     return terms;
   }
   return {

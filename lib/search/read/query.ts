@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
 import { type BlockPosting, decodeBlock } from '../format/blocks.ts';
 import { idf, K1, termScore } from '../format/bm25.ts';
 import {
@@ -101,24 +102,17 @@ export function createSearch({
 }: SearchOptions) {
   /** A term's directory: every page's entries. */
   async function readDirectory(term: string): Promise<[number, number][]> {
+    const pages = await queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
+      ExpressionAttributeValues: { ':pk': termPk(term), ':x': PAGE_PREFIX },
+    });
     const entries: [number, number][] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
-          ExpressionAttributeValues: { ':pk': termPk(term), ':x': PAGE_PREFIX },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of page.Items ?? [])
-        for (const [name, max] of Object.entries(item)) {
-          const end = endOfPageEntry(name);
-          if (end !== undefined && typeof max === 'number') entries.push([end, max]);
-        }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for (const page of pages)
+      for (const [name, max] of Object.entries(page)) {
+        const end = endOfPageEntry(name);
+        if (end !== undefined && typeof max === 'number') entries.push([end, max]);
+      }
     return entries.sort((a, b) => a[0] - b[0]);
   }
 

@@ -7,6 +7,7 @@ import {
 import { mapLimit } from '../../concurrency.ts';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { isConditionFailure, retryableCancellation } from '../../dynamodb/conditions.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
 import { retry } from '../../retry.ts';
 import {
   BLOCK_CAPACITY,
@@ -213,23 +214,16 @@ export function createPostingWriter({
     const first = ids[0];
     if (first === undefined) return [];
     const read = async (from: number, limit: number | undefined) => {
-      const blocks: Sealed[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': termPk(term), ':from': sealedSk(from), ':to': sealedSk(lo) },
-            ConsistentRead: true,
-            ...(limit ? { Limit: limit } : {}),
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        blocks.push(...(page.Items ?? []).map(parseSealed));
-        startKey = limit ? undefined : page.LastEvaluatedKey;
-      } while (startKey);
-      return blocks;
+      const input = {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': termPk(term), ':from': sealedSk(from), ':to': sealedSk(lo) },
+        ConsistentRead: true,
+      };
+      const items = limit
+        ? ((await client.send(new QueryCommand({ ...input, Limit: limit }))).Items ?? [])
+        : await queryAll(client, input);
+      return items.map(parseSealed);
     };
     // Many ids for the range: one read of the range; else one block per id. Any block that changed between these
     // reads fails its compare-and-swap, and the term is read again.
