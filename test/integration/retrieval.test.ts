@@ -220,22 +220,40 @@ function signal(what: string) {
 }
 
 describe('block reads: the early stop, the budget and the round trips', () => {
-  /** The table's real client, recording each sealed block read (BatchGetItem) and each doc record read. */
+  /** The table's real client, recording each sealed block read (by key or in a range) and each doc record read. */
   function countingClient(real: DynamoDBDocumentClient = table.client) {
     const blocks: string[] = [];
     const docs: string[] = [];
+    /** Read units of the sealed blocks' reads (by key, or a range by Query), as DynamoDB Local reports them. */
+    const spent = { blockUnits: 0 };
     const client = {
       send: async (command: unknown) => {
-        if (command instanceof BatchGetCommand)
-          for (const { Keys = [] } of Object.values(command.input.RequestItems ?? {}))
-            for (const key of Keys) {
-              if (endOfSealedSk(key.sk) !== undefined) blocks.push(`${key.pk} ${key.sk}`);
-              if (String(key.pk).startsWith('D#')) docs.push(String(key.pk));
-            }
-        return real.send(command as never);
+        let readsBlocks = false;
+        if (command instanceof BatchGetCommand) {
+          const keys = Object.values(command.input.RequestItems ?? {}).flatMap(({ Keys = [] }) => Keys);
+          for (const key of keys) {
+            if (endOfSealedSk(key.sk) !== undefined) blocks.push(`${key.pk} ${key.sk}`);
+            if (String(key.pk).startsWith('D#')) docs.push(String(key.pk));
+          }
+          readsBlocks = keys.length > 0 && keys.every((key) => endOfSealedSk(key.sk) !== undefined);
+        }
+        if (command instanceof QueryCommand)
+          readsBlocks = command.input.KeyConditionExpression?.includes('BETWEEN') ?? false;
+        if (readsBlocks)
+          (command as { input: Record<string, unknown> }).input.ReturnConsumedCapacity = 'TOTAL';
+        const reply = await real.send(command as never);
+        // A range of one term's blocks, read by Query.
+        if (command instanceof QueryCommand)
+          for (const row of (reply as { Items?: Record<string, unknown>[] }).Items ?? [])
+            if (endOfSealedSk(row.sk) !== undefined) blocks.push(`${row.pk} ${row.sk}`);
+        const consumed = (reply as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+        if (readsBlocks)
+          for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : [])
+            spent.blockUnits += (entry as { CapacityUnits?: number }).CapacityUnits ?? 0;
+        return reply;
       },
     } as unknown as DynamoDBDocumentClient;
-    return { client, blocks, docs };
+    return { client, blocks, docs, spent };
   }
   const query = 'boot rain jacket trail winter';
   const everything = async (ids: number[]) => new Set(ids);
@@ -253,7 +271,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
   const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxBlocks?: number } = {}) =>
     createSearch({ client, tableName: table.tableName, maxBlocks: 3, blocksPerRound: 2, ...options });
 
-  it('reads at most maxBlocks sealed blocks, and scores what it returns exactly', async () => {
+  it('reads at most maxBlocks sealed blocks (in reads by key), and scores what it returns exactly', async () => {
     const unbounded = countingClient();
     await createSearch({ client: unbounded.client, tableName: table.tableName, maxBlocks: Infinity })({
       terms: queryWeights(tokenize(query)),
@@ -262,15 +280,17 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       accept: everything,
     });
     // The exact answer needs more than the budget here, so the budget is what stops the read below.
-    expect(unbounded.blocks.length).toBeGreaterThan(3);
-    const { client, blocks } = countingClient();
+    expect(unbounded.spent.blockUnits).toBeGreaterThan(3 * 0.5);
+    const { client, blocks, spent } = countingClient();
     const hits = await budgeted(client)({
       terms: queryWeights(tokenize(query)),
       topK: 5,
       minScore: 0,
       accept: everything,
     });
-    expect(blocks.length).toBeLessThanOrEqual(3);
+    // The ceiling counts reads by key, half a unit each (a range read counts what it costs).
+    expect(blocks.length).toBeGreaterThan(0);
+    expect(spent.blockUnits).toBeLessThanOrEqual(3 * 0.5);
     expect(new Set(blocks).size).toBe(blocks.length);
     // What it could score in full within the budget: fewer than asked for here, every one exact.
     expect(hits.length).toBeGreaterThan(0);
@@ -281,6 +301,49 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       expect(hit.matchedTerms).toStrictEqual(exact.get(hit.id)?.matchedTerms);
     }
     expect(hits.map((h) => h.score)).toStrictEqual(hits.map((h) => h.score).sort((a, b) => b - a));
+  });
+
+  it('reads close blocks of a term by range: the exact answers, for fewer read units than reading each by key', async () => {
+    /** Read units of every command (DynamoDB Local reports them when asked). */
+    const metered = () => {
+      const spent = { units: 0 };
+      const client = {
+        send: async (command: { input: Record<string, unknown> }) => {
+          command.input.ReturnConsumedCapacity = 'TOTAL';
+          const reply = (await table.client.send(command as never)) as { ConsumedCapacity?: unknown };
+          const consumed = reply.ConsumedCapacity;
+          for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : [])
+            spent.units += (entry as { CapacityUnits?: number }).CapacityUnits ?? 0;
+          return reply;
+        },
+      } as unknown as DynamoDBDocumentClient;
+      return { client, spent };
+    };
+    const byKey = metered();
+    const byRange = metered();
+    const exactByKey = createSearch({
+      client: byKey.client,
+      tableName: table.tableName,
+      rangeGap: 0,
+      maxBlocks: Infinity,
+    });
+    const exactByRange = createSearch({
+      client: byRange.client,
+      tableName: table.tableName,
+      maxBlocks: Infinity,
+    });
+    // Common words: most of their lists are read, in many rounds of one block.
+    for (const query of ['boot rain jacket', 'tent light trail map', 'the boot and the rain']) {
+      const request = { terms: queryWeights(tokenize(query)), topK: 10, minScore: 0, accept: everything };
+      const ranged = await exactByRange(request);
+      expect(ranged).toStrictEqual(await exactByKey(request));
+      const exact = reference(query, 10);
+      expect(ranged.map((hit) => hit.id)).toStrictEqual(exact.map((hit) => hit.id));
+      for (const [i, hit] of ranged.entries())
+        expect(Math.abs(hit.score - (exact[i]?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
+    }
+    expect(byRange.spent.units).toBeGreaterThan(0);
+    expect(byRange.spent.units).toBeLessThan(byKey.spent.units);
   });
 
   it('reads only the blocks that can hold the top k; counts, tails and directories come in one round trip', async () => {
@@ -294,7 +357,8 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     );
     const strong = ids.slice(0, 3);
     const { client, blocks, docs } = countingClient(own.client);
-    const search = createSearch({ client, tableName: own.tableName, blocksPerRound: 1 });
+    // Every block read by key: what the early stop asks for, and nothing else.
+    const search = createSearch({ client, tableName: own.tableName, blocksPerRound: 1, rangeGap: 0 });
     const hits = await search({
       terms: queryWeights(tokenize('kettle')),
       topK: 3,
@@ -305,6 +369,27 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     // Five sealed blocks of four and a tail of three: one block read.
     expect(blocks).toStrictEqual([`T#kettl K#${String(ids[3]).padStart(16, '0')}`]);
     expect(docs).toStrictEqual([]);
+    // With range reads, the blocks that might still be needed beside it come along in one Query (4 KB of them cost
+    // what one read by key does): the same answer, from one read.
+    const ranged = countingClient(own.client);
+    const queries: string[] = [];
+    const watching = {
+      send: (command: unknown) => {
+        if (command instanceof QueryCommand && command.input.KeyConditionExpression?.includes('BETWEEN'))
+          queries.push(String(command.input.ExpressionAttributeValues?.[':from']));
+        return ranged.client.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    expect(
+      await createSearch({ client: watching, tableName: own.tableName, blocksPerRound: 1 })({
+        terms: queryWeights(tokenize('kettle')),
+        topK: 3,
+        minScore: 0,
+        accept: everything,
+      }),
+    ).toStrictEqual(hits);
+    expect(queries).toStrictEqual([`K#${String(ids[3]).padStart(16, '0')}`]);
+    expect(ranged.blocks[0]).toBe(`T#kettl K#${String(ids[3]).padStart(16, '0')}`);
 
     // The corpus counts and tails (BatchGetItem) are read while the directories are (Query): each is held here
     // until the other has been sent; one after the other, they stall.
@@ -385,7 +470,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
   });
 
   it('stops at filterMaxBlocks', async () => {
-    const { client, blocks } = countingClient();
+    const { client, blocks, spent } = countingClient();
     const cut = budgeted(client, { filterMaxBlocks: 16 });
     const { results } = await createRetriever({ search: cut, items, dictionary: createDictionary(table) })({
       query,
@@ -395,6 +480,8 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     });
     expect(results).toStrictEqual([]);
     expect(blocks.length).toBeGreaterThan(3);
-    expect(blocks.length).toBeLessThanOrEqual(16);
+    // The ceiling counts reads by key (half a unit each; a range read counts what it costs).
+    expect(spent.blockUnits).toBeGreaterThan(1.5);
+    expect(spent.blockUnits).toBeLessThanOrEqual(16 * 0.5);
   });
 });

@@ -34,7 +34,8 @@ export interface SearchOptions {
   tableName: string;
   /**
    * Sealed blocks a query reads at most (the tails and directories are read anyway), so its read units have a
-   * ceiling whatever the collection's size. A query that would need more returns the best of what it scored: every
+   * ceiling whatever the collection's size; counted as reads by key, a range read counting what it costs (one for
+   * each 4 KB, about five compact blocks). A query that would need more returns the best of what it scored: every
    * score exact, the ranking then approximate. Infinity: always exact.
    */
   maxBlocks?: number;
@@ -42,6 +43,11 @@ export interface SearchOptions {
   filterMaxBlocks?: number;
   /** Sealed blocks asked for in one round trip (one BatchGetItem reads 100). */
   blocksPerRound?: number;
+  /**
+   * Wanted blocks of one term at most this many places apart are read by one Query over their range, the blocks
+   * between (and likely-needed ones beside them) taken along; 0: every block read by key, only the wanted ones.
+   */
+  rangeGap?: number;
 }
 
 /**
@@ -54,6 +60,7 @@ export const SEARCH_DEFAULTS = {
   maxBlocks: 2_048,
   filterMaxBlocks: 4_096,
   blocksPerRound: 32,
+  rangeGap: 4,
 } as const;
 
 /** A block of one term as the query sees it: the ids (after, to] it covers, its bound, its postings once read. */
@@ -64,6 +71,8 @@ interface Block {
   /** The most a posting of it adds to a score. */
   bound: number;
   sk: string;
+  /** Its place among its term's sealed blocks (the tail: after the last). */
+  index: number;
   postings: BlockPosting[] | undefined;
 }
 interface Interval {
@@ -79,6 +88,10 @@ interface TermList {
   tail: { postings: BlockPosting[]; lo: number; m: number };
   /** Sealed blocks' ends and maxima, in id order. */
   entries: [end: number, max: number][];
+  /** Its blocks in id order (sealed, then the tail), once cut. */
+  blocks: Block[];
+  /** Read units its blocks' reads have cost so far (estimated). */
+  spent: number;
 }
 
 const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
@@ -90,7 +103,10 @@ const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
  * block's range and maximum). The id line is cut where any term's block ends, so each piece lies in one block of
  * each term, and a piece's bound is the sum of its blocks' bounds. Pieces are scored in descending bound, reading the
  * blocks they need a round at a time; every item in a piece is scored exactly from the postings (tf and dl), and
- * reading stops when no piece left can reach the k-th score. The bound is safe: a maximum impact was computed at
+ * reading stops when no piece left can reach the k-th score. A term's blocks that lie close together are read by one
+ * Query over their range (DynamoDB charges a Query by its bytes, a read by key per item: a compact block is a fifth
+ * of what its read by key costs), with the blocks beside them that may still be needed; once a term's reads have
+ * cost half of what reading all its likely blocks by range would, those are read at once. The bound is safe: a maximum impact was computed at
  * REFERENCE_LENGTH, and a saturation at the current average length is at most impact × max(1, avgdl / REFERENCE_LENGTH).
  */
 export function createSearch({
@@ -99,7 +115,20 @@ export function createSearch({
   maxBlocks = SEARCH_DEFAULTS.maxBlocks,
   filterMaxBlocks = SEARCH_DEFAULTS.filterMaxBlocks,
   blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
+  rangeGap = SEARCH_DEFAULTS.rangeGap,
 }: SearchOptions) {
+  /** Blocks of one term in id order, cut into runs wherever two are more than rangeGap places apart. */
+  function runsOf(blocks: readonly Block[]): Block[][] {
+    const runs: Block[][] = [];
+    for (const block of blocks) {
+      const run = runs.at(-1);
+      const last = run?.at(-1);
+      if (run && last && block.index - last.index <= rangeGap) run.push(block);
+      else runs.push([block]);
+    }
+    return runs;
+  }
+
   /** A term's directory: every page's entries. */
   async function readDirectory(term: string): Promise<[number, number][]> {
     const pages = await queryAll(client, {
@@ -155,7 +184,7 @@ export function createSearch({
       // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old ones
       // and commits the counts); clamped, a term's weight stays positive meanwhile.
       const weight = (terms.get(list.term) ?? 1) * idf(docs, Math.min(list.df, docs));
-      lists.push({ term: list.term, weight, tail: list.tail, entries: list.entries });
+      lists.push({ term: list.term, weight, tail: list.tail, entries: list.entries, blocks: [], spent: 0 });
     }
     if (lists.length === 0) return [];
     const boundOf = (weight: number, max: number) => weight * (K1 + 1) * Math.min(1, (max / 1e6) * stretch);
@@ -208,8 +237,11 @@ export function createSearch({
         if (wanted.size >= roundBlocks) break;
       }
       if (wanted.size > 0) {
-        read += wanted.size;
-        await fetchBlocks([...wanted.values()]);
+        read += await fetchBlocks(
+          [...wanted.values()],
+          likelyNeeded(Math.max(kth(), minScore)),
+          budget - read,
+        );
         roundBlocks = Math.min(blocksPerRound, roundBlocks * 2);
         continue;
       }
@@ -233,13 +265,10 @@ export function createSearch({
     }
 
     /**
-     * Block-max MaxScore within one piece. Its blocks of greatest bound are *essential*: the fewest whose others'
-     * bounds add up to less than the threshold, so an item in none of them cannot reach it. Once those are read,
-     * each item they hold is a candidate: known in the blocks read, bounded by the others'. A candidate that can
-     * still reach the threshold needs the piece's other blocks; one that cannot is passed over (its bound kept); one
-     * with every block read is scored exactly. Returns the blocks the piece needs read next (none: settled).
+     * A piece's essential blocks: those of greatest bound, until the others' bounds (`rest`) add up to less than
+     * the threshold.
      */
-    function evaluate(interval: Interval, threshold: number): Block[] {
+    function split(interval: Interval, threshold: number): { essential: Block[]; rest: number } {
       const blocks = [...interval.blocks].sort((x, y) => y.bound - x.bound);
       let rest = blocks.reduce((sum, block) => sum + block.bound, 0);
       const essential: Block[] = [];
@@ -248,6 +277,33 @@ export function createSearch({
         essential.push(block);
         rest -= block.bound;
       }
+      return { essential, rest };
+    }
+
+    /**
+     * The unread blocks of every piece that can still reach the threshold: what the query may read next unless the
+     * k-th score rises first. A range read takes them along where they lie beside the blocks it reads.
+     */
+    function likelyNeeded(threshold: number): Set<Block> {
+      const likely = new Set<Block>();
+      for (const interval of intervals) {
+        if (!reaches(interval.bound, threshold)) break;
+        const passedOver = settled.get(interval);
+        if (passedOver !== undefined && !reaches(passedOver, threshold)) continue;
+        for (const block of interval.blocks) if (!block.postings) likely.add(block);
+      }
+      return likely;
+    }
+
+    /**
+     * Block-max MaxScore within one piece. Its blocks of greatest bound are *essential*: the fewest whose others'
+     * bounds add up to less than the threshold, so an item in none of them cannot reach it. Once those are read,
+     * each item they hold is a candidate: known in the blocks read, bounded by the others'. A candidate that can
+     * still reach the threshold needs the piece's other blocks; one that cannot is passed over (its bound kept); one
+     * with every block read is scored exactly. Returns the blocks the piece needs read next (none: settled).
+     */
+    function evaluate(interval: Interval, threshold: number): Block[] {
+      const { essential, rest } = split(interval, threshold);
       const unreadEssential = essential.filter((block) => !block.postings);
       if (unreadEssential.length > 0) return unreadEssential;
       const unread = interval.blocks.filter((block) => !block.postings);
@@ -284,22 +340,100 @@ export function createSearch({
       return [];
     }
 
-    /** Reads the blocks (eventually consistent, as every query read); a block gone since the directory is empty. */
-    async function fetchBlocks(blocks: Block[]): Promise<void> {
-      const rows = await batchGet(
-        client,
-        tableName,
-        blocks.map((block) => ({ pk: termPk(lists[block.term]?.term ?? ''), sk: block.sk })),
-        { concurrency: 4 },
-      );
-      const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
-      for (const block of blocks) {
-        const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
-        block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
+    /**
+     * Reads the blocks (eventually consistent, as every query read); a block gone since the directory is empty.
+     * A term's wanted blocks that lie close together are read by one Query over their range, the blocks between
+     * included (a Query costs its bytes, 4 KB a half unit, where each item read by key costs a half unit: about five
+     * compact blocks for the price of one); a block alone is read by key with the others.
+     */
+    async function fetchBlocks(blocks: Block[], likely: Set<Block>, budget: number): Promise<number> {
+      const wanted = new Set(blocks);
+      let spare = budget - blocks.length;
+      // Blocks taken along: at most a few per wanted block (what fills the 4 KB its own read is charged for anyway).
+      let along = Math.min(spare, ALONG_PER_BLOCK * blocks.length);
+      const single: Block[] = [];
+      const ranges: Block[][] = [];
+      for (const list of lists) {
+        const asked = list.blocks.filter((block) => wanted.has(block));
+        if (asked.length === 0) continue;
+        const near = list.blocks.filter((block) => wanted.has(block) || (rangeGap > 0 && likely.has(block)));
+        // Ski rental: once this term's reads have cost half of what reading all its likely blocks by range costs,
+        // they are read at once (a query of common words reads most of their lists; one of a common word, little).
+        const all = runsOf(near);
+        const buy = all.reduce((sum, run) => sum + runCost(run), 0);
+        let runs: Block[][];
+        if (
+          (list.spent + asked.length * KEY_COST) * BUY_FACTOR >= buy &&
+          buy / KEY_COST - asked.length <= spare
+        ) {
+          runs = all;
+          spare -= buy / KEY_COST - asked.length;
+        } else {
+          runs = [];
+          for (const run of all) {
+            const count = run.filter((block) => wanted.has(block)).length;
+            const extra = runCost(run) / KEY_COST - count;
+            if (count > 0 && run.length > 1 && along >= run.length - count && extra <= spare) {
+              along -= run.length - count;
+              spare -= extra;
+              runs.push(run);
+            } else runs.push(...runsOf(run.filter((block) => wanted.has(block))));
+          }
+        }
+        for (const run of runs) {
+          list.spent += runCost(run);
+          if (run.length > 1) ranges.push(run);
+          else single.push(...run);
+        }
       }
+      await Promise.all([
+        batchGet(
+          client,
+          tableName,
+          single.map((block) => ({ pk: termPk(lists[block.term]?.term ?? ''), sk: block.sk })),
+          { concurrency: 4 },
+        ).then((rows) => {
+          const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
+          for (const block of single) {
+            const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
+            block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
+          }
+        }),
+        ...ranges.map(async (run) => {
+          const list = lists[run[0]?.term ?? 0] as TermList;
+          const first = run[0] as Block;
+          const last = run.at(-1) as Block;
+          const rows = await queryAll(client, {
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': termPk(list.term), ':from': first.sk, ':to': last.sk },
+          });
+          const bySk = new Map(rows.map((row) => [row.sk, row]));
+          // Every block of the range was read: the ones between are kept too, for later pieces.
+          for (const block of list.blocks.slice(first.index, last.index + 1)) {
+            if (block.postings) continue;
+            const row = bySk.get(block.sk);
+            block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
+          }
+        }),
+      ]);
+      // What the reads cost, counted in reads by key (a range of up to five compact blocks counts as one).
+      return single.length + ranges.reduce((sum, run) => sum + runCost(run) / KEY_COST, 0);
     }
   };
 }
+
+/** Likely-needed blocks a range read takes along, per wanted block. */
+const ALONG_PER_BLOCK = 4;
+/** What a block read by key costs (eventually consistent, under 4 KB), and a full block's size in a range read. */
+const KEY_COST = 0.5;
+/** A term's likely blocks are all read by range once its reads so far cost half of what that costs (ski rental). */
+const BUY_FACTOR = 2;
+const BLOCK_BYTES = 800;
+const runCost = (run: readonly Block[]): number =>
+  run.length <= 1
+    ? KEY_COST * run.length
+    : Math.ceil((((run.at(-1)?.index ?? 0) - (run[0]?.index ?? 0) + 1) * BLOCK_BYTES) / 4096) * 0.5;
 
 const key = (block: Block) => `${block.term}\u0000${block.sk}`;
 
@@ -330,6 +464,7 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
         to: end,
         bound: boundOf(list.weight, max),
         sk: sealedSk(end),
+        index: blocks.length,
         postings: undefined,
       });
       after = end;
@@ -341,8 +476,10 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
         to: Number.MAX_SAFE_INTEGER,
         bound: boundOf(list.weight, list.tail.m),
         sk: TAIL_SK,
+        index: blocks.length,
         postings: list.tail.postings,
       });
+    list.blocks = blocks;
     return blocks;
   });
   const ends = [...new Set(blocksOf.flat().flatMap((block) => [block.after, block.to]))].sort(
