@@ -20,7 +20,7 @@
  */
 import * as v from 'valibot';
 import { ATTRIBUTE_KEY, TagSchema } from '../../items/schema.ts';
-import { isPlainObject } from '../../schema/primitives.ts';
+import { isPlainObject, objectWhere } from '../../schema/primitives.ts';
 
 /** Most `andAll`/`orAll` composites enclosing one another. */
 export const MAX_WHERE_DEPTH = 5;
@@ -163,12 +163,11 @@ function leafCount(value: unknown, limit = Number.POSITIVE_INFINITY): number {
 
 /**
  * A `where` expression (contract §8.1). The leaf limit is checked first, on the raw value: it bounds the work the
- * rest does, and being a `custom` schema rather than a `check`, it leaves the JSON Schema converter an object type
- * (the description states the limit).
+ * rest does. JSON Schema has no keyword for it: the guard declares an object type and the description states it.
  */
 export const WhereSchema = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (input) => isPlainObject(input) && leafCount(input, MAX_WHERE_LEAVES) <= MAX_WHERE_LEAVES,
+  objectWhere(
+    (input) => leafCount(input, MAX_WHERE_LEAVES) <= MAX_WHERE_LEAVES,
     (issue) =>
       isPlainObject(issue.input)
         ? `must have at most ${MAX_WHERE_LEAVES} leaves in all, has ${leafCount(issue.input)}`
