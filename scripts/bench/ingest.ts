@@ -9,8 +9,8 @@
 //
 // Options (environment): BENCH_INGEST_COLLECTIONS (cranfield,synthetic), BENCH_INGEST_SYNTHETIC (items of the
 // synthetic collection, 10000; a prefix when smaller), BENCH_INGEST_EDITS (100), BENCH_INGEST_LIMIT_SECONDS (time
-// limit per collection's ingest, 3600: past it the run stops and reports how far it got),
-// BENCH_SAVE_BEFORE=1 (also keep the result as benchmarks/ingest-before.json, the report's "before" column).
+// limit per collection's ingest, 3600: past it the run stops and reports how far it got), BENCH_INGEST_PARALLEL
+// (concurrent batches of the shard), BENCH_INGEST_REQUEST_TIMEOUT_MS.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -48,15 +48,7 @@ import {
   meterClient,
   type PhaseTally,
 } from './capacity.ts';
-import { RESULTS_DIR, raisePriority, writeResult } from './common.ts';
-import {
-  type IngestCollection,
-  type IngestData,
-  ingestMarkdown,
-  loadBefore,
-  saveBefore,
-  sourceVersion,
-} from './compare.ts';
+import { fmt, RESULTS_DIR, raisePriority, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
 import { syntheticItem } from './synthetic.ts';
 
@@ -81,7 +73,6 @@ const POLL_MS = 250;
 const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_INGEST_REQUEST_TIMEOUT_MS ?? 10_000);
 const REGION = 'us-east-1';
 const started = Date.now();
-const version = sourceVersion();
 const priority = raisePriority();
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -282,6 +273,48 @@ async function settle(
     await pause(POLL_MS);
   }
   return { at: undefined, done: expected.size - waiting.size };
+}
+
+/** A key's tallies per 1,000 items ingested. */
+interface KeyRow {
+  key: string;
+  wcuPer1000: number;
+  writesPer1000: number;
+  transactionsPer1000: number;
+}
+type Units = ReturnType<typeof perUnit>;
+interface IngestCollection {
+  name: string;
+  label: string;
+  /** The 1-minute load average of the machine when the collection started and when it settled. */
+  loadAverage: [number, number];
+  planned: number;
+  written: number;
+  indexed: number;
+  settled: boolean;
+  writeSeconds: number;
+  /** DynamoDB Local's rate for small conditional PutItems, 32 in flight, before and after the run. */
+  localPutsPerSecond: number[];
+  seconds: number;
+  itemsPerSecond: number;
+  consumer: Omit<ConsumerStats, 'lastBusy'> & { lastBusy?: number };
+  index: Units & { total: number; commands: PhaseTally['commands'] };
+  item: Units;
+  hotKeys: KeyRow[];
+  hotItems: KeyRow[];
+  transactedItems: KeyRow[];
+  itemHotKeys: KeyRow[];
+  edits:
+    | {
+        count: number;
+        settled: boolean;
+        seconds: number;
+        index: Units;
+        item: Units;
+        commands: PhaseTally['commands'];
+      }
+    | undefined;
+  samples: Record<string, unknown>;
 }
 
 const perUnit = (tally: PhaseTally, count: number) => ({
@@ -522,22 +555,83 @@ for (const name of COLLECTIONS) {
 
 // A run of some collections keeps the latest figures of the others (BENCH_INGEST_COLLECTIONS=cranfield re-runs one).
 const previous = existsSync(join(RESULTS_DIR, 'ingest.json'))
-  ? (JSON.parse(readFileSync(join(RESULTS_DIR, 'ingest.json'), 'utf8')) as { data: IngestData }).data
+  ? (
+      JSON.parse(readFileSync(join(RESULTS_DIR, 'ingest.json'), 'utf8')) as {
+        data: { collections: IngestCollection[] };
+      }
+    ).data
   : undefined;
 const kept = (previous?.collections ?? []).filter((c) => !collections.some((run) => run.name === c.name));
-const data: IngestData = {
-  ...version,
+const data = {
   date: new Date().toISOString(),
   priority,
   writers: WRITERS,
   batchLimit: BATCH_LIMIT,
   collections: [...collections, ...kept],
 };
-const seconds = (Date.now() - started) / 1000;
-// The "before" file first, so this run's own markdown shows it in the right column.
-if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore({ part: 'ingest', markdown: '', data, seconds });
-const before = loadBefore<IngestData>('ingest');
-const result = { part: 'ingest', markdown: ingestMarkdown(data, before), data, seconds };
-if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore(result);
-writeResult(result);
+
+/** A key and its figure, e.g. `427 (\`T#couton\`)`; the ceiling a key at 1,000 WCU/s allows, in items/s. */
+const keyCell = (k: KeyRow | undefined, value: (k: KeyRow) => number) =>
+  k ? `${fmt(value(k), 0)} (\`${k.key}\`)` : '—';
+const ceiling = (k: KeyRow) => 1_000_000 / k.wcuPer1000;
+const ROWS: [string, (c: IngestCollection) => string][] = [
+  ['items indexed', (c) => `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
+  ['wall time, first create → index settled (s)', (c) => fmt(c.seconds)],
+  ['**items/s** (indexed ÷ wall time)', (c) => `**${fmt(c.itemsPerSecond, 2)}**`],
+  [`… of which writing the items (s; ${WRITERS} writers)`, (c) => fmt(c.writeSeconds)],
+  ['index settled after the last item was written (s)', (c) => fmt(c.seconds - c.writeSeconds)],
+  [
+    'index requests per new item',
+    (c) => fmt(Object.values(c.index.commands).reduce((n, x) => n + x.calls, 0) / c.indexed),
+  ],
+  [
+    "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
+    (c) => c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
+  ],
+  [
+    'index WCU per new item (AWS rule; DynamoDB Local reported)',
+    (c) => `${fmt(c.index.wcu)} (${fmt(c.index.reportedWcu)})`,
+  ],
+  ["of which the term dictionary's index writes", (c) => fmt(c.index.dictionaryWcu)],
+  ['index RCU per new item', (c) => fmt(c.index.rcu)],
+  ["the item's own WCU / RCU per create", (c) => `${fmt(c.item.wcu)} / ${fmt(c.item.rcu)}`],
+  [
+    'index WCU per edit (AWS rule; Local reported)',
+    (c) =>
+      c.edits ? `${fmt(c.edits.index.wcu)} (${fmt(c.edits.index.reportedWcu)}), ${c.edits.count} edits` : '—',
+  ],
+  ['index RCU per edit', (c) => fmt(c.edits?.index.rcu)],
+  ['edits: wall time until indexed (s)', (c) => fmt(c.edits?.seconds)],
+  ['hottest partition key: WCU per 1,000 items', (c) => keyCell(c.hotKeys[0], (k) => k.wcuPer1000)],
+  ['ingest ceiling at 1,000 WCU/s on that key (items/s)', (c) => keyCell(c.hotKeys[0], ceiling)],
+  ['hottest item: WCU per 1,000 items', (c) => keyCell(c.hotItems[0], (k) => k.wcuPer1000)],
+  ['ingest ceiling at 1,000 WCU/s on that item (items/s)', (c) => keyCell(c.hotItems[0], ceiling)],
+  [
+    'transactions (incl. cancelled) on the most transacted item per 1,000 items',
+    (c) => keyCell(c.transactedItems[0], (k) => k.transactionsPer1000),
+  ],
+  ['machine load average (1 min) at start / end', (c) => c.loadAverage.map((x) => fmt(x)).join(' / ')],
+  [
+    'stream: batches, records read (item records)',
+    (c) =>
+      `${fmt(c.consumer.batches, 0)}, ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retriedBatches ? `; ${c.consumer.retriedBatches} retried` : ''}`,
+  ],
+];
+const hotList = (c: IngestCollection) =>
+  `- ${c.label}: ${c.hotKeys
+    .slice(0, 4)
+    .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU / ${fmt(k.transactionsPer1000, 0)} transactions`)
+    .join('; ')} (per 1,000 items); the items' own writes: ${c.itemHotKeys
+    .slice(0, 2)
+    .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU`)
+    .join(', ')}`;
+const markdown = `${table(
+  ['', ...data.collections.map((c) => c.name)],
+  ROWS.map(([label, cell]) => [label, ...data.collections.map(cell)]),
+)}
+
+Hottest keys, per 1,000 items ingested:
+
+${data.collections.map(hotList).join('\n')}`;
+writeResult({ part: 'ingest', markdown, data, seconds: (Date.now() - started) / 1000 });
 process.exit(0);

@@ -9,9 +9,9 @@ import { expandQuery } from '../../lib/search/read/expand.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { createRetriever, type RetrieveInput } from '../../lib/search/read/retrieve.ts';
 import type { WhereExpression } from '../../lib/search/read/where-schema.ts';
+import { meteredClient } from './capacity.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
-import { meteredClient } from './metered.ts';
 import { benchQueries, vocabulary } from './synthetic.ts';
 
 const SIZES = (process.env.BENCH_OPTIONS_SIZES ?? '1000,10000,100000')

@@ -17,9 +17,9 @@ import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
+import { meteredClient } from './capacity.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
-import { meteredClient } from './metered.ts';
 import { benchQueries, bulkLoad, syntheticItem, vocabulary } from './synthetic.ts';
 
 const SIZES_ENV = process.env.BENCH_SCALE_SIZES;
