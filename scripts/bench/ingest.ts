@@ -18,18 +18,16 @@ import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   DynamoDBDocumentClient as DocumentClient,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
-  type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mapLimit } from '../../lib/concurrency.ts';
+import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { queryAll } from '../../lib/dynamodb/query-all.ts';
 import { ITEM_PK } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -82,61 +80,23 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // indexed at version v when its doc record D#<id>/IDX holds version v and no unfinished rebuild (`pending`), and N
 // is STATS/INDEX's `docs`. Reads go through an unmetered client: they are the benchmark's, not the index's.
 /** The version each of `ids` is indexed at (missing: not indexed). */
-async function indexedVersions(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  ids: readonly number[],
-): Promise<Map<number, number>> {
-  const found = new Map<number, number>();
-  for (let start = 0; start < ids.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + 100).map(docKey);
-    for (let attempt = 0; keys && keys.length > 0 && attempt < 10; attempt++) {
-      const reply: BatchGetCommandOutput = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: keys,
-              ConsistentRead: true,
-              ProjectionExpression: 'pk, sk, version, pending',
-            },
-          },
-        }),
-      );
-      for (const doc of reply.Responses?.[tableName] ?? []) {
-        const pending = doc.pending as unknown[] | undefined;
-        if (!pending || pending.length === 0) found.set(idOfDocKey(doc.pk, doc.sk) ?? 0, Number(doc.version));
-      }
-      keys = reply.UnprocessedKeys?.[tableName]?.Keys;
-    }
-  }
-  return found;
+async function indexedVersions(client: DynamoDBDocumentClient, tableName: string, ids: readonly number[]) {
+  const docs = await batchGet(client, tableName, ids.map(docKey), { consistent: true });
+  const done = docs.filter((doc) => !(doc.pending as unknown[] | undefined)?.length);
+  return new Map(done.map((doc) => [idOfDocKey(String(doc.pk), String(doc.sk)) ?? 0, Number(doc.version)]));
 }
-/** Items in the table (what N must come to). */
-async function itemCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const reply: QueryCommandOutput = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': ITEM_PK },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    count += reply.Count ?? 0;
-    start = reply.LastEvaluatedKey;
-  } while (start);
-  return count;
-}
-/** N as the index has it. */
-async function indexedCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
-  const { Item } = await client.send(
-    new GetCommand({ TableName: tableName, Key: STATS_KEY, ConsistentRead: true }),
-  );
-  return Number(Item?.docs ?? 0);
+/** Whether N, as the index has it, is the number of items in the table. */
+async function countsAgree(client: DynamoDBDocumentClient, TableName: string): Promise<boolean> {
+  const { Item } = await client.send(new GetCommand({ TableName, Key: STATS_KEY, ConsistentRead: true }));
+  const keys = { ':pk': ITEM_PK };
+  const items = await queryAll(client, {
+    TableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: keys,
+    ProjectionExpression: 'pk',
+    ConsistentRead: true,
+  });
+  return Number(Item?.docs ?? 0) === items.length;
 }
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -257,10 +217,7 @@ async function settle(
       for (const id of probe) if (versions.get(id) === expected.get(id)) waiting.delete(id);
       if (probe.some((id) => waiting.has(id))) break;
     }
-    if (
-      waiting.size === 0 &&
-      (await indexedCount(client, tableName)) === (await itemCount(client, tableName))
-    ) {
+    if (waiting.size === 0 && (await countsAgree(client, tableName))) {
       return { at: Date.now(), done: expected.size };
     }
     if (Date.now() - lastLog > 15_000) {
@@ -282,41 +239,17 @@ interface KeyRow {
   writesPer1000: number;
   transactionsPer1000: number;
 }
-type Units = ReturnType<typeof perUnit>;
-interface IngestCollection {
-  name: string;
-  label: string;
-  /** The 1-minute load average of the machine when the collection started and when it settled. */
-  loadAverage: [number, number];
-  planned: number;
-  written: number;
-  indexed: number;
-  settled: boolean;
-  writeSeconds: number;
-  /** DynamoDB Local's rate for small conditional PutItems, 32 in flight, before and after the run. */
-  localPutsPerSecond: number[];
-  seconds: number;
-  itemsPerSecond: number;
-  consumer: Omit<ConsumerStats, 'lastBusy'> & { lastBusy?: number };
-  index: Units & { total: number; commands: PhaseTally['commands'] };
-  item: Units;
-  hotKeys: KeyRow[];
-  hotItems: KeyRow[];
-  transactedItems: KeyRow[];
-  itemHotKeys: KeyRow[];
-  edits:
-    | {
-        count: number;
-        settled: boolean;
-        seconds: number;
-        index: Units;
-        item: Units;
-        commands: PhaseTally['commands'];
-      }
-    | undefined;
-  samples: Record<string, unknown>;
+type IngestCollection = Awaited<ReturnType<typeof runCollection>>;
+
+/** Waits until the consumer has had nothing to index for 2 s (or a minute past `deadline`). */
+async function quiet(stats: ConsumerStats, deadline: number) {
+  const since = Date.now();
+  while (Date.now() - Math.max(stats.lastBusy, since) < 2_000 && Date.now() < deadline + 60_000)
+    await pause(200);
 }
 
+type Commands = PhaseTally['commands'];
+type Units = ReturnType<typeof perUnit>;
 const perUnit = (tally: PhaseTally, count: number) => ({
   wcu: tally.wcu / count,
   /** Of wcu, the term dictionary's index writes (capacity.ts). */
@@ -325,7 +258,7 @@ const perUnit = (tally: PhaseTally, count: number) => ({
   rcu: tally.rcu / count,
 });
 
-async function runCollection(name: string, label: string, writes: ItemWrite[]): Promise<IngestCollection> {
+async function runCollection(name: string, label: string, writes: ItemWrite[]) {
   const dynamodb = await startDynamoDbLocal({ port: await freePort() });
   const stopOnSignal = () => {
     void dynamodb.stop().then(() => process.exit(130));
@@ -394,19 +327,16 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
     );
 
     // Let the consumer finish the stream's tail (re-deliveries of settled items) before counting edits apart.
-    const quietSince = Date.now();
-    while (
-      Date.now() - Math.max(consumer.stats.lastBusy, quietSince) < 2_000 &&
-      Date.now() < deadline + 60_000
-    )
-      await pause(200);
+    await quiet(consumer.stats, deadline);
     const ingestIndex = mergePhases([indexMeter.phases.get('ingest')]);
     const ingestItems = mergePhases([itemMeter.phases.get('ingest')]);
     const ingestConsumer = { ...consumer.stats };
 
     // Edits: a sample spread over the collection, each appending words to the description (its length changes,
     // so every posting's impact key moves), written as the patch handler writes them.
-    let edits: IngestCollection['edits'];
+    let edits:
+      | { count: number; settled: boolean; seconds: number; index: Units; item: Units; commands: Commands }
+      | undefined;
     if (ingest.at !== undefined && EDITS > 0) {
       indexMeter.phase = 'edit';
       itemMeter.phase = 'edit';
@@ -431,12 +361,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       const editDeadline = Date.now() + LIMIT_SECONDS * 1000;
       const settled = await settle(probeClient, tableName, editExpected, editDeadline, `${label} edits`);
       const editSeconds = ((settled.at ?? Date.now()) - editBegin) / 1000;
-      const quiet = Date.now();
-      while (
-        Date.now() - Math.max(consumer.stats.lastBusy, quiet) < 2_000 &&
-        Date.now() < editDeadline + 60_000
-      )
-        await pause(200);
+      await quiet(consumer.stats, editDeadline);
       const editIndex = mergePhases([indexMeter.phases.get('edit')]);
       const editItems = mergePhases([itemMeter.phases.get('edit')]);
       edits = {
