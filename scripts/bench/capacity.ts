@@ -449,38 +449,9 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
   );
 }
 
-/** Merges several phases' tallies (e.g. every phase of an ingest). */
-export function mergePhases(tallies: readonly (PhaseTally | undefined)[]): PhaseTally {
-  const merged = emptyPhase();
-  for (const t of tallies) {
-    if (!t) continue;
-    merged.rcu += t.rcu;
-    merged.wcu += t.wcu;
-    merged.indexWcu += t.indexWcu;
-    merged.reportedWcu += t.reportedWcu;
-    for (const [name, c] of Object.entries(t.commands)) {
-      const into = merged.commands[name] ?? { calls: 0, failed: 0, rcu: 0, wcu: 0, reportedWcu: 0 };
-      merged.commands[name] = into;
-      into.calls += c.calls;
-      into.failed += c.failed;
-      into.rcu += c.rcu;
-      into.wcu += c.wcu;
-      into.reportedWcu += c.reportedWcu;
-    }
-    for (const [from, into] of [
-      [t.keys, merged.keys],
-      [t.items, merged.items],
-    ] as const) {
-      for (const [key, k] of from) {
-        const entry = tally(into, key);
-        entry.wcu += k.wcu;
-        entry.writes += k.writes;
-        entry.transactions += k.transactions;
-      }
-    }
-  }
-  return merged;
-}
+/** A phase's tallies (empty when nothing was counted under it). */
+export const phaseOf = (meter: CapacityMeter, phase: string): PhaseTally =>
+  meter.phases.get(phase) ?? emptyPhase();
 
 /** The `count` keys with the most WCU (or transactions). */
 export function hottest(

@@ -22,6 +22,7 @@ import {
   packageFunctions,
   quantile,
   raisePriority,
+  SAMPLE_ITEM,
   startLocalService,
   verdictOf,
   writeResult,
@@ -97,12 +98,7 @@ try {
     client: DynamoDBDocumentClient.from(raw),
     tableName: service.tableName,
   });
-  const item = await items.create({
-    name: 'Trail Boot',
-    description: 'Waterproof hiking boot with a grippy sole',
-    tags: ['outdoor'],
-    attributes: { brand: 'acme' },
-  });
+  const item = await items.create(SAMPLE_ITEM);
   raw.destroy();
   const reader = mintToken(service.issuer, { groups: ['reader'], expiresIn: 7200 });
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });

@@ -248,6 +248,14 @@ export async function startLocalService(tableName = 'items-bench'): Promise<Loca
   return { endpoint: dynamodb.endpoint, tableName, issuer, env, stop: () => dynamodb.stop() };
 }
 
+/** The item cold, warm and ab create and read. */
+export const SAMPLE_ITEM = {
+  name: 'Trail Boot',
+  description: 'Waterproof hiking boot with a grippy sole',
+  tags: ['outdoor'],
+  attributes: { brand: 'acme' },
+};
+
 /** An API Gateway HTTP API (payload 2.0) event. */
 export function apiEvent({
   method,

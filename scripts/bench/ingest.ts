@@ -42,9 +42,9 @@ import {
   type CapacityMeter,
   createMeter,
   hottest,
-  mergePhases,
   meterClient,
   type PhaseTally,
+  phaseOf,
 } from './capacity.ts';
 import { fmt, RESULTS_DIR, raisePriority, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
@@ -328,8 +328,8 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
 
     // Let the consumer finish the stream's tail (re-deliveries of settled items) before counting edits apart.
     await quiet(consumer.stats, deadline);
-    const ingestIndex = mergePhases([indexMeter.phases.get('ingest')]);
-    const ingestItems = mergePhases([itemMeter.phases.get('ingest')]);
+    const ingestIndex = phaseOf(indexMeter, 'ingest');
+    const ingestItems = phaseOf(itemMeter, 'ingest');
     const ingestConsumer = { ...consumer.stats };
 
     // Edits: a sample spread over the collection, each appending words to the description (its length changes,
@@ -362,8 +362,8 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       const settled = await settle(probeClient, tableName, editExpected, editDeadline, `${label} edits`);
       const editSeconds = ((settled.at ?? Date.now()) - editBegin) / 1000;
       await quiet(consumer.stats, editDeadline);
-      const editIndex = mergePhases([indexMeter.phases.get('edit')]);
-      const editItems = mergePhases([itemMeter.phases.get('edit')]);
+      const editIndex = phaseOf(indexMeter, 'edit');
+      const editItems = phaseOf(itemMeter, 'edit');
       edits = {
         count: sample.length,
         settled: settled.at !== undefined,

@@ -21,6 +21,7 @@ import {
   packageFunctions,
   quantile,
   raisePriority,
+  SAMPLE_ITEM,
   startLocalService,
   verdictOf,
   writeResult,
@@ -47,12 +48,7 @@ try {
   const client = createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint });
   const { tableName } = service;
   const items = createItemRepository({ client, tableName });
-  const fields = {
-    name: 'Trail Boot',
-    description: 'Waterproof hiking boot with a grippy sole',
-    tags: ['outdoor'],
-    attributes: { brand: 'acme' },
-  };
+  const fields = SAMPLE_ITEM;
   const item = await items.create(fields);
   const getEvent = getItemEvent(item.id);
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
