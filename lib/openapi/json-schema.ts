@@ -35,8 +35,8 @@ class SchemaConversionError extends Error {
 }
 
 /**
- * The keywords a check or a guard carries as data (lib/schema/primitives.ts: `minChars`, `maxChars`, `maxKeys`,
- * `distinctItems`, `objectWhere`).
+ * The keywords a check or a guard carries as data (`jsonSchema`): lib/schema/primitives.ts's `minChars`,
+ * `maxChars`, `maxKeys` and `distinctItems`, and lib/search/read/where-schema.ts's leaf-count guard.
  */
 function declaredKeywords(source: object): Keywords | undefined {
   const keywords: unknown = Reflect.get(source, 'jsonSchema');

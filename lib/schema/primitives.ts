@@ -8,9 +8,8 @@ export const charCount = (value: string): number => {
   return count;
 };
 
-/** The JSON Schema keywords that say what a check or a guard checks, for the OpenAPI document (lib/openapi). */
+/** The JSON Schema keywords that say what a check checks, for the OpenAPI document (lib/openapi). */
 export interface CheckKeywords {
-  type?: 'object';
   minLength?: number;
   maxLength?: number;
   uniqueItems?: boolean;
@@ -55,19 +54,6 @@ export const distinctItems = <T>(message: string) =>
 /** A JSON object: not null, not an array. */
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * A plain object that also passes `check`, for a rule on an object JSON Schema has no keyword for: the schema carries
- * `{ type: 'object' }` as data (lib/openapi reads it) and the rule is stated in the schema's description.
- */
-export const objectWhere = (
-  check: (input: Record<string, unknown>) => boolean,
-  message: v.ErrorMessage<v.CustomIssue>,
-) =>
-  Object.assign(
-    v.custom<Record<string, unknown>>((input) => isPlainObject(input) && check(input), message),
-    { jsonSchema: { type: 'object' } satisfies CheckKeywords },
-  );
 
 /** Messages for object schemas: a missing key is required, an extra key is refused, anything else is not an object. */
 const objectMessage = (issue: v.BaseIssue<unknown>): string => {

@@ -20,7 +20,7 @@
  */
 import * as v from 'valibot';
 import { ATTRIBUTE_KEY, TagSchema } from '../../items/schema.ts';
-import { isPlainObject, objectWhere } from '../../schema/primitives.ts';
+import { isPlainObject } from '../../schema/primitives.ts';
 
 /** Most `andAll`/`orAll` composites enclosing one another. */
 export const MAX_WHERE_DEPTH = 5;
@@ -163,15 +163,19 @@ function leafCount(value: unknown, limit = Number.POSITIVE_INFINITY): number {
 
 /**
  * A `where` expression (contract §8.1). The leaf limit is checked first, on the raw value: it bounds the work the
- * rest does. JSON Schema has no keyword for it: the guard declares an object type and the description states it.
+ * rest does. JSON Schema has no keyword for it: the guard declares an object type as data (`jsonSchema`, which the
+ * OpenAPI converter reads) and the description states the limit.
  */
 export const WhereSchema = v.pipe(
-  objectWhere(
-    (input) => leafCount(input, MAX_WHERE_LEAVES) <= MAX_WHERE_LEAVES,
-    (issue) =>
-      isPlainObject(issue.input)
-        ? `must have at most ${MAX_WHERE_LEAVES} leaves in all, has ${leafCount(issue.input)}`
-        : 'must be an object with one operator',
+  Object.assign(
+    v.custom<Record<string, unknown>>(
+      (input) => isPlainObject(input) && leafCount(input, MAX_WHERE_LEAVES) <= MAX_WHERE_LEAVES,
+      (issue) =>
+        isPlainObject(issue.input)
+          ? `must have at most ${MAX_WHERE_LEAVES} leaves in all, has ${leafCount(issue.input)}`
+          : 'must be an object with one operator',
+    ),
+    { jsonSchema: { type: 'object' } },
   ),
   rootLevel,
   v.description(
