@@ -292,8 +292,6 @@ export interface CapacityMeter extends MeterTotals {
   /** Phase that calls are counted under from now on. */
   phase: string;
   readonly phases: Map<string, PhaseTally>;
-  /** Raw ConsumedCapacity samples of the first calls of each command (to show what DynamoDB Local answers). */
-  readonly samples: Record<string, unknown>;
   /** Bytes of every item last written through a metered client ("pk sk" → bytes), for AWS's max(old, new). */
   readonly sizes: Map<string, number>;
   /** The dictionary entry of every item last written through a metered client ("pk sk" → entry). */
@@ -302,7 +300,7 @@ export interface CapacityMeter extends MeterTotals {
 
 export function createMeter(phase = 'default', sizes = new Map<string, number>()): CapacityMeter {
   const totals = { units: 0, calls: 0, reported: 0, postings: 0, blocks: 0, tails: 0, listed: 0 };
-  return { phase, phases: new Map(), samples: {}, sizes, entries: new Map(), ...totals };
+  return { phase, phases: new Map(), sizes, entries: new Map(), ...totals };
 }
 
 /** Counts the index records among the items of a reply (marshalled from a low-level client). */
@@ -384,7 +382,6 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
         throw error;
       }
       const output = result.output as unknown as Record<string, unknown> | undefined;
-      if (!(command in meter.samples)) meter.samples[command] = output?.ConsumedCapacity;
       const units = consumed(output);
       meter.calls++;
       meter.units += units.total;

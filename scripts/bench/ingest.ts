@@ -413,7 +413,6 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       transactedItems,
       itemHotKeys,
       edits,
-      samples: indexMeter.samples,
     };
   } finally {
     process.off('SIGINT', stopOnSignal);
