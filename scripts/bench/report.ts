@@ -21,9 +21,7 @@ for (const name of parts) {
     start >= 0 && end > start
       ? `${text.slice(0, start)}${block}${text.slice(end + close.length)}`
       : `${text.trimEnd()}\n\n## \`npm run bench:${result.part}\`\n\n${block}\n`;
-  console.log(
-    `BENCHMARKS.md: ${result.part} (${new Date(result.seconds * 1000).toISOString().slice(11, 19)} run)`,
-  );
+  console.log(`BENCHMARKS.md: ${result.part} (a ${Math.round(result.seconds)} s run)`);
 }
 writeFileSync(file, text);
 
