@@ -86,13 +86,12 @@ try {
   const bundleOf = (name: string) => {
     const fn = deployed.find((f) => f.name === name);
     if (!fn) throw new Error(`no function ${name}`);
-    return fn.bundlePath;
+    return { bundle: fn.bundlePath, bytes: fn.bundleBytes };
   };
-  const floor = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor'));
-  const withLibraries = await buildBundle(
-    'scripts/bench/floor/get-item-with-libraries.ts',
-    join(dir, 'libraries'),
-  );
+  const built = async (entry: string, out: string) => {
+    const { entryPath, entryBytes } = await buildBundle(`scripts/bench/floor/${entry}.ts`, join(dir, out));
+    return { bundle: entryPath, bytes: entryBytes };
+  };
   const raw = localClient(service.endpoint);
   const items = createItemRepository({
     client: DynamoDBDocumentClient.from(raw),
@@ -104,31 +103,26 @@ try {
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
   const getEvent = getItemEvent(item.id);
   const cases = [
-    { name: 'floor (raw GetCommand)', bundle: floor.entryPath, event: getEvent },
+    { name: 'floor (raw GetCommand)', ...(await built('get-item', 'floor')), event: getEvent },
     {
       name: 'floor + the libraries (Powertools logger and metrics, JWT verifier, valibot, middy)',
-      bundle: withLibraries.entryPath,
+      ...(await built('get-item-with-libraries', 'libraries')),
       event: getEvent,
     },
-    { name: 'getItem', bundle: bundleOf('getItem'), event: getEvent },
+    { name: 'getItem', ...bundleOf('getItem'), event: getEvent },
     {
       name: 'listItems',
-      bundle: bundleOf('listItems'),
+      ...bundleOf('listItems'),
       event: apiEvent({ method: 'GET', path: '/items', routeKey: 'GET /items' }),
     },
     {
       name: 'createItem',
-      bundle: bundleOf('createItem'),
-      event: createItemEvent(editor, {
-        name: 'Rain Jacket',
-        description: 'Light shell',
-        tags: ['outdoor'],
-        attributes: {},
-      }),
+      ...bundleOf('createItem'),
+      event: createItemEvent(editor, SAMPLE_ITEM),
     },
     {
       name: 'retrieve',
-      bundle: bundleOf('retrieve'),
+      ...bundleOf('retrieve'),
       event: apiEvent({
         method: 'POST',
         path: '/retrieve',
@@ -159,24 +153,17 @@ try {
   const floorSamples = samples.get('floor (raw GetCommand)') ?? [];
   const floorTotal = median(floorSamples.map((s) => s.totalMs));
   const floorImport = median(floorSamples.map((s) => s.importMs));
-  const librariesName = cases[1]?.name ?? '';
-  const librariesSamples = samples.get(librariesName) ?? [];
+  const librariesSamples = samples.get(cases[1]?.name ?? '') ?? [];
   const getSamples = samples.get('getItem') ?? [];
   // Per round: a handler over the floor of the same round (wall time), and its CPU time minus the floor's.
   const paired = (list: Sample[]) => list.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
   const cpuOver = (list: Sample[]) => list.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN));
   const pairedRatios = paired(getSamples);
-  const bytesOf = (bundle: string) =>
-    bundle === floor.entryPath
-      ? floor.entryBytes
-      : bundle === withLibraries.entryPath
-        ? withLibraries.entryBytes
-        : (deployed.find((f) => f.bundlePath === bundle)?.bundleBytes ?? 0);
   const rows = cases.map((c) => {
     const list = samples.get(c.name) ?? [];
     const total = median(list.map((s) => s.totalMs));
     const imported = median(list.map((s) => s.importMs));
-    return `| ${c.name} | ${(bytesOf(c.bundle) / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${ms(median(list.map((s) => s.cpuMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
+    return `| ${c.name} | ${(c.bytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${ms(median(list.map((s) => s.cpuMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
   const ratio = median(getSamples.map((s) => s.totalMs)) / floorTotal;
   const pairedRatio = median(pairedRatios);
@@ -198,6 +185,7 @@ try {
   const overLibraries = median(getSamples.map((s) => s.totalMs)) / librariesTotal;
   const getCpuOver = median(cpuOver(getSamples));
   const librariesCpuOver = median(cpuOver(librariesSamples));
+  const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
   const interval = (range: number[]) => range.map((x) => x.toFixed(3)).join('–');
   const markdown = `${ROUNDS} rounds, Node ${process.version}, nice ${PRIORITY}; medians.
 
@@ -208,25 +196,19 @@ ${rows.join('\n')}
 get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval ${interval(ratioInterval)});
 median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${interval(pairedInterval)}; quartiles of
 the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
-CPU time over the floor's, median per round: get-item +${getCpuOver.toFixed(1)} ms, the libraries alone
-+${librariesCpuOver.toFixed(1)} ms. The floor and the libraries: ${librariesRatio.toFixed(3)} × the floor
+CPU time over the floor's, median per round: get-item ${signed(getCpuOver)} ms, the libraries alone
+${signed(librariesCpuOver)} ms. The floor and the libraries: ${librariesRatio.toFixed(3)} × the floor
 (${librariesPaired.toFixed(3)} per round); get-item ${overLibraries.toFixed(3)} × that.`;
   writeResult({
     part: 'cold',
     markdown,
     data: {
-      rounds: ROUNDS,
-      priority: PRIORITY,
       samples: Object.fromEntries(samples),
       ratio,
       pairedRatio,
       ratioInterval,
       pairedInterval,
       verdict,
-      librariesRatio,
-      librariesPaired,
-      overLibraries,
-      cpuOverFloorMs: { getItem: getCpuOver, libraries: librariesCpuOver },
     },
     seconds: (Date.now() - started) / 1000,
   });
