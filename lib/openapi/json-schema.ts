@@ -9,9 +9,10 @@ import {
 import type * as v from 'valibot';
 import { isPlainObject } from '../schema/primitives.ts';
 import { lowercaseInputPattern } from './lowercase-pattern.ts';
-import { type Keywords, objectKeywords, type Predicate, typeGuardKeywords } from './probes.ts';
 
 type JsonSchemaDefinition = NonNullable<JsonSchema['propertyNames']>;
+/** The JSON keywords a check or a guard declares, e.g. `{ maxLength: 500 }`. */
+type Keywords = JsonSchema;
 
 /** Where component schemas live in the document. */
 export const SCHEMA_REF = '#/components/schemas/';
@@ -25,7 +26,6 @@ const lowercased = new WeakSet<JsonSchema>();
 const trimmed = new WeakSet<JsonSchema>();
 /** Property-name rules from a check, kept until a later `record` in the pipe has set its own key schema. */
 const nameRules = new WeakMap<JsonSchema, JsonSchemaDefinition>();
-const probed = new WeakMap<object, Keywords | undefined>();
 
 class SchemaConversionError extends Error {
   constructor(what: string, reasons: readonly string[]) {
@@ -34,37 +34,22 @@ class SchemaConversionError extends Error {
   }
 }
 
-/** The predicate stored on a `check` action (`requirement`) or a `custom` schema (`check`). */
-function predicateOf(source: object, key: 'requirement' | 'check'): Predicate | undefined {
-  const fn: unknown = Reflect.get(source, key);
-  if (typeof fn !== 'function') return undefined;
-  return (input) => fn(input) === true;
-}
-
-/** Runs a probe once per predicate function: the same check objects recur across the schemas. */
-function probeOnce(fn: Predicate, source: object, probe: (fn: Predicate) => Keywords | undefined) {
-  if (!probed.has(source)) probed.set(source, probe(fn));
-  return probed.get(source);
-}
-
-/** The keywords a check carries as data (lib/schema/primitives.ts: `minChars`, `maxChars`, `distinctItems`). */
-function declaredKeywords(action: object): Keywords | undefined {
-  const keywords: unknown = Reflect.get(action, 'jsonSchema');
+/**
+ * The keywords a check or a guard carries as data (`jsonSchema`): lib/schema/primitives.ts's `minChars`,
+ * `maxChars`, `maxKeys` and `distinctItems`, and lib/search/read/where-schema.ts's leaf-count guard.
+ */
+function declaredKeywords(source: object): Keywords | undefined {
+  const keywords: unknown = Reflect.get(source, 'jsonSchema');
   return isPlainObject(keywords) ? keywords : undefined;
 }
 
 /** Keywords for a `v.check` on a value of the JSON type converted so far. */
 function checkKeywords(action: object, schema: JsonSchema): Keywords | undefined {
   const declared = declaredKeywords(action);
-  if (declared) {
-    // "Not empty after trimming" is "has a non-space character"; JSON Schema's \s is JavaScript's trim set.
-    const nonBlank = trimmed.has(schema) && declared.minLength === 1 && schema.pattern === undefined;
-    return nonBlank ? { ...declared, pattern: '\\S' } : declared;
-  }
-  // A check written inline, without its bound as data: lib/search/read/schema.ts's count of filter attributes.
-  const fn = predicateOf(action, 'requirement');
-  if (fn && schema.type === 'object') return probeOnce(fn, action, objectKeywords);
-  return undefined;
+  if (!declared) return undefined;
+  // "Not empty after trimming" is "has a non-space character"; JSON Schema's \s is JavaScript's trim set.
+  const nonBlank = trimmed.has(schema) && declared.minLength === 1 && schema.pattern === undefined;
+  return nonBlank ? { ...declared, pattern: '\\S' } : declared;
 }
 
 /** Both schemas must hold for a property name: their keywords side by side, or `allOf` when they overlap. */
@@ -139,12 +124,11 @@ function overrideSchema({ valibotSchema: schema, jsonSchema, errors }: OverrideS
   if (schema.type === 'custom') {
     const guard: unknown = Reflect.get(schema, 'check');
     if (guard === isPlainObject) return OBJECT;
-    // A guard written inline: lib/search/read/where-schema.ts's leaf count of a `where` expression.
-    const fn = predicateOf(schema, 'check');
-    const keywords = fn && probeOnce(fn, schema, typeGuardKeywords);
+    const keywords = declaredKeywords(schema);
     if (!keywords)
-      throw new SchemaConversionError(`The custom schema "${schema.expects}"`, ['not a type guard']);
-    return keywords;
+      throw new SchemaConversionError(`The custom schema "${schema.expects}"`, ['no declared type']);
+    // A copy: the converter adds the pipe's other keywords (a description) to what it is given.
+    return { ...keywords };
   }
   if (errors) throw new SchemaConversionError(`The "${schema.type}" schema`, errors);
   return undefined;

@@ -2,6 +2,7 @@
 // checkout's (with its own node_modules), in one process against one DynamoDB Local: blocks of 100 calls, the
 // variants alternating block by block, so drift on this shared machine hits both alike. Wall time per call, and
 // this process's CPU per call (the service's own work and the SDK's; DynamoDB Local runs in its own process).
+import { execSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { cpuUsage } from 'node:process';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
@@ -15,6 +16,7 @@ import {
   lambdaContext,
   median,
   ms,
+  SAMPLE_ITEM,
   startLocalService,
   writeResult,
 } from './common.ts';
@@ -30,9 +32,12 @@ const started = Date.now();
 const { buildBundle: buildOther } = (await import(`${other}/scripts/bench/common.ts`)) as {
   buildBundle: typeof buildBundle;
 };
-const commit = (await import('node:child_process'))
-  .execSync('git rev-parse --short HEAD', { cwd: other, encoding: 'utf8' })
-  .trim();
+let commit = other;
+try {
+  commit = execSync('git rev-parse --short HEAD', { cwd: other, encoding: 'utf8' }).trim();
+} catch {
+  // Not a git checkout: named by its path.
+}
 
 const service = await startLocalService();
 try {
@@ -52,12 +57,7 @@ try {
     client: createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint }),
     tableName: service.tableName,
   });
-  const fields = {
-    name: 'Trail Boot',
-    description: 'Waterproof boot',
-    tags: ['outdoor'],
-    attributes: { a: 1 },
-  };
+  const fields = SAMPLE_ITEM;
   const item = await items.create(fields);
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
   const events = {
@@ -96,25 +96,17 @@ try {
     }
   }
   const edge = await edgeAlone(other);
-  const markdown = `## Warm A/B: this tree's bundles against another checkout's
-
-\`npm run bench:ab -- <a checkout of ${commit} with its node_modules>\`: get-item and create-item bundles of both trees
-(deployed esbuild options) imported into one process against one DynamoDB Local, ${ROUNDS} rounds of blocks of
-${BLOCK} calls, the variants alternating block by block; a fresh event each call. Milliseconds: wall p50 per call,
-and this process's CPU per call (median over the blocks).
+  const markdown = `Before: ${commit}; ${ROUNDS} rounds of blocks of ${BLOCK} calls, alternating; ms.
 
 | handler | wall p50 | CPU per call |
 |---|---|---|
 ${rows.join('\n')}
 
-The edge alone, without I/O: each tree's middleware chain of get-item and create-item (its own \`httpRoute\`)
-around a handler that returns an item at once, with the same real RS256 token (verified once, then from the verified-token cache); ${EDGE_CALLS.toLocaleString('en')}
-calls a row, ${EDGE_ROUNDS} rounds alternating; µs per call, the median round (the fastest in brackets).
+The edge alone, ${EDGE_CALLS.toLocaleString('en')} calls a row, ${EDGE_ROUNDS} rounds alternating; µs per call, the median round (the fastest in brackets).
 
 | chain | before | after |
 |---|---|---|
-${edge.rows.join('\n')}
-`;
+${edge.rows.join('\n')}`;
   writeResult({
     part: 'ab',
     markdown,
@@ -139,12 +131,7 @@ async function edgeAlone(otherRoot: string) {
   const options = { userPoolId: issuer.meta.userPoolId, clientId: issuer.meta.clientId, jwks: issuer.jwks };
   const token = mintToken(issuer, { groups: ['editor'], expiresIn: 7200 });
   const stamp = '2026-01-01T00:00:00.000Z';
-  const fields = {
-    name: 'Trail Boot',
-    description: 'Waterproof boot',
-    tags: ['outdoor'],
-    attributes: { a: 1 },
-  };
+  const fields = SAMPLE_ITEM;
   const item = { id: 1, ...fields, createdAt: stamp, updatedAt: stamp, version: 1 };
   const verifier = createTokenVerifier(options);
   /** A chain waiting for its handler; each tree's middy types it its own way. */

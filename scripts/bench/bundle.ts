@@ -32,7 +32,7 @@ try {
       overrides: { legalComments: 'eof' },
     },
     { label: '+ `legalComments: none` (= serverless.yml now)', overrides: {} },
-    { label: '+ `splitting: true` (not adopted, see notes)', overrides: { splitting: true } },
+    { label: '+ `splitting: true` (not adopted)', overrides: { splitting: true } },
   ] as const;
   const entries = ['functions/get-item.ts', 'functions/create-item.ts'];
   const variantRows: string[] = [];
@@ -53,38 +53,17 @@ try {
   const floorBase = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor-base'), base);
   data.floor = { deployedOptions: floor, startingPoint: floorBase };
 
-  const markdown = `## Bundle size
-
-Every function built by \`serverless package --stage prod\` (serverless-esbuild, the options in
-\`custom.esbuild\`), read back from the zips. KB = 1,000 bytes. Budget: each item handler's entry bundle ≤ 400 KB.
-
-| function | handler | bytes | KB | zip KB | budget (≤ 400 KB) |
+  const markdown = `| function | handler | bytes | KB | zip KB | budget (≤ 400 KB) |
 |---|---|---|---|---|---|
 ${rows.join('\n')}
 
-\`generate\` carries the Bedrock Runtime client besides DynamoDB's; it is not an item handler.
-
-### What each change buys (KB; get-item, create-item)
+What each change buys (KB):
 
 | build | get-item | create-item |
 |---|---|---|
 ${variantRows.join('\n')}
 | floor: a 10-line handler doing only \`GetCommand\` (the DynamoDB document client alone), starting point | ${kb(floorBase.entryBytes)} | |
-| floor, deployed options | ${kb(floor.entryBytes)} | |
-
-Notes:
-- The env-only credential provider is the change that matters: the SDK's default chain pulls in SSO, INI
-  files, \`credential_process\`, web identity, ECS/IMDS, the STS, SSO-OIDC and sign-in clients (\`@aws-sdk/nested-clients\`
-  alone is ~58 KB). Lambda gives a function its role's credentials in \`AWS_ACCESS_KEY_ID\`,
-  \`AWS_SECRET_ACCESS_KEY\` and \`AWS_SESSION_TOKEN\`; locally the client is given fixed credentials for DynamoDB Local.
-- DynamoDB endpoint discovery is never enabled and no command of this SDK adds its middleware, but the client builds
-  its endpoint cache (an LRU library) at every cold start: \`lib/aws/endpoint-discovery.ts\` turns it off (issue #14,
-  to make room for the middy body parser and header normalizer within 300 KB).
-- \`splitting\` moves dynamically imported SDK parts (user-agent parsing \`bowser\`, event streams) out of the
-  entry file, but serverless-esbuild builds every function into one folder and zips the whole folder's chunks
-  into every function (other functions' Bedrock and SSO chunks included), so it makes each zip larger; it is
-  not adopted. The start-up path figure is the entry plus the chunks it imports statically.
-`;
+| floor, deployed options | ${kb(floor.entryBytes)} | |`;
   writeResult({ part: 'bundle', markdown, data, seconds: (Date.now() - started) / 1000 });
 } finally {
   rmSync(dir, { recursive: true, force: true });

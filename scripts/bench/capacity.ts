@@ -1,6 +1,7 @@
-// Capacity metering for the ingest benchmark: an SDK middleware on a DynamoDB client that asks every command for
-// `ReturnConsumedCapacity: 'TOTAL'`, sums what comes back per phase and per command, and attributes every write's
-// units to the partition key (and the item) it wrote, so the report can name the hottest key.
+// The benchmarks' one capacity meter: an SDK middleware on a DynamoDB client that asks every command for
+// `ReturnConsumedCapacity: 'TOTAL'`, sums what comes back in all (with the index records the replies hold, for
+// bench:scale and bench:options) and per phase and command, and attributes every write's units to the partition
+// key (and the item) it wrote, so bench:ingest can name the hottest key.
 //
 // What is counted, and how a transaction's units are attributed to keys. DynamoDB reports consumed capacity per
 // TABLE, never per item: a TransactWriteItems or BatchWriteItem answers one total for all its items. And DynamoDB
@@ -14,8 +15,9 @@
 // beside it (`reportedWcu`), and for single-item writes the two agree. Reads are DynamoDB Local's own figures
 // (consistent reads 1 RCU per 4 KB, eventual 0.5), which follow AWS's rule. Calls that fail (a cancelled
 // transaction, a refused condition) answer no capacity: they are counted (`failed`), not costed.
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
 
 /** The commands that take `ReturnConsumedCapacity`. */
 const METERED = new Set([
@@ -254,7 +256,7 @@ const emptyPhase = (): PhaseTally => ({
 });
 
 /** Totals of the ConsumedCapacity answered (a single object, or one per table). */
-function consumed(output: Record<string, unknown> | undefined): { rcu: number; wcu: number; total: number } {
+function consumed(output: Record<string, unknown> | undefined) {
   const raw = output?.ConsumedCapacity as
     | { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }
     | { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }[]
@@ -268,15 +270,28 @@ function consumed(output: Record<string, unknown> | undefined): { rcu: number; w
     wcu += c.WriteCapacityUnits ?? 0;
     total += c.CapacityUnits ?? 0;
   }
-  return { rcu, wcu, total };
+  return { rcu, wcu, total, entries: list.length };
 }
 
-export interface CapacityMeter {
+/**
+ * Totals since they were last set to 0: `units` the capacity reported, `calls` the commands, `reported` the
+ * ConsumedCapacity entries answered; in the replies, `blocks` sealed posting blocks (K#<end>), `tails` term tails
+ * (K#~), `postings` the postings in both, `listed` the sealed blocks named by the directory pages read (X#<page>).
+ */
+export interface MeterTotals {
+  units: number;
+  calls: number;
+  reported: number;
+  postings: number;
+  blocks: number;
+  tails: number;
+  listed: number;
+}
+
+export interface CapacityMeter extends MeterTotals {
   /** Phase that calls are counted under from now on. */
   phase: string;
   readonly phases: Map<string, PhaseTally>;
-  /** Raw ConsumedCapacity samples of the first calls of each command (to show what DynamoDB Local answers). */
-  readonly samples: Record<string, unknown>;
   /** Bytes of every item last written through a metered client ("pk sk" → bytes), for AWS's max(old, new). */
   readonly sizes: Map<string, number>;
   /** The dictionary entry of every item last written through a metered client ("pk sk" → entry). */
@@ -284,7 +299,35 @@ export interface CapacityMeter {
 }
 
 export function createMeter(phase = 'default', sizes = new Map<string, number>()): CapacityMeter {
-  return { phase, phases: new Map(), samples: {}, sizes, entries: new Map() };
+  const totals = { units: 0, calls: 0, reported: 0, postings: 0, blocks: 0, tails: 0, listed: 0 };
+  return { phase, phases: new Map(), sizes, entries: new Map(), ...totals };
+}
+
+/** Counts the index records among the items of a reply (marshalled from a low-level client). */
+function countRecords(meter: MeterTotals, items: readonly AttributeMap[]): void {
+  for (const item of items) {
+    const sk = keyText(item.sk);
+    if (sk.startsWith(PAGE_PREFIX))
+      meter.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
+    const p = item.p === undefined ? undefined : keyText(item.p);
+    if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
+    if (sk === TAIL_SK) meter.tails++;
+    else meter.blocks++;
+    if (p !== '') meter.postings += p.split(',').length;
+  }
+}
+
+/** A document client on DynamoDB Local at `endpoint`, metered by a meter of its own. */
+export function meteredClient(endpoint: string) {
+  const raw = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const meter = createMeter();
+  meterClient(raw, meter);
+  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  return { raw, client, meter };
 }
 
 function tally(map: Map<string, KeyTally>, key: string): KeyTally {
@@ -339,8 +382,13 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
         throw error;
       }
       const output = result.output as unknown as Record<string, unknown> | undefined;
-      if (!(command in meter.samples)) meter.samples[command] = output?.ConsumedCapacity;
       const units = consumed(output);
+      meter.calls++;
+      meter.units += units.total;
+      meter.reported += units.entries;
+      countRecords(meter, (output?.Items ?? []) as AttributeMap[]);
+      for (const rows of Object.values((output?.Responses ?? {}) as Record<string, unknown>))
+        if (Array.isArray(rows)) countRecords(meter, rows);
       // DynamoDB Local answers CapacityUnits only (no read/write split): classify by command.
       if (WRITES.has(command)) {
         // A BatchWriteItem's unprocessed requests were not written (the caller sends them again): not costed.
@@ -398,38 +446,9 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
   );
 }
 
-/** Merges several phases' tallies (e.g. every phase of an ingest). */
-export function mergePhases(tallies: readonly (PhaseTally | undefined)[]): PhaseTally {
-  const merged = emptyPhase();
-  for (const t of tallies) {
-    if (!t) continue;
-    merged.rcu += t.rcu;
-    merged.wcu += t.wcu;
-    merged.indexWcu += t.indexWcu;
-    merged.reportedWcu += t.reportedWcu;
-    for (const [name, c] of Object.entries(t.commands)) {
-      const into = merged.commands[name] ?? { calls: 0, failed: 0, rcu: 0, wcu: 0, reportedWcu: 0 };
-      merged.commands[name] = into;
-      into.calls += c.calls;
-      into.failed += c.failed;
-      into.rcu += c.rcu;
-      into.wcu += c.wcu;
-      into.reportedWcu += c.reportedWcu;
-    }
-    for (const [from, into] of [
-      [t.keys, merged.keys],
-      [t.items, merged.items],
-    ] as const) {
-      for (const [key, k] of from) {
-        const entry = tally(into, key);
-        entry.wcu += k.wcu;
-        entry.writes += k.writes;
-        entry.transactions += k.transactions;
-      }
-    }
-  }
-  return merged;
-}
+/** A phase's tallies (empty when nothing was counted under it). */
+export const phaseOf = (meter: CapacityMeter, phase: string): PhaseTally =>
+  meter.phases.get(phase) ?? emptyPhase();
 
 /** The `count` keys with the most WCU (or transactions). */
 export function hottest(

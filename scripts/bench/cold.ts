@@ -22,7 +22,9 @@ import {
   packageFunctions,
   quantile,
   raisePriority,
+  SAMPLE_ITEM,
   startLocalService,
+  verdictOf,
   writeResult,
 } from './common.ts';
 
@@ -84,54 +86,43 @@ try {
   const bundleOf = (name: string) => {
     const fn = deployed.find((f) => f.name === name);
     if (!fn) throw new Error(`no function ${name}`);
-    return fn.bundlePath;
+    return { bundle: fn.bundlePath, bytes: fn.bundleBytes };
   };
-  const floor = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor'));
-  const withLibraries = await buildBundle(
-    'scripts/bench/floor/get-item-with-libraries.ts',
-    join(dir, 'libraries'),
-  );
+  const built = async (entry: string, out: string) => {
+    const { entryPath, entryBytes } = await buildBundle(`scripts/bench/floor/${entry}.ts`, join(dir, out));
+    return { bundle: entryPath, bytes: entryBytes };
+  };
   const raw = localClient(service.endpoint);
   const items = createItemRepository({
     client: DynamoDBDocumentClient.from(raw),
     tableName: service.tableName,
   });
-  const item = await items.create({
-    name: 'Trail Boot',
-    description: 'Waterproof hiking boot with a grippy sole',
-    tags: ['outdoor'],
-    attributes: { brand: 'acme' },
-  });
+  const item = await items.create(SAMPLE_ITEM);
   raw.destroy();
   const reader = mintToken(service.issuer, { groups: ['reader'], expiresIn: 7200 });
   const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
   const getEvent = getItemEvent(item.id);
   const cases = [
-    { name: 'floor (raw GetCommand)', bundle: floor.entryPath, event: getEvent },
+    { name: 'floor (raw GetCommand)', ...(await built('get-item', 'floor')), event: getEvent },
     {
       name: 'floor + the libraries (Powertools logger and metrics, JWT verifier, valibot, middy)',
-      bundle: withLibraries.entryPath,
+      ...(await built('get-item-with-libraries', 'libraries')),
       event: getEvent,
     },
-    { name: 'getItem', bundle: bundleOf('getItem'), event: getEvent },
+    { name: 'getItem', ...bundleOf('getItem'), event: getEvent },
     {
       name: 'listItems',
-      bundle: bundleOf('listItems'),
+      ...bundleOf('listItems'),
       event: apiEvent({ method: 'GET', path: '/items', routeKey: 'GET /items' }),
     },
     {
       name: 'createItem',
-      bundle: bundleOf('createItem'),
-      event: createItemEvent(editor, {
-        name: 'Rain Jacket',
-        description: 'Light shell',
-        tags: ['outdoor'],
-        attributes: {},
-      }),
+      ...bundleOf('createItem'),
+      event: createItemEvent(editor, SAMPLE_ITEM),
     },
     {
       name: 'retrieve',
-      bundle: bundleOf('retrieve'),
+      ...bundleOf('retrieve'),
       event: apiEvent({
         method: 'POST',
         path: '/retrieve',
@@ -162,24 +153,17 @@ try {
   const floorSamples = samples.get('floor (raw GetCommand)') ?? [];
   const floorTotal = median(floorSamples.map((s) => s.totalMs));
   const floorImport = median(floorSamples.map((s) => s.importMs));
-  const librariesName = cases[1]?.name ?? '';
-  const librariesSamples = samples.get(librariesName) ?? [];
+  const librariesSamples = samples.get(cases[1]?.name ?? '') ?? [];
   const getSamples = samples.get('getItem') ?? [];
   // Per round: a handler over the floor of the same round (wall time), and its CPU time minus the floor's.
   const paired = (list: Sample[]) => list.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
   const cpuOver = (list: Sample[]) => list.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN));
   const pairedRatios = paired(getSamples);
-  const bytesOf = (bundle: string) =>
-    bundle === floor.entryPath
-      ? floor.entryBytes
-      : bundle === withLibraries.entryPath
-        ? withLibraries.entryBytes
-        : (deployed.find((f) => f.bundlePath === bundle)?.bundleBytes ?? 0);
   const rows = cases.map((c) => {
     const list = samples.get(c.name) ?? [];
     const total = median(list.map((s) => s.totalMs));
     const imported = median(list.map((s) => s.importMs));
-    return `| ${c.name} | ${(bytesOf(c.bundle) / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${ms(median(list.map((s) => s.cpuMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
+    return `| ${c.name} | ${(c.bytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${ms(median(list.map((s) => s.cpuMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
   const ratio = median(getSamples.map((s) => s.totalMs)) / floorTotal;
   const pairedRatio = median(pairedRatios);
@@ -191,79 +175,40 @@ try {
   }));
   const ratioInterval = bootstrap(rounds, (r) => median(r.map((x) => x.get)) / median(r.map((x) => x.floor)));
   const pairedInterval = bootstrap(rounds, (r) => median(r.map((x) => x.get / x.floor)));
-  const upper = Math.max(ratioInterval[1], pairedInterval[1]);
-  const lower = Math.max(ratioInterval[0], pairedInterval[0]);
-  const verdict = upper <= 1.05 ? 'met' : lower > 1.05 ? 'not met' : 'not decided by this run';
-  const met = verdict === 'met';
+  const verdict = verdictOf(
+    [Math.max(ratioInterval[0], pairedInterval[0]), Math.max(ratioInterval[1], pairedInterval[1])],
+    1.05,
+  );
   const librariesTotal = median(librariesSamples.map((s) => s.totalMs));
   const librariesRatio = librariesTotal / floorTotal;
   const librariesPaired = median(paired(librariesSamples));
   const overLibraries = median(getSamples.map((s) => s.totalMs)) / librariesTotal;
   const getCpuOver = median(cpuOver(getSamples));
   const librariesCpuOver = median(cpuOver(librariesSamples));
-  const allowance = 0.05 * floorTotal;
-  const importOver = median(getSamples.map((s) => s.importMs)) - floorImport;
-  const requestOver = median(getSamples.map((s) => s.invokeMs)) - median(floorSamples.map((s) => s.invokeMs));
-  const extraKb = (bytesOf(getCase?.bundle ?? '') - floor.entryBytes) / 1000;
-  const markdown = `## Cold start
-
-A fresh \`node\` process (${process.version}) imports the deployed bundle and serves one request against DynamoDB
-Local; the parent measures from \`spawn\` to the response line. *import*, *first request* and *CPU* (user + system
-time of the process up to the response) are measured inside the process. ${ROUNDS} rounds; in each round every
-handler runs once, in rotating order, get-item right before or after the floor; medians; processes at nice
-${PRIORITY}. The floor is \`scripts/bench/floor/get-item.ts\`, built with the same
-esbuild options, which only sends the raw \`GetCommand\`. *× floor* is the ratio of the medians; *per round* the
-median of each round's ratio to the floor of the same round.
+  const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+  const interval = (range: number[]) => range.map((x) => x.toFixed(3)).join('–');
+  const markdown = `${ROUNDS} rounds, Node ${process.version}, nice ${PRIORITY}; medians.
 
 | handler | bundle KB | spawn → response (ms) | import (ms) | first request (ms) | CPU (ms) | × floor (spawn → response) | × floor, per round | × floor (import) |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval
-${ratioInterval.map((x) => x.toFixed(3)).join('–')}); median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval
-${pairedInterval.map((x) => x.toFixed(3)).join('–')}; quartiles of the rounds ${quantile(pairedRatios, 0.25).toFixed(3)}–${quantile(pairedRatios, 0.75).toFixed(3)}).
-Budget ≤ 1.05: **${verdict}**${verdict === 'not decided by this run' ? ' (the intervals straddle 1.05)' : ''}. CPU time over the floor's, median per round: get-item
-+${getCpuOver.toFixed(1)} ms, the libraries alone +${librariesCpuOver.toFixed(1)} ms; the budget allows
-${allowance.toFixed(1)} ms over a ${ms(floorTotal, 1)} ms floor.
-${
-  met
-    ? ''
-    : `
-Where the time goes (the floor that stops the budget): the raw call plus only the libraries every handler needs —
-Powertools Logger and Metrics (issue #4 asks for observability with Powertools), the Cognito JWT verifier (loaded;
-built only when a request carries a token), valibot and middy, used as the service uses them on a request without
-a token (\`scripts/bench/floor/get-item-with-libraries.ts\`) — is **${librariesRatio.toFixed(3)} × the floor**
-(${librariesPaired.toFixed(3)} per round): the required libraries alone ${librariesRatio > 1.05 ? 'pass' : 'leave little of'} the 1.05 budget. get-item is ${overLibraries.toFixed(3)} × that: the service's own start-up and
-first request. Of get-item's ${ms(median(getSamples.map((s) => s.totalMs)) - floorTotal, 1)} ms over the floor, the import takes
-${ms(importOver, 1)} ms more — ${extraKb.toFixed(1)} KB more code to load and parse (Powertools, aws-jwt-verify,
-valibot, middy and the service's own modules), the item and configuration schemas built, the configuration parsed and checked,
-the client and the middleware chain wired — and the first request ${ms(requestOver, 1)} ms more: the path, the item
-read back and the response body validated, the middleware chain and the log line and metrics run for the first
-time. Those checks are the contract's and the house style's (a bad configuration fails the cold start; inputs,
-stored items and outputs are validated with valibot; every handler is a middy chain), so this is their price in a
-fresh process, where every function runs for the first time. What was cut: the token verifier, now built only when
-a request presents a token. Measured and not adopted: replacing Powertools Logger and Metrics with a small logger
-and EMF writer of our own was tried during this work (a scratch build, not part of \`npm run bench\`): a few
-milliseconds of CPU and 29 KB per bundle less, but issue #4 asks for Powertools, so it stays.
-`
-}`;
+get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval ${interval(ratioInterval)});
+median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${interval(pairedInterval)}; quartiles of
+the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
+CPU time over the floor's, median per round: get-item ${signed(getCpuOver)} ms, the libraries alone
+${signed(librariesCpuOver)} ms. The floor and the libraries: ${librariesRatio.toFixed(3)} × the floor
+(${librariesPaired.toFixed(3)} per round); get-item ${overLibraries.toFixed(3)} × that.`;
   writeResult({
     part: 'cold',
     markdown,
     data: {
-      rounds: ROUNDS,
-      priority: PRIORITY,
       samples: Object.fromEntries(samples),
       ratio,
       pairedRatio,
-      pairedQuartiles: [quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)],
       ratioInterval,
       pairedInterval,
       verdict,
-      librariesRatio,
-      librariesPaired,
-      overLibraries,
-      cpuOverFloorMs: { getItem: getCpuOver, libraries: librariesCpuOver },
     },
     seconds: (Date.now() - started) / 1000,
   });

@@ -43,10 +43,10 @@ const INPUTS = [
 
 /**
  * The index's record layout, hashed with the files: a new layout never reuses a snapshot of an older one, even if
- * the files above were to hash alike. Layout 2 (issue #19): postings in item-id order, tails `K#~`, sealed blocks
+ * the files above were to hash alike. Layout 2: postings in item-id order, tails `K#~`, sealed blocks
  * `K#<end>`, directory pages `X#<page>`, doc records `D#<id>/IDX`, counts `STATS/INDEX`.
  */
-const LAYOUT = 'index layout 2: doc-id-ordered blocks with block maxima (issue #19)';
+const LAYOUT = 'index layout 2: doc-id-ordered blocks with block maxima';
 
 export function fingerprint(): string {
   const hash = createHash('sha256').update(LAYOUT);

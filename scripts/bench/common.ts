@@ -9,9 +9,9 @@ import { inflateRawSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { load } from 'js-yaml';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { createIssuer, type Issuer } from '../local/issuer.ts';
+import { createIssuer, type Issuer, mintToken } from '../local/issuer.ts';
 import { freePort } from '../local/ports.ts';
-import { localEnv } from '../local/stack.ts';
+import { localEnv, startStack } from '../local/stack.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Raw figures stay out of the repository (.local/ is ignored); BENCHMARKS.md and the chart are the output.
@@ -45,8 +45,19 @@ export function bootstrap<T>(
   }
   return [quantile(values, 0.025), quantile(values, 0.975)];
 }
+/** A budget's verdict from a 95 % interval: met or not met only when the whole interval is on one side of `bound`. */
+export const verdictOf = ([low, high]: readonly number[], bound: number): string =>
+  (high ?? Number.NaN) <= bound ? 'met' : (low ?? Number.NaN) > bound ? 'not met' : 'not decided by this run';
 export const ms = (value: number, digits = 2): string => value.toFixed(digits);
 export const kb = (bytes: number): string => (bytes / 1000).toFixed(1);
+/** A figure with thousands separators and `digits` decimals; '—' when there is none. */
+export const fmt = (value: number | undefined, digits = 1): string =>
+  value === undefined || !Number.isFinite(value)
+    ? '—'
+    : value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** A markdown table. */
+export const table = (head: readonly string[], rows: readonly (readonly (string | number)[])[]): string =>
+  [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 
 /** One part's results: markdown for BENCHMARKS.md and the raw figures. */
 export interface PartResult {
@@ -196,6 +207,30 @@ export interface LocalService {
   stop(): Promise<void>;
 }
 
+/**
+ * `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer) with a fresh
+ * token issuer, an editor's and a reader's token; `stop` stops it once, and so do SIGINT and SIGTERM.
+ */
+export async function startBenchStack() {
+  const issuer = createIssuer();
+  const stack = await startStack({
+    issuer,
+    cursorKey: 'bench-cursor-key-0123456789abcdef0123456789',
+    port: await freePort(),
+    lambdaPort: await freePort(),
+    dynamodbPort: await freePort(),
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= stack.stop();
+    return stopping;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void stop().then(() => process.exit(130)));
+  const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
+  return { baseUrl: stack.baseUrl, editor: token('editor'), reader: token('reader'), stop };
+}
+
 /** DynamoDB Local on a free port with the service's table, a fresh token issuer and the functions' env. */
 export async function startLocalService(tableName = 'items-bench'): Promise<LocalService> {
   const dynamodb = await startDynamoDbLocal({ port: await freePort() });
@@ -212,6 +247,14 @@ export async function startLocalService(tableName = 'items-bench'): Promise<Loca
   };
   return { endpoint: dynamodb.endpoint, tableName, issuer, env, stop: () => dynamodb.stop() };
 }
+
+/** The item cold, warm and ab create and read. */
+export const SAMPLE_ITEM = {
+  name: 'Trail Boot',
+  description: 'Waterproof hiking boot with a grippy sole',
+  tags: ['outdoor'],
+  attributes: { brand: 'acme' },
+};
 
 /** An API Gateway HTTP API (payload 2.0) event. */
 export function apiEvent({

@@ -5,22 +5,11 @@
 // 201, POST /retrieve (reader token) is polled with the words not yet found — up to 20 words a query, topK 50, 4
 // queries at a time — until every item is among the results; measured from the last 201 to the answer that found
 // the last item. Options: BENCH_FRESHNESS_RUNS (burst,sequential), BENCH_FRESHNESS_LIMIT_SECONDS (600: polling
-// stops there and the run reports what is missing), BENCH_SAVE_BEFORE=1 (keep as benchmarks/freshness-before.json).
+// stops there and the run reports what is missing), BENCH_FRESHNESS_BURST (200), BENCH_FRESHNESS_SEQUENTIAL (300).
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createIssuer, mintToken } from '../local/issuer.ts';
-import { freePort } from '../local/ports.ts';
-import { startStack } from '../local/stack.ts';
-import { ROOT, raisePriority, writeResult } from './common.ts';
-import {
-  type FreshnessData,
-  type FreshnessRun,
-  freshnessMarkdown,
-  loadBefore,
-  saveBefore,
-  sourceVersion,
-} from './compare.ts';
+import { fmt, ROOT, raisePriority, startBenchStack, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
 
 const RUNS = (process.env.BENCH_FRESHNESS_RUNS ?? 'burst,sequential').split(',');
@@ -31,7 +20,6 @@ const SEQUENTIAL = Number(process.env.BENCH_FRESHNESS_SEQUENTIAL ?? 300);
 const WORDS_PER_QUERY = 20;
 const POLLERS = 4;
 const started = Date.now();
-const version = sourceVersion();
 raisePriority();
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,24 +40,8 @@ const readmeSections = readFileSync(join(ROOT, 'README.md'), 'utf8')
   .map((section) => section.slice(0, 4900 - 40).trim())
   .filter((section) => section.length > 200);
 
-const issuer = createIssuer();
-const stack = await startStack({
-  issuer,
-  cursorKey: 'bench-cursor-key-0123456789abcdef0123456789',
-  port: await freePort(),
-  lambdaPort: await freePort(),
-  dynamodbPort: await freePort(),
-});
-let stopping: Promise<void> | undefined;
-const stopStack = () => {
-  stopping ??= stack.stop();
-  return stopping;
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => void stopStack().then(() => process.exit(130)));
-
-const editor = mintToken(issuer, { groups: ['editor'], expiresIn: 7200 });
-const reader = mintToken(issuer, { groups: ['reader'], expiresIn: 7200 });
+const stack = await startBenchStack();
+const { editor, reader } = stack;
 const json = { 'content-type': 'application/json' };
 
 async function create(fields: { name: string; description: string }): Promise<number> {
@@ -86,6 +58,19 @@ async function create(fields: { name: string; description: string }): Promise<nu
       throw new Error(`POST /items answered ${response.status}: ${JSON.stringify(body)}`);
     await pause(200);
   }
+}
+
+interface FreshnessRun {
+  name: string;
+  createsPerSecond: number;
+  /** Seconds from the last 201 until every created item was retrievable (undefined: not within the limit). */
+  freshSeconds: number | undefined;
+  halfSeconds: number | undefined;
+  missing: number;
+  retrieveCalls: number;
+  retrieveErrors: number;
+  /** The machine's 1-minute load average at the first create and when the last item was found. */
+  loadAverage: [number, number];
 }
 
 /** Ids found among the results of one query of `words`. */
@@ -175,12 +160,6 @@ async function measure(
   );
   return {
     name,
-    creates: count,
-    clients,
-    descriptionChars: Math.round(
-      Array.from({ length: count }, (_, i) => description(i).length).reduce((a, b) => a + b, 0) / count,
-    ),
-    createSeconds,
     createsPerSecond: count / createSeconds,
     freshSeconds,
     halfSeconds: halfFound === undefined ? undefined : Math.max(0, (halfFound - last201) / 1000),
@@ -226,15 +205,26 @@ try {
     }
   }
 } finally {
-  await stopStack();
+  await stack.stop();
 }
 
-const data: FreshnessData = { ...version, date: new Date().toISOString(), runs };
-const seconds = (Date.now() - started) / 1000;
-// The "before" file first, so this run's own markdown shows it in the right column.
-if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore({ part: 'freshness', markdown: '', data, seconds });
-const before = loadBefore<FreshnessData>('freshness');
-const result = { part: 'freshness', markdown: freshnessMarkdown(data, before), data, seconds };
-if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore(result);
-writeResult(result);
+const markdown = table(
+  [
+    'run',
+    'creates/s',
+    'seconds from the last 201 until all are retrievable',
+    '… until half are',
+    'load average at start / end',
+  ],
+  runs.map((r) => [
+    r.name,
+    fmt(r.createsPerSecond),
+    r.freshSeconds === undefined
+      ? `not within the limit (${r.missing} missing)`
+      : `**${fmt(r.freshSeconds)}**`,
+    fmt(r.halfSeconds),
+    r.loadAverage.map((x) => fmt(x)).join(' / '),
+  ]),
+);
+writeResult({ part: 'freshness', markdown, data: runs, seconds: (Date.now() - started) / 1000 });
 process.exit(0);

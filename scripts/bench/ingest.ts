@@ -9,8 +9,8 @@
 //
 // Options (environment): BENCH_INGEST_COLLECTIONS (cranfield,synthetic), BENCH_INGEST_SYNTHETIC (items of the
 // synthetic collection, 10000; a prefix when smaller), BENCH_INGEST_EDITS (100), BENCH_INGEST_LIMIT_SECONDS (time
-// limit per collection's ingest, 3600: past it the run stops and reports how far it got),
-// BENCH_SAVE_BEFORE=1 (also keep the result as benchmarks/ingest-before.json, the report's "before" column).
+// limit per collection's ingest, 3600: past it the run stops and reports how far it got), BENCH_INGEST_PARALLEL
+// (concurrent batches of the shard), BENCH_INGEST_REQUEST_TIMEOUT_MS.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -18,18 +18,16 @@ import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   DynamoDBDocumentClient as DocumentClient,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
-  type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mapLimit } from '../../lib/concurrency.ts';
+import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { queryAll } from '../../lib/dynamodb/query-all.ts';
 import { ITEM_PK } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -44,19 +42,11 @@ import {
   type CapacityMeter,
   createMeter,
   hottest,
-  mergePhases,
   meterClient,
   type PhaseTally,
+  phaseOf,
 } from './capacity.ts';
-import { RESULTS_DIR, raisePriority, writeResult } from './common.ts';
-import {
-  type IngestCollection,
-  type IngestData,
-  ingestMarkdown,
-  loadBefore,
-  saveBefore,
-  sourceVersion,
-} from './compare.ts';
+import { fmt, RESULTS_DIR, raisePriority, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
 import { syntheticItem } from './synthetic.ts';
 
@@ -81,7 +71,6 @@ const POLL_MS = 250;
 const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_INGEST_REQUEST_TIMEOUT_MS ?? 10_000);
 const REGION = 'us-east-1';
 const started = Date.now();
-const version = sourceVersion();
 const priority = raisePriority();
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -91,61 +80,23 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // indexed at version v when its doc record D#<id>/IDX holds version v and no unfinished rebuild (`pending`), and N
 // is STATS/INDEX's `docs`. Reads go through an unmetered client: they are the benchmark's, not the index's.
 /** The version each of `ids` is indexed at (missing: not indexed). */
-async function indexedVersions(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  ids: readonly number[],
-): Promise<Map<number, number>> {
-  const found = new Map<number, number>();
-  for (let start = 0; start < ids.length; start += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + 100).map(docKey);
-    for (let attempt = 0; keys && keys.length > 0 && attempt < 10; attempt++) {
-      const reply: BatchGetCommandOutput = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: keys,
-              ConsistentRead: true,
-              ProjectionExpression: 'pk, sk, version, pending',
-            },
-          },
-        }),
-      );
-      for (const doc of reply.Responses?.[tableName] ?? []) {
-        const pending = doc.pending as unknown[] | undefined;
-        if (!pending || pending.length === 0) found.set(idOfDocKey(doc.pk, doc.sk) ?? 0, Number(doc.version));
-      }
-      keys = reply.UnprocessedKeys?.[tableName]?.Keys;
-    }
-  }
-  return found;
+async function indexedVersions(client: DynamoDBDocumentClient, tableName: string, ids: readonly number[]) {
+  const docs = await batchGet(client, tableName, ids.map(docKey), { consistent: true });
+  const done = docs.filter((doc) => !(doc.pending as unknown[] | undefined)?.length);
+  return new Map(done.map((doc) => [idOfDocKey(String(doc.pk), String(doc.sk)) ?? 0, Number(doc.version)]));
 }
-/** Items in the table (what N must come to). */
-async function itemCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const reply: QueryCommandOutput = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': ITEM_PK },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    count += reply.Count ?? 0;
-    start = reply.LastEvaluatedKey;
-  } while (start);
-  return count;
-}
-/** N as the index has it. */
-async function indexedCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
-  const { Item } = await client.send(
-    new GetCommand({ TableName: tableName, Key: STATS_KEY, ConsistentRead: true }),
-  );
-  return Number(Item?.docs ?? 0);
+/** Whether N, as the index has it, is the number of items in the table. */
+async function countsAgree(client: DynamoDBDocumentClient, TableName: string): Promise<boolean> {
+  const { Item } = await client.send(new GetCommand({ TableName, Key: STATS_KEY, ConsistentRead: true }));
+  const keys = { ':pk': ITEM_PK };
+  const items = await queryAll(client, {
+    TableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: keys,
+    ProjectionExpression: 'pk',
+    ConsistentRead: true,
+  });
+  return Number(Item?.docs ?? 0) === items.length;
 }
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -266,10 +217,7 @@ async function settle(
       for (const id of probe) if (versions.get(id) === expected.get(id)) waiting.delete(id);
       if (probe.some((id) => waiting.has(id))) break;
     }
-    if (
-      waiting.size === 0 &&
-      (await indexedCount(client, tableName)) === (await itemCount(client, tableName))
-    ) {
+    if (waiting.size === 0 && (await countsAgree(client, tableName))) {
       return { at: Date.now(), done: expected.size };
     }
     if (Date.now() - lastLog > 15_000) {
@@ -284,6 +232,24 @@ async function settle(
   return { at: undefined, done: expected.size - waiting.size };
 }
 
+/** A key's tallies per 1,000 items ingested. */
+interface KeyRow {
+  key: string;
+  wcuPer1000: number;
+  writesPer1000: number;
+  transactionsPer1000: number;
+}
+type IngestCollection = Awaited<ReturnType<typeof runCollection>>;
+
+/** Waits until the consumer has had nothing to index for 2 s (or a minute past `deadline`). */
+async function quiet(stats: ConsumerStats, deadline: number) {
+  const since = Date.now();
+  while (Date.now() - Math.max(stats.lastBusy, since) < 2_000 && Date.now() < deadline + 60_000)
+    await pause(200);
+}
+
+type Commands = PhaseTally['commands'];
+type Units = ReturnType<typeof perUnit>;
 const perUnit = (tally: PhaseTally, count: number) => ({
   wcu: tally.wcu / count,
   /** Of wcu, the term dictionary's index writes (capacity.ts). */
@@ -292,7 +258,7 @@ const perUnit = (tally: PhaseTally, count: number) => ({
   rcu: tally.rcu / count,
 });
 
-async function runCollection(name: string, label: string, writes: ItemWrite[]): Promise<IngestCollection> {
+async function runCollection(name: string, label: string, writes: ItemWrite[]) {
   const dynamodb = await startDynamoDbLocal({ port: await freePort() });
   const stopOnSignal = () => {
     void dynamodb.stop().then(() => process.exit(130));
@@ -361,19 +327,16 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
     );
 
     // Let the consumer finish the stream's tail (re-deliveries of settled items) before counting edits apart.
-    const quietSince = Date.now();
-    while (
-      Date.now() - Math.max(consumer.stats.lastBusy, quietSince) < 2_000 &&
-      Date.now() < deadline + 60_000
-    )
-      await pause(200);
-    const ingestIndex = mergePhases([indexMeter.phases.get('ingest')]);
-    const ingestItems = mergePhases([itemMeter.phases.get('ingest')]);
+    await quiet(consumer.stats, deadline);
+    const ingestIndex = phaseOf(indexMeter, 'ingest');
+    const ingestItems = phaseOf(itemMeter, 'ingest');
     const ingestConsumer = { ...consumer.stats };
 
     // Edits: a sample spread over the collection, each appending words to the description (its length changes,
     // so every posting's impact key moves), written as the patch handler writes them.
-    let edits: IngestCollection['edits'];
+    let edits:
+      | { count: number; settled: boolean; seconds: number; index: Units; item: Units; commands: Commands }
+      | undefined;
     if (ingest.at !== undefined && EDITS > 0) {
       indexMeter.phase = 'edit';
       itemMeter.phase = 'edit';
@@ -398,14 +361,9 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       const editDeadline = Date.now() + LIMIT_SECONDS * 1000;
       const settled = await settle(probeClient, tableName, editExpected, editDeadline, `${label} edits`);
       const editSeconds = ((settled.at ?? Date.now()) - editBegin) / 1000;
-      const quiet = Date.now();
-      while (
-        Date.now() - Math.max(consumer.stats.lastBusy, quiet) < 2_000 &&
-        Date.now() < editDeadline + 60_000
-      )
-        await pause(200);
-      const editIndex = mergePhases([indexMeter.phases.get('edit')]);
-      const editItems = mergePhases([itemMeter.phases.get('edit')]);
+      await quiet(consumer.stats, editDeadline);
+      const editIndex = phaseOf(indexMeter, 'edit');
+      const editItems = phaseOf(itemMeter, 'edit');
       edits = {
         count: sample.length,
         settled: settled.at !== undefined,
@@ -455,7 +413,6 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]): 
       transactedItems,
       itemHotKeys,
       edits,
-      samples: indexMeter.samples,
     };
   } finally {
     process.off('SIGINT', stopOnSignal);
@@ -522,22 +479,83 @@ for (const name of COLLECTIONS) {
 
 // A run of some collections keeps the latest figures of the others (BENCH_INGEST_COLLECTIONS=cranfield re-runs one).
 const previous = existsSync(join(RESULTS_DIR, 'ingest.json'))
-  ? (JSON.parse(readFileSync(join(RESULTS_DIR, 'ingest.json'), 'utf8')) as { data: IngestData }).data
+  ? (
+      JSON.parse(readFileSync(join(RESULTS_DIR, 'ingest.json'), 'utf8')) as {
+        data: { collections: IngestCollection[] };
+      }
+    ).data
   : undefined;
 const kept = (previous?.collections ?? []).filter((c) => !collections.some((run) => run.name === c.name));
-const data: IngestData = {
-  ...version,
+const data = {
   date: new Date().toISOString(),
   priority,
   writers: WRITERS,
   batchLimit: BATCH_LIMIT,
   collections: [...collections, ...kept],
 };
-const seconds = (Date.now() - started) / 1000;
-// The "before" file first, so this run's own markdown shows it in the right column.
-if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore({ part: 'ingest', markdown: '', data, seconds });
-const before = loadBefore<IngestData>('ingest');
-const result = { part: 'ingest', markdown: ingestMarkdown(data, before), data, seconds };
-if (process.env.BENCH_SAVE_BEFORE === '1') saveBefore(result);
-writeResult(result);
+
+/** A key and its figure, e.g. `427 (\`T#couton\`)`; the ceiling a key at 1,000 WCU/s allows, in items/s. */
+const keyCell = (k: KeyRow | undefined, value: (k: KeyRow) => number) =>
+  k ? `${fmt(value(k), 0)} (\`${k.key}\`)` : '—';
+const ceiling = (k: KeyRow) => 1_000_000 / k.wcuPer1000;
+const ROWS: [string, (c: IngestCollection) => string][] = [
+  ['items indexed', (c) => `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
+  ['wall time, first create → index settled (s)', (c) => fmt(c.seconds)],
+  ['**items/s** (indexed ÷ wall time)', (c) => `**${fmt(c.itemsPerSecond, 2)}**`],
+  [`… of which writing the items (s; ${WRITERS} writers)`, (c) => fmt(c.writeSeconds)],
+  ['index settled after the last item was written (s)', (c) => fmt(c.seconds - c.writeSeconds)],
+  [
+    'index requests per new item',
+    (c) => fmt(Object.values(c.index.commands).reduce((n, x) => n + x.calls, 0) / c.indexed),
+  ],
+  [
+    "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
+    (c) => c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
+  ],
+  [
+    'index WCU per new item (AWS rule; DynamoDB Local reported)',
+    (c) => `${fmt(c.index.wcu)} (${fmt(c.index.reportedWcu)})`,
+  ],
+  ["of which the term dictionary's index writes", (c) => fmt(c.index.dictionaryWcu)],
+  ['index RCU per new item', (c) => fmt(c.index.rcu)],
+  ["the item's own WCU / RCU per create", (c) => `${fmt(c.item.wcu)} / ${fmt(c.item.rcu)}`],
+  [
+    'index WCU per edit (AWS rule; Local reported)',
+    (c) =>
+      c.edits ? `${fmt(c.edits.index.wcu)} (${fmt(c.edits.index.reportedWcu)}), ${c.edits.count} edits` : '—',
+  ],
+  ['index RCU per edit', (c) => fmt(c.edits?.index.rcu)],
+  ['edits: wall time until indexed (s)', (c) => fmt(c.edits?.seconds)],
+  ['hottest partition key: WCU per 1,000 items', (c) => keyCell(c.hotKeys[0], (k) => k.wcuPer1000)],
+  ['ingest ceiling at 1,000 WCU/s on that key (items/s)', (c) => keyCell(c.hotKeys[0], ceiling)],
+  ['hottest item: WCU per 1,000 items', (c) => keyCell(c.hotItems[0], (k) => k.wcuPer1000)],
+  ['ingest ceiling at 1,000 WCU/s on that item (items/s)', (c) => keyCell(c.hotItems[0], ceiling)],
+  [
+    'transactions (incl. cancelled) on the most transacted item per 1,000 items',
+    (c) => keyCell(c.transactedItems[0], (k) => k.transactionsPer1000),
+  ],
+  ['machine load average (1 min) at start / end', (c) => c.loadAverage.map((x) => fmt(x)).join(' / ')],
+  [
+    'stream: batches, records read (item records)',
+    (c) =>
+      `${fmt(c.consumer.batches, 0)}, ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retriedBatches ? `; ${c.consumer.retriedBatches} retried` : ''}`,
+  ],
+];
+const hotList = (c: IngestCollection) =>
+  `- ${c.label}: ${c.hotKeys
+    .slice(0, 4)
+    .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU / ${fmt(k.transactionsPer1000, 0)} transactions`)
+    .join('; ')} (per 1,000 items); the items' own writes: ${c.itemHotKeys
+    .slice(0, 2)
+    .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU`)
+    .join(', ')}`;
+const markdown = `${table(
+  ['', ...data.collections.map((c) => c.name)],
+  ROWS.map(([label, cell]) => [label, ...data.collections.map(cell)]),
+)}
+
+Hottest keys, per 1,000 items ingested:
+
+${data.collections.map(hotList).join('\n')}`;
+writeResult({ part: 'ingest', markdown, data, seconds: (Date.now() - started) / 1000 });
 process.exit(0);

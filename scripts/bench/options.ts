@@ -9,10 +9,10 @@ import { expandQuery } from '../../lib/search/read/expand.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { createRetriever, type RetrieveInput } from '../../lib/search/read/retrieve.ts';
 import type { WhereExpression } from '../../lib/search/read/where-schema.ts';
+import { meteredClient } from './capacity.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
-import { meteredClient } from './metered.ts';
-import { benchQueries, vocabulary } from './synthetic.ts';
+import { benchQueries } from './synthetic.ts';
 
 const SIZES = (process.env.BENCH_OPTIONS_SIZES ?? '1000,10000,100000')
   .split(',')
@@ -167,16 +167,7 @@ const rows = SIZES.flatMap((size) =>
 const ratio = (size: number, variant: string) =>
   quantile(tallyOf(size, variant).latencies, 0.5) / quantile(tallyOf(size, 'plain').latencies, 0.5);
 const largest = SIZES.at(-1) ?? 0;
-const markdown = `## Search options (contract §8)
-
-\`npm run bench:options\` (${((Date.now() - started) / 60_000).toFixed(0)} min). The bench:scale collections
-(synthetic items, a Zipf vocabulary of ${vocabulary.length.toLocaleString('en')} pseudo-words, the dictionary
-written by the same loader) at ${SIZES.map((s) => s.toLocaleString('en')).join(', ')} items, served at once. The
-${benchQueries.length} fixed queries of bench:scale, each plain and with each option; top ${TOP_K}, through
-\`createRetriever\` with the service's settings. Latency over ${REPEATS} passes, every size and variant interleaved in
-rotating order; read units as DynamoDB Local reports them (dictionary index queries included). *Terms*: the query's
-terms after expansion; *results*: mean results returned (of ${TOP_K}); *found*: the share of the plain query's top ${TOP_K} the variant's answer holds (over the queries with a plain answer) (what a user
-who typed the prefix or the misspelling still gets).
+const markdown = `${SIZES.map((s) => s.toLocaleString('en')).join(', ')} items, ${benchQueries.length} queries, top ${TOP_K}, ${REPEATS} passes.
 
 | items | variant | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | terms | results | found |
 |---|---|---|---|---|---|---|---|---|---|

@@ -1,17 +1,7 @@
-// `npm run bench:read-floor`: the least a query can read from postings stored in doc-id order with a maximum score per
-// block (Lucene's and tantivy's layout, read by block-max WAND or MaxScore), computed in memory over the synthetic
-// collections of bench:scale, to weigh that layout against today's impact-ordered one before building it on DynamoDB.
-//
-// For each query the exact top 10 is computed exhaustively; its 10th score θ is the best threshold any block-max
-// algorithm can have, and it is given from the start (an oracle: this is a floor, real algorithms read more while θ
-// rises). MaxScore splits the terms: those of least maximum whose maxima add up to θ or less are not essential. A
-// block of an essential term is read when a document in its range could score above θ: the block's maximum plus,
-// for every other term, the largest block maximum overlapping the range (the block-max rule). A block of another
-// term is read only when it covers a candidate (a document read in an essential term's block) whose partial score,
-// the block's maximum and the other optional terms' maxima could pass θ. Read units: each run of consecutive blocks a term must read is one Query,
-// ceil(bytes / 4 KB) × 0.5 RCU (eventually consistent), plus each term's block directory (its blocks' last id and
-// maximum, ~12 bytes a block) and, as every query pays, the top 10's items and doc records (15 RCU). A posting's bytes
-// are those of a compact text block: the id's delta from the previous id, tf and dl in base 36, comma-separated.
+// `npm run bench:read-floor`: the least a query can read from postings stored in doc-id order with a maximum score
+// per block (Lucene's and tantivy's layout, read by MaxScore with the block-max rule), computed in memory over the
+// synthetic collections of bench:scale with the exact 10th score given from the start (an oracle: a floor). The
+// method and the costing are in BENCHMARKS.md ("The read floor…").
 //
 // Options (environment): BENCH_FLOOR_SIZES (1000,10000,100000), BENCH_FLOOR_BLOCKS (128,512).
 import { idf, queryWeights, termScore } from '../../lib/search/format/bm25.ts';

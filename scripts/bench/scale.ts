@@ -1,26 +1,13 @@
-// `npm run bench:scale`: retrieval at 1k to 100k synthetic items in DynamoDB Local, loaded in bulk with the
-// records the indexer writes (checked first against the real repository + indexer on 30 items) and kept as
-// snapshots (collections.ts). A fixed query set runs through the retriever POST /retrieve uses; every command
-// asks for ReturnConsumedCapacity; each result list is compared with the exact BM25 ranking computed in memory.
-// The sweep runs the same queries under other settings of the read ceiling (`maxBlocks`): the trade-off between
-// read units and recall.
-import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
-import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch, SEARCH_DEFAULTS, type SearchOptions } from '../../lib/search/read/query.ts';
 import { indexInMemory, type RankedDoc } from '../../lib/search/read/rank.ts';
 import { createRetriever } from '../../lib/search/read/retrieve.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { createIndexer } from '../../lib/search/write/indexer.ts';
-import { ensureTable, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { freePort } from '../local/ports.ts';
+import { meteredClient } from './capacity.ts';
 import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
 import { ms, quantile, writeResult } from './common.ts';
-import { meteredClient } from './metered.ts';
-import { benchQueries, bulkLoad, syntheticItem, vocabulary } from './synthetic.ts';
+import { benchQueries, syntheticItem } from './synthetic.ts';
 
 const SIZES_ENV = process.env.BENCH_SCALE_SIZES;
 const SIZES = (SIZES_ENV ?? '1000,10000,100000')
@@ -41,58 +28,8 @@ const ceilingOf = (maxBlocks: number): Partial<SearchOptions> =>
 const label = (maxBlocks: number) =>
   maxBlocks === Number.POSITIVE_INFINITY ? 'Infinity (exact)' : maxBlocks.toLocaleString('en');
 
-async function scanAll(raw: DynamoDBClient, tableName: string) {
-  const records: unknown[] = [];
-  let ExclusiveStartKey: Record<string, never> | undefined;
-  do {
-    const page = await raw.send(
-      new ScanCommand({ TableName: tableName, ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}) }),
-    );
-    records.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey as typeof ExclusiveStartKey;
-  } while (ExclusiveStartKey);
-  return records.map((r) => JSON.stringify(r, Object.keys(r as object).sort())).sort();
-}
-
-// The bulk loader writes what the repository and the indexer write: compare on 30 items, at the service's block
-// capacity and at a capacity of 4 postings, where tails seal many times.
+// The bulk loader writes the records the repository and the indexer write: test/integration/bulk-load.test.ts.
 const timestamp = '2026-01-01T00:00:00.000Z';
-const checker = await startDynamoDbLocal({ port: await freePort() });
-let identical = false;
-try {
-  const { raw, client } = meteredClient(checker.endpoint);
-  for (const blockCapacity of [BLOCK_CAPACITY, 4]) {
-    const real = `check-real-${randomUUID()}`;
-    const bulk = `check-bulk-${randomUUID()}`;
-    await ensureTable(raw, real);
-    await ensureTable(raw, bulk);
-    const items = createItemRepository({ client, tableName: real, now: () => new Date(timestamp) });
-    const indexer = createIndexer({ client, tableName: real, items, blockCapacity });
-    for (let id = 1; id <= 30; id++) {
-      const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...fields } = syntheticItem(id, timestamp);
-      const created = await items.create(fields);
-      if (created.id !== id) throw new Error(`expected id ${id}, got ${created.id}`);
-      await indexer.reindexItem(id);
-    }
-    await bulkLoad(client, bulk, 30, { timestamp, blockCapacity });
-    const [realRecords, bulkRecords] = [await scanAll(raw, real), await scanAll(raw, bulk)];
-    identical = isDeepStrictEqual(realRecords, bulkRecords);
-    if (!identical) {
-      const onlyReal = realRecords.filter((r) => !bulkRecords.includes(r)).slice(0, 3);
-      const onlyBulk = bulkRecords.filter((r) => !realRecords.includes(r)).slice(0, 3);
-      throw new Error(
-        `the bulk loader does not write what the indexer writes (blocks of ${blockCapacity}): indexer ${onlyReal.join(' ')}; loader ${onlyBulk.join(' ')}`,
-      );
-    }
-    console.log(
-      `bulk loader check (blocks of ${blockCapacity}): ${realRecords.length} records identical to repository + indexer`,
-    );
-  }
-  raw.destroy();
-} finally {
-  await checker.stop();
-}
-
 const loads = await prepareCollections(SIZES);
 
 /**
@@ -375,28 +312,7 @@ const command = `${sizesArg}npm run bench:scale`;
 const [smallEnd, largeEnd] = ends.map((size) => size.toLocaleString('en'));
 const sweepRow = (s: (typeof sweep)[number]) =>
   `| ${label(s.maxBlocks ?? Number.POSITIVE_INFINITY)}${s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${s.ratio.toFixed(2)} | ${mean(s.small.units).toFixed(1)} / ${max(s.small.units).toFixed(1)} | ${mean(s.large.units).toFixed(1)} / ${max(s.large.units).toFixed(1)} | ${mean(s.large.blocks).toFixed(1)} / ${max(s.large.blocks)} | ${mean(s.small.recall).toFixed(3)} / ${min(s.small.recall).toFixed(1)} | ${mean(s.large.recall).toFixed(3)} / ${min(s.large.recall).toFixed(1)} |`;
-const markdown = `## Retrieval at scale
-
-\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)} min; \`BENCH_SCALE_REPEATS\` sets the passes), then
-\`npm run bench:report\`. Synthetic items (seeded PRNG, Zipf-distributed vocabulary of ${vocabulary.length.toLocaleString('en')} pseudo-words;
-names of 2–4 words, descriptions of 30–80 words, 1–3 tags) loaded into DynamoDB Local with BatchWriteItem as the
-exact records the repository and the indexer write (items, doc records, each term's tail, sealed blocks and directory
-pages as the posting writer leaves them after appends, STATS, counter: checked record for record against
-\`items.create\` + \`indexer.reindexItem\` on 30 items, at blocks of ${BLOCK_CAPACITY} and of 4 postings: ${identical ? 'identical' : 'DIFFERENT'}).
-Each size is its own DynamoDB Local database, built from scratch and kept as a snapshot under
-\`.local/bench/collections/\` (keyed by the record layout and a hash of the generator, tokenizer and writer), so only
-the first run pays the load (the *load* column: what building the snapshot took).
-${queries.length} fixed queries of 1–3 terms (common, middle and rare words), top ${TOP_K}, through
-\`createRetriever\`/\`createSearch\` with the service's settings (\`maxBlocks: ${SEARCH_DEFAULTS.maxBlocks}\`, what \`POST /retrieve\` runs, without HTTP); latency over
-${REPEATS} passes of the set (${REPEATS * queries.length} queries per size) after one unmeasured pass, with every size
-served at once (one DynamoDB Local each) and the queries interleaved across sizes in rotating order. Read units: every command sent with
-\`ReturnConsumedCapacity: TOTAL\` and the reported \`CapacityUnits\` added up (DynamoDB Local reports them), the
-items fetched for the answer included. *Blocks*: sealed posting blocks read (mean / max; every query also reads its
-terms' tails and directory pages). *Recall*: the share of the exact BM25 top ${TOP_K} (computed exhaustively in memory
-over the same items) that the answer holds; *score share*: the sum of the answer's scores over the sum of the exact
-top ${TOP_K}'s (1 = as good as exact); every score returned was checked equal to the item's exhaustive score.
-*Exact*: the same queries with \`maxBlocks: Infinity\`, so block-max evaluation reads until it proves the top ${TOP_K}
-(every such answer checked equal to the in-memory ranking: the same scores at every rank, within 1e-9).
+const markdown = `\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)} min), ${queries.length} queries, top ${TOP_K}, ${REPEATS} passes.
 
 | items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | blocks read | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) | exact: blocks |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
@@ -414,13 +330,8 @@ The exact plan read every sealed block of its terms' lists for ${wholeLists.leng
   (100 * (last?.exactBlocks.reduce((a, b) => a + b, 0) ?? 0)) /
     Math.max(1, last?.listed.reduce((a, b) => a + b, 0) ?? 0)
 ).toFixed(0)} % of the blocks listed.
-Before issue #19 (layout 1: impact-ordered blocks of 128, read to 1,000 postings a term, then 4 × k candidates
-scored from their doc records), at 100,000 items: recall@10 mean 0.870 (min 0.5), 33.1 RCU mean / 47.0 max, and its
-exact plan 166.3 mean / 540.0 max RCU; p50 ratio 100,000 ÷ 1,000 1.57.
 
-**The read ceiling's trade-off** (\`maxBlocks\`: sealed blocks a query reads at most; a query that would need more
-returns the best of what it scored, every score exact. The same queries at each setting, the smallest and the
-largest collection served side by side and interleaved, ${REPEATS} passes):
+The read ceiling's trade-off (\`maxBlocks\`):
 
 | maxBlocks | p50 ms at ${smallEnd} | p50 ms at ${largeEnd} | p50 ratio | RCU / query at ${smallEnd} (mean / max) | RCU / query at ${largeEnd} (mean / max) | blocks read at ${largeEnd} (mean / max) | recall@${TOP_K} at ${smallEnd} (mean / min) | recall@${TOP_K} at ${largeEnd} (mean / min) |
 |---|---|---|---|---|---|---|---|---|
@@ -441,7 +352,6 @@ writeResult({
     command,
     queries,
     results,
-    identical,
     latencyRatio,
     unitsGrow,
     grown,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AttributeValueSchema, attributeMap, ItemSchema, TagSchema } from '../../items/schema.ts';
-import { integerBetween, jsonObject, queryText } from '../../schema/primitives.ts';
+import { integerBetween, jsonObject, maxKeys, queryText } from '../../schema/primitives.ts';
 import { HighlightsSchema } from './highlight.ts';
 import { WhereSchema } from './where-schema.ts';
 
@@ -10,10 +10,7 @@ export const FilterSchema = jsonObject({
   ),
   // The same key rules as item attributes: arrays and reserved keys are refused, never silently dropped.
   attributes: v.optional(
-    v.pipe(
-      attributeMap(AttributeValueSchema),
-      v.check((o) => Object.keys(o).length <= 20, 'must have at most 20 keys'),
-    ),
+    v.pipe(attributeMap(AttributeValueSchema), maxKeys(20, 'must have at most 20 keys')),
   ),
 });
 export type Filter = v.InferOutput<typeof FilterSchema>;

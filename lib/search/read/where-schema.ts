@@ -163,16 +163,19 @@ function leafCount(value: unknown, limit = Number.POSITIVE_INFINITY): number {
 
 /**
  * A `where` expression (contract §8.1). The leaf limit is checked first, on the raw value: it bounds the work the
- * rest does, and being a `custom` schema rather than a `check`, it leaves the JSON Schema converter an object type
- * (the description states the limit).
+ * rest does. JSON Schema has no keyword for it: the guard declares an object type as data (`jsonSchema`, which the
+ * OpenAPI converter reads) and the description states the limit.
  */
 export const WhereSchema = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (input) => isPlainObject(input) && leafCount(input, MAX_WHERE_LEAVES) <= MAX_WHERE_LEAVES,
-    (issue) =>
-      isPlainObject(issue.input)
-        ? `must have at most ${MAX_WHERE_LEAVES} leaves in all, has ${leafCount(issue.input)}`
-        : 'must be an object with one operator',
+  Object.assign(
+    v.custom<Record<string, unknown>>(
+      (input) => isPlainObject(input) && leafCount(input, MAX_WHERE_LEAVES) <= MAX_WHERE_LEAVES,
+      (issue) =>
+        isPlainObject(issue.input)
+          ? `must have at most ${MAX_WHERE_LEAVES} leaves in all, has ${leafCount(issue.input)}`
+          : 'must be an object with one operator',
+    ),
+    { jsonSchema: { type: 'object' } },
   ),
   rootLevel,
   v.description(

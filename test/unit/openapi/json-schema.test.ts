@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { componentSchemas } from '../../../lib/openapi/json-schema.ts';
 import { lowercaseInputPattern } from '../../../lib/openapi/lowercase-pattern.ts';
-import { objectKeywords, typeGuardKeywords } from '../../../lib/openapi/probes.ts';
 import { distinctItems, isPlainObject, maxChars, maxKeys, minChars } from '../../../lib/schema/primitives.ts';
 
 describe('componentSchemas reads limits as data', () => {
@@ -27,30 +26,24 @@ describe('componentSchemas reads limits as data', () => {
     });
   });
 
+  it('converts a guarded object to its declared type, with the description that states the rule', () => {
+    const small = v.custom<object>((o) => isPlainObject(o) && Object.keys(o).length < 3, 'too large');
+    const Small = v.pipe(
+      Object.assign(small, { jsonSchema: { type: 'object' } }),
+      v.description('fewer than 3 keys'),
+    );
+    expect(componentSchemas({ Small, Again: Small })).toStrictEqual({
+      Small: { type: 'object', description: 'fewer than 3 keys' },
+      Again: { type: 'object', description: 'fewer than 3 keys' },
+    });
+    expect(v.safeParse(Small, { a: 1, b: 2, c: 3 }).success).toBe(false);
+    expect(v.safeParse(Small, [1]).success).toBe(false);
+    expect(v.safeParse(Small, { a: 1 }).success).toBe(true);
+  });
+
   it('says a trimmed text of at least one character has a non-space character', () => {
     const Name = v.pipe(v.string(), v.trim(), minChars(1, 'empty'));
     expect(componentSchemas({ Name }).Name).toStrictEqual({ type: 'string', minLength: 1, pattern: '\\S' });
-  });
-});
-
-describe('the probes left for inline checks', () => {
-  it('read a key count bound, nothing else', () => {
-    expect(
-      objectKeywords((o) => typeof o === 'object' && o !== null && Object.keys(o).length <= 20),
-    ).toStrictEqual({ maxProperties: 20 });
-    expect(
-      objectKeywords((o) => typeof o === 'object' && o !== null && !Object.hasOwn(o, 'id')),
-    ).toBeUndefined();
-  });
-
-  it('recognise JSON type guards, nothing else', () => {
-    expect(typeGuardKeywords((x) => typeof x === 'object' && x !== null && !Array.isArray(x))).toStrictEqual({
-      type: 'object',
-    });
-    expect(typeGuardKeywords((x) => typeof x === 'string' || x === null)).toStrictEqual({
-      type: ['string', 'null'],
-    });
-    expect(typeGuardKeywords((x) => typeof x === 'number' && x > 1)).toBeUndefined();
   });
 });
 
@@ -77,5 +70,14 @@ describe('componentSchemas', () => {
     );
     expect(() => componentSchemas({ Starts })).toThrow('The check "must start with a" cannot be described');
     expect(() => componentSchemas({ When: v.date() })).toThrow('The "date" schema cannot be described');
+    const Count = v.pipe(
+      v.custom<Record<string, unknown>>(isPlainObject),
+      v.check((o) => Object.keys(o).length <= 20, 'at most 20 keys'),
+    );
+    expect(() => componentSchemas({ Count })).toThrow('The check "at most 20 keys" cannot be described');
+    const Guard = v.custom<object>((x) => typeof x === 'object' && x !== null, 'an object');
+    expect(() => componentSchemas({ Guard })).toThrow(
+      'cannot be described in the OpenAPI document: no declared type',
+    );
   });
 });
