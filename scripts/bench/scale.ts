@@ -16,8 +16,14 @@ const SIZES = (SIZES_ENV ?? '1000,10000,100000')
   .sort((a, b) => a - b);
 const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 10);
 const TOP_K = 10;
-/** The read ceilings compared (sealed blocks a query reads at most); Infinity is the exact plan. */
-const SWEEP = [16, 32, 64, 128, 256, 512, 2_048, Number.POSITIVE_INFINITY];
+/**
+ * The read ceilings compared (sealed blocks a query reads at most); Infinity is the exact plan. The last point is the
+ * service's ceiling with every block read by key (`rangeGap: 0`), beside its reads by range.
+ */
+const SWEEP: { maxBlocks: number; rangeGap?: number }[] = [
+  ...[16, 32, 64, 128, 256, 512, 2_048, Number.POSITIVE_INFINITY].map((maxBlocks) => ({ maxBlocks })),
+  { maxBlocks: SEARCH_DEFAULTS.maxBlocks, rangeGap: 0 },
+];
 const started = Date.now();
 
 const queries = benchQueries;
@@ -230,15 +236,19 @@ interface SweepEnd {
   recall: number[];
 }
 const sweep = await withCollections(ends, async (endpoints) => {
-  const runs = SWEEP.flatMap((maxBlocks) =>
+  const runs = SWEEP.flatMap((point) =>
     ends.map((size) => ({
-      maxBlocks,
+      point,
+      maxBlocks: point.maxBlocks,
       size,
       latencies: [] as number[],
       units: [] as number[],
       blocks: [] as number[],
       recall: [] as number[],
-      ...retrievers(endpoints.get(size) ?? '', ceilingOf(maxBlocks)),
+      ...retrievers(endpoints.get(size) ?? '', {
+        ...ceilingOf(point.maxBlocks),
+        ...(point.rangeGap === undefined ? {} : { rangeGap: point.rangeGap }),
+      }),
     })),
   );
   for (const run of runs) {
@@ -261,9 +271,11 @@ const sweep = await withCollections(ends, async (endpoints) => {
   }
   await timeInterleaved(runs, (run, ms) => run.latencies.push(ms));
   for (const run of runs) run.raw.destroy();
-  return SWEEP.map((maxBlocks) => {
+  return SWEEP.map(({ maxBlocks, rangeGap }) => {
     const [small, large] = ends.map((size) => {
-      const run = runs.find((r) => r.maxBlocks === maxBlocks && r.size === size);
+      const run = runs.find(
+        (r) => r.maxBlocks === maxBlocks && r.point.rangeGap === rangeGap && r.size === size,
+      );
       return {
         p50: quantile(run?.latencies ?? [], 0.5),
         units: run?.units ?? [],
@@ -274,6 +286,7 @@ const sweep = await withCollections(ends, async (endpoints) => {
     // JSON has no Infinity: the exact plan's ceiling is written as null.
     return {
       maxBlocks: Number.isFinite(maxBlocks) ? maxBlocks : null,
+      byKey: rangeGap === 0,
       ratio: large.p50 / small.p50,
       small,
       large,
@@ -311,7 +324,7 @@ const sizesArg = SIZES_ENV ? `BENCH_SCALE_SIZES=${SIZES.join(',')} ` : '';
 const command = `${sizesArg}npm run bench:scale`;
 const [smallEnd, largeEnd] = ends.map((size) => size.toLocaleString('en'));
 const sweepRow = (s: (typeof sweep)[number]) =>
-  `| ${label(s.maxBlocks ?? Number.POSITIVE_INFINITY)}${s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${s.ratio.toFixed(2)} | ${mean(s.small.units).toFixed(1)} / ${max(s.small.units).toFixed(1)} | ${mean(s.large.units).toFixed(1)} / ${max(s.large.units).toFixed(1)} | ${mean(s.large.blocks).toFixed(1)} / ${max(s.large.blocks)} | ${mean(s.small.recall).toFixed(3)} / ${min(s.small.recall).toFixed(1)} | ${mean(s.large.recall).toFixed(3)} / ${min(s.large.recall).toFixed(1)} |`;
+  `| ${label(s.maxBlocks ?? Number.POSITIVE_INFINITY)}${s.byKey ? ', every block by key (`rangeGap: 0`)' : s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${s.ratio.toFixed(2)} | ${mean(s.small.units).toFixed(1)} / ${max(s.small.units).toFixed(1)} | ${mean(s.large.units).toFixed(1)} / ${max(s.large.units).toFixed(1)} | ${mean(s.large.blocks).toFixed(1)} / ${max(s.large.blocks)} | ${mean(s.small.recall).toFixed(3)} / ${min(s.small.recall).toFixed(1)} | ${mean(s.large.recall).toFixed(3)} / ${min(s.large.recall).toFixed(1)} |`;
 const markdown = `\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)} min), ${queries.length} queries, top ${TOP_K}, ${REPEATS} passes.
 
 | items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | blocks read | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) | exact: blocks |
