@@ -92,8 +92,8 @@ const setOf = (kind: 'whole' | 'typed' | 'misspelled') => ({
   }),
 });
 const ranked = (options: { prefix?: boolean; typos?: 0 | 1 | 2 }) => async (key: string, depth: number) => {
-  const { weights } = await expandQuery(textOf.get(key) ?? '', options, dictionary);
-  return rank(weights, depth).map((result) => result.id);
+  const { weights, groups } = await expandQuery(textOf.get(key) ?? '', options, dictionary);
+  return rank(weights, depth, groups).map((result) => result.id);
 };
 
 const rows: [string, string, Awaited<ReturnType<typeof evaluate>>][] = [];
@@ -114,7 +114,7 @@ console.log(
 );
 console.log('| queries | options | nDCG@10 | MAP@100 |\n|---|---|---|---|');
 for (const [set, options, { ndcgAt10, mapAt100 }] of rows)
-  console.log(`| ${set} | \`${options}\` | ${ndcgAt10.toFixed(3)} | ${mapAt100.toFixed(3)} |`);
+  console.log(`| ${set} | \`${options}\` | ${ndcgAt10.toFixed(4)} | ${mapAt100.toFixed(4)} |`);
 
 // Known items: README files of the packages in node_modules (sorted by path, the first 300 with 100 words or more)
 // loaded as items (name = the package, description = the README's first 5,000 characters); a query is three words

@@ -141,11 +141,12 @@ describe('the term dictionary', () => {
         items,
         dictionary,
       });
-      const { weights } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
       const expected = rankInMemory(
         [...corpus.values()].map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
         weights,
         10,
+        groups,
       );
       const { results } = await retrieve({ query, topK: 10, minScore: 0, ...options });
       expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((r) => r.id));
@@ -155,6 +156,39 @@ describe('the term dictionary', () => {
       });
     },
   );
+
+  it("scores a word's completions and corrections as one term: an item holding several scores their best (contract §8.6)", async () => {
+    const retrieve = createRetriever({
+      search: createSearch({ ...table, maxBlocks: Number.POSITIVE_INFINITY }),
+      items,
+      dictionary,
+    });
+    const docs = [...corpus.values()].map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) }));
+    for (const [query, options] of [
+      ['hil', { prefix: true }],
+      ['hikr', { typos: 1 }],
+    ] as const) {
+      const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const summed = new Map(rankInMemory(docs, weights, corpus.size).map((hit) => [hit.id, hit.score]));
+      const { results } = await retrieve({ query, topK: corpus.size, minScore: 0, ...options });
+      // Items that hold two alternatives of the word: they score the best one, below the sum of both.
+      const several = results.filter((result) => result.matchedTerms.length > 1);
+      expect(several.length, query).toBeGreaterThan(0);
+      for (const result of several) {
+        const best = Math.max(
+          ...result.matchedTerms.map(
+            (term) =>
+              rankInMemory(docs, new Map([[term, weights.get(term) ?? 0]]), corpus.size).find(
+                (hit) => hit.id === result.item.id,
+              )?.score ?? 0,
+          ),
+        );
+        expect(new Set(result.matchedTerms.map((term) => groups.get(term))).size).toBe(1);
+        expect(Math.abs(result.score - best) / best).toBeLessThan(1e-9);
+        expect(summed.get(result.item.id) ?? 0).toBeGreaterThan(result.score * (1 + 1e-6));
+      }
+    }
+  });
 
   it('finds the hiking items for "hik" only with prefix, and the waterproof boots for a typo only with typos', async () => {
     const retrieve = createRetriever({ search: createSearch(table), items, dictionary });

@@ -194,12 +194,12 @@ export interface components {
             minScore?: number;
             where?: components["schemas"]["Where"];
             /**
-             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it.
+             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ its length); the word and its completions score as one term, the best of them (§8.6).
              * @default false
              */
             prefix?: boolean;
             /**
-             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).
+             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits); the word and its corrections score as one term, the best of them (§8.6).
              * @default 0
              * @enum {number}
              */
@@ -248,12 +248,12 @@ export interface components {
             temperature?: number;
             where?: components["schemas"]["Where"];
             /**
-             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it.
+             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ its length); the word and its completions score as one term, the best of them (§8.6).
              * @default false
              */
             prefix?: boolean;
             /**
-             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).
+             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits); the word and its corrections score as one term, the best of them (§8.6).
              * @default 0
              * @enum {number}
              */

@@ -24,6 +24,11 @@ export type TermOrigin = { kind: 'exact' } | { kind: 'prefix' } | { kind: 'typo'
 export interface ExpandedQuery {
   weights: Map<string, number>;
   origins: Map<string, TermOrigin>;
+  /**
+   * Each term's word (contract §8.6): a query term is its own, a correction joins the term it corrects, and a
+   * completion the last word; a word's alternatives score as one term, the best of them.
+   */
+  groups: Map<string, string>;
 }
 
 const byDfThenTerm = (a: DictionaryTerm, b: DictionaryTerm) =>
@@ -95,10 +100,12 @@ export async function expandQuery(
   const weights = queryWeights(tokenize(query));
   const origins = new Map<string, TermOrigin>([...weights.keys()].map((term) => [term, { kind: 'exact' }]));
   const exact = new Set(weights.keys());
-  const offer = (term: string, weight: number, origin: TermOrigin) => {
+  const groups = new Map<string, string>([...exact].map((term) => [term, term]));
+  const offer = (term: string, weight: number, origin: TermOrigin, group: string) => {
     if (exact.has(term) || (weights.get(term) ?? 0) >= weight) return;
     weights.set(term, weight);
     origins.set(term, origin);
+    groups.set(term, group);
   };
   const byLength = new Map<number, Promise<string[]>>();
   const ofLength = (length: number) => {
@@ -120,11 +127,25 @@ export async function expandQuery(
       })),
     ),
   ]);
-  for (const { term } of completed) offer(term, 1, { kind: 'prefix' });
+  // The completions join the last word's own term (when it is one: not a stopword), or a word of their own.
+  const typed = word === undefined ? undefined : tokenize(word)[0];
+  const prefixGroup = typed !== undefined && exact.has(typed) ? typed : '\u0000prefix';
+  const typedLength = word === undefined ? 0 : [...word].length;
+  for (const { term } of completed)
+    offer(term, completionWeight(typedLength, [...term].length), { kind: 'prefix' }, prefixGroup);
   for (const { term: of, found } of corrected)
     for (const { term, edits } of found)
-      offer(term, (weights.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits });
-  return { weights, origins };
+      offer(term, (weights.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
+  return { weights, origins, groups };
+}
+
+/**
+ * A completion's weight (contract §8.6): the share of it that was typed, so it scores below the word written in
+ * full, and the less of it typed the lower ("aer" → "aerodynam": 3/9). Measured against a weight of 1 and its square
+ * root on Cranfield as typed: BENCHMARKS.md, Ranking with `prefix` and `typos`.
+ */
+export function completionWeight(typed: number, completion: number): number {
+  return Math.min(1, typed / Math.max(1, completion));
 }
 
 /** A dictionary over terms held in memory (every term with its df): the exhaustive reference, and for tests. */

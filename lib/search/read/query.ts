@@ -25,6 +25,11 @@ export interface SearchRequest {
   terms: ReadonlyMap<string, number>;
   topK: number;
   minScore: number;
+  /**
+   * Each term's word, where a word has alternatives (its completions, its corrections): the alternatives of one word
+   * score as one term, the best of them (contract §8.6). A term not in it is a word of its own.
+   */
+  groups?: ReadonlyMap<string, string>;
   /** Keeps the ids that pass the caller's filter (and still exist). */
   accept: (ids: number[]) => Promise<Set<number>>;
 }
@@ -66,6 +71,8 @@ export const SEARCH_DEFAULTS = {
 /** A block of one term as the query sees it: the ids (after, to] it covers, its bound, its postings once read. */
 interface Block {
   term: number;
+  /** Its term's word (contract §8.6): the blocks of one word's alternatives add their best, not their sum. */
+  group: number;
   after: number;
   to: number;
   /** The most a posting of it adds to a score. */
@@ -92,6 +99,8 @@ interface TermList {
   blocks: Block[];
   /** Read units its blocks' reads have cost so far (estimated). */
   spent: number;
+  /** Its word's number (terms of one word share it). */
+  group: number;
 }
 
 const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
@@ -172,7 +181,7 @@ export function createSearch({
     return { stats, found };
   }
 
-  return async function search({ terms, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
+  return async function search({ terms, groups, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
     const { stats, found } = await readTerms([...terms.keys()]);
     const docs = typeof stats?.docs === 'number' ? stats.docs : 0;
     if (docs <= 0) return [];
@@ -184,9 +193,23 @@ export function createSearch({
       // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old ones
       // and commits the counts); clamped, a term's weight stays positive meanwhile.
       const weight = (terms.get(list.term) ?? 1) * idf(docs, Math.min(list.df, docs));
-      lists.push({ term: list.term, weight, tail: list.tail, entries: list.entries, blocks: [], spent: 0 });
+      lists.push({
+        term: list.term,
+        weight,
+        tail: list.tail,
+        entries: list.entries,
+        blocks: [],
+        spent: 0,
+        group: 0,
+      });
     }
     if (lists.length === 0) return [];
+    const words = new Map<string, number>();
+    for (const list of lists) {
+      const word = groups?.get(list.term) ?? list.term;
+      if (!words.has(word)) words.set(word, words.size);
+      list.group = words.get(word) ?? 0;
+    }
     const boundOf = (weight: number, max: number) => weight * (K1 + 1) * Math.min(1, (max / 1e6) * stretch);
     const intervals = cut(lists, boundOf);
 
@@ -265,17 +288,17 @@ export function createSearch({
     }
 
     /**
-     * A piece's essential blocks: those of greatest bound, until the others' bounds (`rest`) add up to less than
-     * the threshold.
+     * A piece's essential blocks: those of the words of greatest bound (a word's bound: its alternatives' best),
+     * until the other words' bounds (`rest`) add up to less than the threshold.
      */
     function split(interval: Interval, threshold: number): { essential: Block[]; rest: number } {
-      const blocks = [...interval.blocks].sort((x, y) => y.bound - x.bound);
-      let rest = blocks.reduce((sum, block) => sum + block.bound, 0);
+      const byWord = [...wordsOf(interval.blocks).values()].sort((x, y) => y.bound - x.bound);
+      let rest = byWord.reduce((sum, word) => sum + word.bound, 0);
       const essential: Block[] = [];
-      for (const block of blocks) {
+      for (const word of byWord) {
         if (!reaches(rest, threshold)) break;
-        essential.push(block);
-        rest -= block.bound;
+        essential.push(...word.blocks);
+        rest -= word.bound;
       }
       return { essential, rest };
     }
@@ -307,7 +330,7 @@ export function createSearch({
       const unreadEssential = essential.filter((block) => !block.postings);
       if (unreadEssential.length > 0) return unreadEssential;
       const unread = interval.blocks.filter((block) => !block.postings);
-      const candidates = new Map<number, { score: number; matched: string[] }>();
+      const candidates = new Map<number, { best: Map<number, number>; matched: string[] }>();
       // Blocks in term order, so each score adds up in the same order on every run.
       for (const block of interval.blocks) {
         if (!block.postings) continue;
@@ -316,24 +339,36 @@ export function createSearch({
           const posting = block.postings[i] as BlockPosting;
           if (posting.id > interval.to) break;
           if (rejected.has(posting.id)) continue;
-          const candidate = candidates.get(posting.id) ?? { score: 0, matched: [] };
-          candidate.score += termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
+          const candidate = candidates.get(posting.id) ?? {
+            best: new Map<number, number>(),
+            matched: [] as string[],
+          };
+          const score = termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
+          candidate.best.set(list.group, Math.max(candidate.best.get(list.group) ?? 0, score));
           candidate.matched.push(list.term);
           candidates.set(posting.id, candidate);
         }
       }
-      const unreadBound = unread.reduce((sum, block) => sum + block.bound, 0);
+      // Per word, the most its unread blocks could add.
+      const unreadBounds = new Map([...wordsOf(unread)].map(([group, word]) => [group, word.bound]));
       let passedOver = rest;
       let needed = false;
       for (const [id, candidate] of candidates) {
         if (scored.has(id)) continue;
+        let score = 0;
+        for (const value of candidate.best.values()) score += value;
         if (unread.length === 0) {
-          if (candidate.score > minScore) {
-            scored.set(id, { id, score: candidate.score, matchedTerms: candidate.matched });
-            keep(candidate.score);
+          if (score > minScore) {
+            scored.set(id, { id, score, matchedTerms: candidate.matched });
+            keep(score);
           }
-        } else if (reaches(candidate.score + unreadBound, threshold)) needed = true;
-        else passedOver = Math.max(passedOver, candidate.score + unreadBound);
+          continue;
+        }
+        let bound = 0;
+        for (const [group, value] of candidate.best) bound += Math.max(value, unreadBounds.get(group) ?? 0);
+        for (const [group, value] of unreadBounds) if (!candidate.best.has(group)) bound += value;
+        if (reaches(bound, threshold)) needed = true;
+        else passedOver = Math.max(passedOver, bound);
       }
       if (needed) return unread;
       settled.set(interval, unread.length === 0 ? Number.NEGATIVE_INFINITY : passedOver);
@@ -437,6 +472,18 @@ const runCost = (run: readonly Block[]): number =>
 
 const key = (block: Block) => `${block.term}\u0000${block.sk}`;
 
+/** Blocks by their word (in order of first appearance), each word bounded by its best block. */
+function wordsOf(blocks: readonly Block[]): Map<number, { bound: number; blocks: Block[] }> {
+  const words = new Map<number, { bound: number; blocks: Block[] }>();
+  for (const block of blocks) {
+    const word = words.get(block.group) ?? { bound: 0, blocks: [] };
+    word.bound = Math.max(word.bound, block.bound);
+    word.blocks.push(block);
+    words.set(block.group, word);
+  }
+  return words;
+}
+
 /** The index of the first posting whose id is above `after` (postings in id order). */
 function firstAfter(postings: readonly BlockPosting[], after: number): number {
   let low = 0;
@@ -460,6 +507,7 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
     for (const [end, max] of list.entries) {
       blocks.push({
         term,
+        group: list.group,
         after,
         to: end,
         bound: boundOf(list.weight, max),
@@ -472,6 +520,7 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
     if (list.tail.postings.length > 0)
       blocks.push({
         term,
+        group: list.group,
         after: list.tail.lo,
         to: Number.MAX_SAFE_INTEGER,
         bound: boundOf(list.weight, list.tail.m),
@@ -499,7 +548,12 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
       if (block && block.after <= after) blocks.push(block);
     });
     if (blocks.length > 0)
-      intervals.push({ after, to, blocks, bound: blocks.reduce((sum, block) => sum + block.bound, 0) });
+      intervals.push({
+        after,
+        to,
+        blocks,
+        bound: [...wordsOf(blocks).values()].reduce((sum, word) => sum + word.bound, 0),
+      });
   }
   return intervals.sort((a, b) => b.bound - a.bound || a.after - b.after);
 }

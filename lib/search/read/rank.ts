@@ -17,7 +17,11 @@ export interface RankedDoc {
  * Ranks documents for a query: at most `topK`, by score descending, then id ascending. The query is its tokens, or
  * each term with its weight (a multiplier of its BM25 score: a count, or a prefix or typo match's weight).
  */
-export type Ranker = (query: readonly string[] | ReadonlyMap<string, number>, topK: number) => RankedDoc[];
+export type Ranker = (
+  query: readonly string[] | ReadonlyMap<string, number>,
+  topK: number,
+  groups?: ReadonlyMap<string, string>,
+) => RankedDoc[];
 
 /**
  * Exact BM25 over every document, in memory: the reference the DynamoDB-backed index is checked against.
@@ -29,7 +33,7 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
   const docFreq = new Map<string, number>();
   for (const doc of stats) for (const term of doc.tf.keys()) docFreq.set(term, (docFreq.get(term) ?? 0) + 1);
 
-  return (query, topK) => {
+  return (query, topK, groups) => {
     const weights = query instanceof Map ? query : queryWeights(query as readonly string[]);
     const ranked: RankedDoc[] = [];
     if (topK < 1) return ranked;
@@ -37,15 +41,20 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
       [...weights.keys()].map((term) => [term, idf(stats.length, docFreq.get(term) ?? 0)]),
     );
     for (const { id, tf: frequencies, dl } of stats) {
-      let score = 0;
+      // A word's alternatives are one term (contract §8.6): each group adds its best alternative's score.
+      const best = new Map<string, number>();
       const matchedTerms: string[] = [];
       for (const [term, weight] of weights) {
         const tf = frequencies.get(term);
         if (tf === undefined) continue;
         // The weight scales the idf, as the query does (query.ts), so both add the very same numbers.
-        score += termScore({ tf, dl, avgdl, idf: weight * (termIdf.get(term) ?? 0) });
+        const score = termScore({ tf, dl, avgdl, idf: weight * (termIdf.get(term) ?? 0) });
+        const group = groups?.get(term) ?? term;
+        best.set(group, Math.max(best.get(group) ?? 0, score));
         matchedTerms.push(term);
       }
+      let score = 0;
+      for (const value of best.values()) score += value;
       if (matchedTerms.length > 0 && score > 0) ranked.push({ id, score, matchedTerms });
     }
     return ranked.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, topK);
@@ -57,6 +66,7 @@ export function rankInMemory(
   docs: readonly TokenizedDoc[],
   queryTokens: readonly string[] | ReadonlyMap<string, number>,
   topK: number,
+  groups?: ReadonlyMap<string, string>,
 ): RankedDoc[] {
-  return indexInMemory(docs)(queryTokens, topK);
+  return indexInMemory(docs)(queryTokens, topK, groups);
 }

@@ -42,7 +42,7 @@ export function createRetriever({
   dictionary: Dictionary;
 }): Retriever {
   return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
-    const { weights: terms } = await expandQuery(query, { prefix, typos }, dictionary);
+    const { weights: terms, groups } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0) return { query, results: [] };
     const fetched = new Map<number, Item>();
     const accept = async (ids: number[]) => {
@@ -56,7 +56,7 @@ export function createRetriever({
         }),
       );
     };
-    const hits = await search({ terms, topK, minScore, accept });
+    const hits = await search({ terms, groups, topK, minScore, accept });
     const results = hits.flatMap((hit) => {
       const item = fetched.get(hit.id);
       if (!item) return [];

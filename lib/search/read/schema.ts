@@ -23,7 +23,8 @@ export const SearchOptionsEntries = {
       v.boolean('must be a boolean'),
       v.description(
         'Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed ' +
-          'terms with the most postings that begin with it.',
+          'terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ ' +
+          'its length); the word and its completions score as one term, the best of them (§8.6).',
       ),
     ),
     false,
@@ -33,7 +34,8 @@ export const SearchOptionsEntries = {
       v.picklist([0, 1, 2], 'must be 0, 1 or 2'),
       v.description(
         'Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many ' +
-          'edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits).',
+          'edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits); the word and ' +
+          'its corrections score as one term, the best of them (§8.6).',
       ),
     ),
     0,

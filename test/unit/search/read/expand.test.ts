@@ -7,6 +7,7 @@ import {
   lastWord,
   PREFIX_TERMS,
 } from '../../../../lib/search/read/expand.ts';
+import { tokenize } from '../../../../lib/search/text/tokenizer.ts';
 
 const dictionary = dictionaryInMemory(
   new Map([
@@ -31,15 +32,22 @@ describe('expandQuery', () => {
     ]);
   });
 
-  it('completes the last word, before stemming, with the terms that begin with it, weight 1', async () => {
-    const { weights, origins } = await expandQuery('boot hik', { prefix: true }, dictionary);
+  it('completes the last word, before stemming, with the terms that begin with it, weighted by the share typed', async () => {
+    const { weights, origins, groups } = await expandQuery('boot hik', { prefix: true }, dictionary);
     expect([...weights]).toStrictEqual([
       ['boot', 1],
       ['hik', 1],
-      ['hike', 1],
-      ['hiker', 1],
+      ['hike', 3 / 4],
+      ['hiker', 3 / 5],
     ]);
     expect(origins.get('hiker')).toStrictEqual({ kind: 'prefix' });
+    // One word: the typed word's own term and its completions (contract §8.6).
+    expect([...groups]).toStrictEqual([
+      ['boot', 'boot'],
+      ['hik', 'hik'],
+      ['hike', 'hik'],
+      ['hiker', 'hik'],
+    ]);
     // "hi" reaches every hi… term, the most postings first; a term with no postings left is not one.
     const hi = await expandQuery('hi', { prefix: true }, dictionary);
     expect([...hi.weights.keys()]).toStrictEqual(['hi', 'hill', 'hike', 'hiker']);
@@ -87,6 +95,11 @@ describe('expandQuery', () => {
     // A term of 4–7 code points gets one edit whatever typos says.
     expect((await expandQuery('hkie', { typos: 2 }, dictionary)).weights.get('hike')).toBe(0.5);
     expect((await expandQuery('hkier', { typos: 2 }, dictionary)).weights.has('hill')).toBe(false);
+    // A correction is one word with the term it corrects (contract §8.6).
+    const { groups } = await expandQuery('waterprof botts', { typos: 1 }, dictionary);
+    expect(groups.get('waterproof')).toBe('waterprof');
+    expect(groups.get('boat')).toBe(groups.get('boot'));
+    expect(groups.get('boot')).toBe(tokenize('botts')[0]);
   });
 
   it('never corrects terms shorter than 4, and gives 4–7 at most one edit', () => {

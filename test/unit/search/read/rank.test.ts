@@ -66,4 +66,35 @@ describe('rankInMemory', () => {
     // Not vacuous: the queries have different answers.
     expect(new Set(queries.map((query) => JSON.stringify(rank(query, 3)))).size).toBe(4);
   });
+
+  it("scores a word's alternatives as one term: the best of them, never their sum (contract §8.6)", () => {
+    // "hik" typed, completed to hike (3/4) and hiker (3/5); items 1 and 2 hold one completion each, item 3 both.
+    const items = [
+      { id: 1, tokens: ['hike', 'trail'] },
+      { id: 2, tokens: ['hiker', 'trail'] },
+      { id: 3, tokens: ['hike', 'hiker'] },
+      { id: 4, tokens: ['boot', 'trail'] },
+    ];
+    const weights = new Map([
+      ['hike', 3 / 4],
+      ['hiker', 3 / 5],
+      ['boot', 1],
+    ]);
+    const groups = new Map([
+      ['hike', 'hik'],
+      ['hiker', 'hik'],
+      ['boot', 'boot'],
+    ]);
+    const one = (term: string) => rankInMemory(items, new Map([[term, weights.get(term) ?? 0]]), 10);
+    const scoreOf = (results: ReturnType<typeof one>, id: number) =>
+      results.find((r) => r.id === id)?.score ?? 0;
+    const grouped = rankInMemory(items, weights, 10, groups);
+    const summed = rankInMemory(items, weights, 10);
+    const best = Math.max(scoreOf(one('hike'), 3), scoreOf(one('hiker'), 3));
+    expect(scoreOf(grouped, 3)).toBeCloseTo(best, 12);
+    expect(scoreOf(summed, 3)).toBeGreaterThan(best * 1.5);
+    expect(grouped.find((r) => r.id === 3)?.matchedTerms).toStrictEqual(['hike', 'hiker']);
+    // A word of its own adds as before.
+    expect(scoreOf(grouped, 4)).toBeCloseTo(scoreOf(summed, 4), 12);
+  });
 });
