@@ -30,7 +30,7 @@ import {
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
-import { ITEM_PK } from '../../lib/items/keys.ts';
+import { allShardPks, isItemKey } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
@@ -123,21 +123,23 @@ async function indexedVersions(
 /** Items in the table (what N must come to). */
 async function itemCount(client: DynamoDBDocumentClient, tableName: string): Promise<number> {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const reply: QueryCommandOutput = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': ITEM_PK },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    count += reply.Count ?? 0;
-    start = reply.LastEvaluatedKey;
-  } while (start);
+  for (const pk of allShardPks()) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const reply: QueryCommandOutput = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      count += reply.Count ?? 0;
+      start = reply.LastEvaluatedKey;
+    } while (start);
+  }
   return count;
 }
 /** N as the index has it. */
@@ -210,7 +212,9 @@ function consumeStream(
             if (tries === 1) {
               stats.batches++;
               stats.records += read;
-              stats.itemRecords += records.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM').length;
+              stats.itemRecords += records.filter((r) =>
+                isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }),
+              ).length;
             }
             const { batchItemFailures } = await handle(records);
             stats.lastBusy = Date.now();

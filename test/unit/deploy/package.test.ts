@@ -196,17 +196,20 @@ describe('osls package --stage prod', () => {
       'logs:PutLogEvents',
     ]);
     expect(actions('ListItemsRole')).toStrictEqual([
+      'dynamodb:GetItem',
       'dynamodb:Query',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);
     expect(actions('DeleteItemRole')).toStrictEqual([
       'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);
     expect(actions('RetrieveRole')).toStrictEqual([
       'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
       'dynamodb:Query',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
