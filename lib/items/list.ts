@@ -1,7 +1,8 @@
 // A list page over the shards (keys.ts): the items after the cursor's id, in id order, as a merge of Queries. A block
 // of ids lives on one partition key, so the ids a full page needs lie in one or two blocks: round 1 reads those
-// blocks (one bounded Query each, in parallel, beside a consistent read of the counter, the highest id there can
-// be). Only where blocks are sparse (deleted items, ids a container leased and never used) does a round 2 read the
+// blocks (one bounded Query each, in parallel, each limited to the ids it would hold were it dense). A page not full
+// then reads the counter (consistent), the highest id there can be: past it, the page is the last. Only where blocks
+// are sparse (deleted items, ids a container leased and never used) does a round 2 read the
 // rest of the range up to the counter: one Query per shard that holds a block of it, each with the page's Limit,
 // merged up to the lowest id where a truncated shard stopped. Every item that exists throughout is found; none twice.
 import { blockOf, blockPk, blockRange, ITEM_SHARDS, itemIdOf } from './keys.ts';
@@ -39,23 +40,35 @@ export async function readShards(
   const first = afterId + 1;
   const blocks = [blockOf(first)];
   if (blockOf(first + need - 1) !== blocks[0]) blocks.push(blockOf(first + need - 1));
-  const [counter, ...replies] = await Promise.all([
-    readCounter(),
-    ...blocks.map((block) =>
-      query(blockPk(block), Math.max(first, blockRange(block).first), blockRange(block).last, need),
-    ),
-  ]);
+  // Round 1: the blocks a full page of dense ids lies in, each asked for the ids it would hold.
+  const ranges = blocks.map((block) => ({
+    pk: blockPk(block),
+    from: Math.max(first, blockRange(block).first),
+    to: blockRange(block).last,
+  }));
+  const replies = ranges.map(({ pk, from, to }) =>
+    query(pk, from, to, Math.min(need, to - first + 1) - (from - first)),
+  );
   const records: TableRecord[] = [];
-  for (const reply of replies) {
-    records.push(...reply.records);
-    // A truncated block holds `need` records alone: the page is full and every record before it is here.
-    if (reply.truncated || records.length >= need)
-      return { records: records.slice(0, need), complete: idOf(records[need - 1] ?? {}) };
+  for (const [i, range] of ranges.entries()) {
+    let reply = await (replies[i] as ReturnType<RangeQuery>);
+    for (;;) {
+      records.push(...reply.records);
+      if (records.length >= need)
+        return { records: records.slice(0, need), complete: idOf(records[need - 1] ?? {}) };
+      const lastRecord = reply.records.at(-1);
+      if (!reply.truncated || lastRecord === undefined) break;
+      const last = idOf(lastRecord);
+      if (last >= range.to) break;
+      // Fewer ids here than a dense block holds before the limit: read on in this block.
+      reply = await query(range.pk, last + 1, range.to, need - records.length);
+    }
   }
-  const from = blockRange(blocks.at(-1) ?? 0).last + 1;
+  const counter = await readCounter();
+  const from = (ranges.at(-1)?.to ?? 0) + 1;
   if (from > counter) return { records, complete: Number.POSITIVE_INFINITY };
 
-  // Round 2: the rest of the range, one Query per shard that holds a block of it.
+  // Round 2 (sparse blocks): the rest of the range up to the counter, one Query per shard that holds a block of it.
   const left = need - records.length;
   const firstBlock = blockOf(from);
   const shards = Math.min(ITEM_SHARDS, blockOf(counter) - firstBlock + 1);

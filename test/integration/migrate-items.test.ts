@@ -53,7 +53,9 @@ const change = fc.oneof(
 
 class Interrupted extends Error {}
 
-describe('npm run migrate-items on a table written by the code before issue #21', () => {
+describe('npm run migrate-items on a table written by the code before issue #21', {
+  timeout: 180_000,
+}, () => {
   test.prop(
     [
       fc.array(fc.integer({ min: 0, max: OLD_ITEMS.length }), { minLength: 1, maxLength: 3 }),
