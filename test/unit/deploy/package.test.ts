@@ -132,6 +132,10 @@ describe('osls package --stage prod', () => {
       ThrottlingRateLimit: 500,
       ThrottlingBurstLimit: 1000,
     });
+    expect(resources.HttpApiStage?.Properties.RouteSettings).toStrictEqual({
+      'POST /items': { ThrottlingRateLimit: 10000, ThrottlingBurstLimit: 20000 },
+      'GET /items': { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 },
+    });
     expect(resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
       AllowOrigins: ['https://items.example.com'],
     });
