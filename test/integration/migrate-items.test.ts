@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COUNTER_KEY, itemIdOf, itemKey, LAYOUT_KEY, LEGACY_ITEM_PK } from '../../lib/items/keys.ts';
 import { migrateItems } from '../../lib/items/migrate.ts';
 import { fromRecord, toRecord } from '../../lib/items/record.ts';
@@ -8,7 +10,7 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { scanAll, type Table } from '../support/index-state.ts';
 import { FIXTURE } from '../support/legacy-index.ts';
-import { freshTable } from '../support/stack.ts';
+import { freshTable, stack } from '../support/stack.ts';
 
 // The items and the counter of a table written by the code before issue #21 (the layout-1 index fixture's table:
 // 40 items created, 5 deleted, some edited; pk ITEM, counter COUNTER/ITEM at 40), exactly as that code wrote them.
@@ -166,4 +168,48 @@ describe('npm run migrate-items on a table written by the code before issue #21'
       expect(await listAll(repo, limit)).toStrictEqual(expected);
     },
   );
+
+  it('npm run migrate-items prints its progress, moves every item, and finds nothing to do a second time', async () => {
+    const table = await freshTable();
+    await loadOldTable(table);
+    const first = await migrateCommand(table, '--page-size', '10');
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim().split('\n')).toStrictEqual([
+      'migrate-items: 10 moved, 0 moved or deleted by writers, 25 left',
+      'migrate-items: 20 moved, 0 moved or deleted by writers, 15 left',
+      'migrate-items: 30 moved, 0 moved or deleted by writers, 5 left',
+      'migrate-items: 35 moved, 0 moved or deleted by writers, 0 left',
+      expect.stringMatching(
+        /^migrate-items: done in \d+\.\d s: 35 moved, 0 moved or deleted by writers; every item is on its shard$/,
+      ),
+    ]);
+    expect(await listAll(createItemRepository(table), 100)).toStrictEqual(byId(OLD_ITEMS));
+    const again = await migrateCommand(table);
+    expect(again.stdout).toMatch(
+      /^migrate-items: done in \d+\.\d s: 0 moved, 0 moved or deleted by writers; /,
+    );
+  });
 });
+
+/** `npm run migrate-items` as a user runs it, against this run's DynamoDB Local. */
+function migrateCommand(table: Table, ...args: string[]) {
+  const child = spawn(process.execPath, ['scripts/migrate-items.ts', ...args], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: {
+      ...process.env,
+      TABLE_NAME: table.tableName,
+      DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    },
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.resume();
+  return new Promise<{ code: number | null; stdout: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, stdout })),
+  );
+}
