@@ -1,22 +1,41 @@
 // Least-privilege IAM: one role per function, each allowed only the DynamoDB actions it makes, on this table,
 // on the partition keys it touches (dynamodb:LeadingKeys), plus writing its own log group.
 const table = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
-const READ_INDEX = ['ITEM', 'STATS', 'T#*', 'D#*'];
+// An item's partition key: its shard (ITEM#<n>), or ITEM while `npm run migrate-items` moves the layout before
+// issue #21; readers also read COUNTER (the id counter, the highest id a list page can meet, and the migration's
+// marker), lib/items/keys.ts.
+const ITEMS = ['ITEM', 'ITEM#*'];
+const READ_ITEMS = [...ITEMS, 'COUNTER'];
+const READ_INDEX = [...READ_ITEMS, 'STATS', 'T#*', 'D#*'];
 
 const PERMISSIONS = {
-  listItems: [{ actions: ['dynamodb:Query'], keys: ['ITEM'] }],
-  getItem: [{ actions: ['dynamodb:GetItem'], keys: ['ITEM'] }],
+  listItems: [
+    { actions: ['dynamodb:Query'], keys: ITEMS },
+    { actions: ['dynamodb:GetItem'], keys: ['COUNTER'] },
+  ],
+  getItem: [{ actions: ['dynamodb:GetItem'], keys: READ_ITEMS }],
   createItem: [
-    { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], keys: ['ITEM', 'COUNTER'] },
+    { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], keys: ['ITEM#*', 'COUNTER'] },
+    { actions: ['dynamodb:GetItem'], keys: READ_ITEMS },
     { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], keys: ['IDEM#*'] },
   ],
-  replaceItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ['ITEM'] }],
-  patchItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ['ITEM'] }],
-  deleteItem: [{ actions: ['dynamodb:DeleteItem'], keys: ['ITEM'] }],
-  retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], keys: READ_INDEX }],
-  generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'], keys: READ_INDEX }],
+  // A change of an item still at its old key moves it to its shard (a put there, a delete of the old key).
+  replaceItem: [
+    { actions: ['dynamodb:GetItem'], keys: READ_ITEMS },
+    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ITEMS },
+  ],
+  patchItem: [
+    { actions: ['dynamodb:GetItem'], keys: READ_ITEMS },
+    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ITEMS },
+  ],
+  deleteItem: [
+    { actions: ['dynamodb:DeleteItem'], keys: ITEMS },
+    { actions: ['dynamodb:GetItem'], keys: ['COUNTER'] },
+  ],
+  retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
+  generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   indexItems: [
-    { actions: ['dynamodb:GetItem'], keys: ['ITEM', 'D#*'] },
+    { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], keys: [...READ_ITEMS, 'D#*'] },
     { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*'] },
     { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'STATS'] },
   ],

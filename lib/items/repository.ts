@@ -2,19 +2,18 @@ import { isDeepStrictEqual } from 'node:util';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { batchGet } from '../dynamodb/batch-get.ts';
-import { isConditionFailure } from '../dynamodb/conditions.ts';
+import { isConditionFailure, onlyConditionFailures } from '../dynamodb/conditions.ts';
 import { retry } from '../retry.ts';
 import { ItemNotFoundError, VersionConflictError, WriteContentionError } from './errors.ts';
-import { COUNTER_KEY, ITEM_PK, itemKey, itemSk } from './keys.ts';
+import { createIdAllocator } from './ids.ts';
+import { COUNTER_KEY, itemKey, legacyItemKey } from './keys.ts';
 import { sameFields, writableFields } from './merge-patch.ts';
+import { createLegacyCheck, createRecordReader } from './reader.ts';
 import { fromRecord, toRecord } from './record.ts';
 import { type Item, ItemIdSchema, type ItemWrite } from './schema.ts';
 
@@ -31,6 +30,11 @@ export interface ItemPage {
 
 export interface ItemRepository {
   list(options: { limit: number; afterId?: number | undefined }): Promise<ItemPage>;
+  /** Item ids in id order after `afterId` (keys only: an item whose record does not parse is still listed). */
+  listIds(options: {
+    limit: number;
+    afterId?: number | undefined;
+  }): Promise<{ ids: number[]; more: boolean }>;
   get(id: number): Promise<Item>;
   /** The items among `ids` that exist (strongly consistent), keyed by id. */
   getMany(ids: readonly number[]): Promise<Map<number, Item>>;
@@ -47,6 +51,10 @@ export interface ItemRepositoryOptions {
   now?: () => Date;
   /** How often a write without `If-Match` retries after losing a race before giving up. */
   maxAttempts?: number;
+  /** The most ids one lease from the counter takes (lib/items/ids.ts). */
+  maxLease?: number;
+  /** How long a check that found items of the layout before issue #21 holds before the marker is read again. */
+  layoutRecheckMs?: number;
 }
 
 /** The items repository over one DynamoDB table (see keys.ts for the key design). */
@@ -55,27 +63,33 @@ export function createItemRepository({
   tableName,
   now = () => new Date(),
   maxAttempts = 25,
+  maxLease = 100,
+  layoutRecheckMs = 5000,
 }: ItemRepositoryOptions): ItemRepository {
-  async function get(id: number): Promise<Item> {
-    const { Item: record } = await client.send(
-      new GetCommand({ TableName: tableName, Key: itemKey(id), ConsistentRead: true }),
-    );
-    if (!record) throw new ItemNotFoundError(id);
-    return fromRecord(record);
-  }
+  const legacyActive = createLegacyCheck(client, tableName, layoutRecheckMs);
+  const reader = createRecordReader(client, tableName, legacyActive);
 
-  async function nextId(): Promise<number> {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: COUNTER_KEY,
-        UpdateExpression: 'ADD #value :one',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return v.parse(ItemIdSchema, Attributes?.value);
+  const nextId = createIdAllocator(
+    async (size) => {
+      const { Attributes } = await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: COUNTER_KEY,
+          UpdateExpression: 'ADD #value :size',
+          ExpressionAttributeNames: { '#value': 'value' },
+          ExpressionAttributeValues: { ':size': size },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return v.parse(ItemIdSchema, Attributes?.value);
+    },
+    { maxLease },
+  );
+
+  async function get(id: number): Promise<Item> {
+    const found = await reader.locate(id);
+    if (!found) throw new ItemNotFoundError(id);
+    return fromRecord(found.record);
   }
 
   /**
@@ -107,27 +121,79 @@ export function createItemRepository({
     }
   }
 
+  /**
+   * Writes a change of an item still at its old key (during the migration): moves it to its shard in the same
+   * transaction. A refusal means the migration (or another writer) moved, changed or deleted it meanwhile: the
+   * caller reads it again.
+   */
+  async function moveIfVersion(item: Item, expectedVersion: number): Promise<void> {
+    try {
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: toRecord(item),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Delete: {
+                TableName: tableName,
+                Key: legacyItemKey(item.id),
+                ConditionExpression: 'version = :expected',
+                ExpressionAttributeValues: { ':expected': expectedVersion },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (onlyConditionFailures(error)) throw new WriteContentionError(item.id);
+      throw error;
+    }
+  }
+
+  /** Deletes the record at `key` if it exists (and is at version `ifMatch`, when given). */
+  async function remove(id: number, key: Record<string, string>, ifMatch: number | undefined) {
+    try {
+      await client.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: key,
+          ConditionExpression: ifMatch === undefined ? 'attribute_exists(pk)' : 'version = :expected',
+          ...(ifMatch === undefined ? {} : { ExpressionAttributeValues: { ':expected': ifMatch } }),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'deleted';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (!error.Item || ifMatch === undefined) return 'absent';
+      throw new VersionConflictError(id, ifMatch);
+    }
+  }
+
   return {
     async list({ limit, afterId }) {
       // One extra item tells whether another page follows without returning an empty last page.
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: afterId === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
-          ExpressionAttributeValues:
-            afterId === undefined ? { ':pk': ITEM_PK } : { ':pk': ITEM_PK, ':after': itemSk(afterId) },
-          Limit: limit + 1,
-          ConsistentRead: true,
-        }),
-      );
-      return { items: Items.slice(0, limit).map(fromRecord), hasMore: Items.length > limit };
+      const records = await reader.after(afterId ?? 0, limit + 1);
+      return { items: records.slice(0, limit).map(fromRecord), hasMore: records.length > limit };
+    },
+
+    async listIds({ limit, afterId }) {
+      const records = await reader.after(afterId ?? 0, limit + 1, 'pk, sk, id');
+      return {
+        ids: records.slice(0, limit).map((record) => Number(record.sk)),
+        more: records.length > limit,
+      };
     },
 
     get,
 
     async getMany(ids) {
-      const records = await batchGet(client, tableName, ids.map(itemKey), { consistent: true });
-      return new Map(records.map(fromRecord).map((item) => [item.id, item]));
+      return new Map((await reader.many(ids)).map(fromRecord).map((item) => [item.id, item]));
     },
 
     async create(fields, { alsoWrite } = {}) {
@@ -155,7 +221,9 @@ export function createItemRepository({
 
     async update(id, change, { ifMatch } = {}) {
       const attempt = async () => {
-        const current = await get(id);
+        const found = await reader.locate(id);
+        if (!found) throw new ItemNotFoundError(id);
+        const current = fromRecord(found.record);
         if (ifMatch !== undefined && current.version !== ifMatch) throw new VersionConflictError(id, ifMatch);
         const fields = change(current);
         if (sameFields(writableFields(current), fields)) return current;
@@ -165,6 +233,10 @@ export function createItemRepository({
           updatedAt: now().toISOString(),
           version: current.version + 1,
         };
+        if (found.legacy) {
+          await moveIfVersion(next, current.version);
+          return next;
+        }
         if ((await putIfVersion(next, current.version)) === 'written') return next;
         if (ifMatch !== undefined) {
           if (await landed(next)) return next;
@@ -181,21 +253,13 @@ export function createItemRepository({
     },
 
     async delete(id, { ifMatch } = {}) {
-      try {
-        await client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: itemKey(id),
-            ConditionExpression: ifMatch === undefined ? 'attribute_exists(pk)' : 'version = :expected',
-            ...(ifMatch === undefined ? {} : { ExpressionAttributeValues: { ':expected': ifMatch } }),
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        if (!error.Item || ifMatch === undefined) throw new ItemNotFoundError(id);
-        throw new VersionConflictError(id, ifMatch);
+      if ((await remove(id, itemKey(id), ifMatch)) === 'deleted') return;
+      // During the migration: the old key, then the shard again (the item may have moved between the two).
+      if (await legacyActive()) {
+        if ((await remove(id, legacyItemKey(id), ifMatch)) === 'deleted') return;
+        if ((await remove(id, itemKey(id), ifMatch)) === 'deleted') return;
       }
+      throw new ItemNotFoundError(id);
     },
   };
 }

@@ -28,7 +28,7 @@ import { mapLimit } from '../../lib/concurrency.ts';
 import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { queryAll } from '../../lib/dynamodb/query-all.ts';
-import { ITEM_PK } from '../../lib/items/keys.ts';
+import { allShardPks, isItemKey } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
@@ -85,18 +85,21 @@ async function indexedVersions(client: DynamoDBDocumentClient, tableName: string
   const done = docs.filter((doc) => !(doc.pending as unknown[] | undefined)?.length);
   return new Map(done.map((doc) => [idOfDocKey(String(doc.pk), String(doc.sk)) ?? 0, Number(doc.version)]));
 }
-/** Whether N, as the index has it, is the number of items in the table. */
+/** Whether N, as the index has it, is the number of items in the table (every shard's). */
 async function countsAgree(client: DynamoDBDocumentClient, TableName: string): Promise<boolean> {
   const { Item } = await client.send(new GetCommand({ TableName, Key: STATS_KEY, ConsistentRead: true }));
-  const keys = { ':pk': ITEM_PK };
-  const items = await queryAll(client, {
-    TableName,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: keys,
-    ProjectionExpression: 'pk',
-    ConsistentRead: true,
-  });
-  return Number(Item?.docs ?? 0) === items.length;
+  let items = 0;
+  for (const pk of allShardPks())
+    items += (
+      await queryAll(client, {
+        TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'pk',
+        ConsistentRead: true,
+      })
+    ).length;
+  return Number(Item?.docs ?? 0) === items;
 }
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -161,7 +164,9 @@ function consumeStream(
             if (tries === 1) {
               stats.batches++;
               stats.records += read;
-              stats.itemRecords += records.filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM').length;
+              stats.itemRecords += records.filter((r) =>
+                isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }),
+              ).length;
             }
             const { batchItemFailures } = await handle(records);
             stats.lastBusy = Date.now();

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { LAYOUT_KEY } from '../../lib/items/keys.ts';
+import { migrateItems } from '../../lib/items/migrate.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { LEGACY } from '../../lib/search/format/keys.ts';
 import { migrateIndex } from '../../lib/search/operations/migrate.ts';
@@ -97,6 +99,7 @@ export async function startStack(options: StackOptions) {
     const client = localClient(dynamodb.endpoint);
     const created = await ensureTable(client, LOCAL_TABLE).finally(() => client.destroy());
     tableDone(created ? 'created' : 'found');
+    await migrateItemLayout(dynamodb.endpoint, created ? undefined : progress);
     if (!created) await migrateLegacyIndex(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
     consumer = startStreamConsumer(env);
@@ -117,6 +120,24 @@ export async function startStack(options: StackOptions) {
     const offline = await offlineStarted.catch(() => undefined);
     await stopParts({ dynamodb, consumer, offline });
     throw error;
+  }
+}
+
+/**
+ * A table kept under .local/ by an older `npm start` may hold items of the layout before issue #21 (pk ITEM): they move
+ * to their shards as `npm run migrate-items` moves them. A new table (or a migrated one) only gets (or has) the marker
+ * that tells the reads not to look at the old keys.
+ */
+async function migrateItemLayout(endpoint: string, progress: Progress | undefined) {
+  const client = DynamoDBDocumentClient.from(localClient(endpoint));
+  try {
+    const { Item } = await client.send(new GetCommand({ TableName: LOCAL_TABLE, Key: LAYOUT_KEY }));
+    if (Item) return;
+    const done = progress?.('items', 'moving items to their shards (npm run migrate-items)');
+    const { moved } = await migrateItems({ client, tableName: LOCAL_TABLE });
+    done?.(`${moved} items moved`);
+  } finally {
+    client.destroy();
   }
 }
 

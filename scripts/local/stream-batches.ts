@@ -13,7 +13,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { ITEM_PK } from '../../lib/items/keys.ts';
+import { isItemKey } from '../../lib/items/keys.ts';
 import type { FailureRecord } from '../redrive.ts';
 
 export interface StreamSettings {
@@ -88,7 +88,9 @@ export async function readBatch(
     const page = (reply.Records ?? []) as unknown as DynamoDBRecord[];
     read += page.length;
     next = reply.NextShardIterator;
-    records.push(...page.filter((r) => r.dynamodb?.Keys?.pk?.S === ITEM_PK));
+    records.push(
+      ...page.filter((r) => isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S })),
+    );
     if (page.length === 0) break;
   }
   return { records, read, next };

@@ -14,7 +14,7 @@ import {
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { itemSk } from '../../lib/items/keys.ts';
+import { isItemKey, itemSk } from '../../lib/items/keys.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import type { Progress } from '../../lib/search/operations/progress.ts';
@@ -85,7 +85,9 @@ async function streamOf({ client, tableName }: Table) {
       records.push(...(reply.Records ?? []));
       iterator = reply.NextShardIterator;
     }
-    const items = (records as unknown as DynamoDBRecord[]).filter((r) => r.dynamodb?.Keys?.pk?.S === 'ITEM');
+    const items = (records as unknown as DynamoDBRecord[]).filter((r) =>
+      isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }),
+    );
     if (items.length > 0) shards.push({ shardId, records: items });
   }
   streams.destroy();
@@ -116,7 +118,8 @@ async function upToDate(ids: number[]): Promise<number[]> {
 
 beforeEach(async () => {
   table = await freshTable();
-  items = createItemRepository(table);
+  // One id a lease, so the counter (the progress line's estimate of the total) is the number of items created.
+  items = createItemRepository({ ...table, maxLease: 1 });
   indexer = createIndexer({ ...table, items });
 });
 

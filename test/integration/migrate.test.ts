@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { itemIdOf } from '../../lib/items/keys.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
@@ -14,7 +15,9 @@ import { freshTable } from '../support/stack.ts';
 
 const liveItems = async (table: Table): Promise<Item[]> => {
   const items = createItemRepository(table);
-  const ids = (await scanAll(table)).filter((r) => r.pk === 'ITEM').map((r) => Number(r.sk));
+  const ids = (await scanAll(table))
+    .map((r) => itemIdOf({ pk: String(r.pk), sk: String(r.sk) }))
+    .filter((id) => id !== undefined);
   return [...(await items.getMany(ids)).values()].filter((item): item is Item => typeof item !== 'string');
 };
 

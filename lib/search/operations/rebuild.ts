@@ -1,13 +1,8 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { onlyConditionFailures } from '../../dynamodb/conditions.ts';
-import { COUNTER_KEY, ITEM_PK, itemSk } from '../../items/keys.ts';
+import { COUNTER_KEY } from '../../items/keys.ts';
+import { createItemRepository } from '../../items/repository.ts';
 import { logger } from '../../observability.ts';
 import { reindexBatch } from '../write/batch.ts';
 import type { Indexer } from '../write/indexer.ts';
@@ -46,21 +41,6 @@ export async function readCheckpoint(
     new GetCommand({ TableName: tableName, Key: CHECKPOINT_KEY, ConsistentRead: true }),
   );
   return Item ? v.parse(Checkpoint, Item) : undefined;
-}
-
-/** One page of item ids in id order after `afterId` (keys only: an item that does not parse is still listed). */
-async function listIds(client: DynamoDBDocumentClient, tableName: string, afterId: number, limit: number) {
-  const { Items = [], LastEvaluatedKey } = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND sk > :after',
-      ExpressionAttributeValues: { ':pk': ITEM_PK, ':after': itemSk(afterId) },
-      ProjectionExpression: 'sk',
-      Limit: limit,
-      ConsistentRead: true,
-    }),
-  );
-  return { ids: Items.map((row) => Number(row.sk)), more: LastEvaluatedKey !== undefined };
 }
 
 /**
@@ -107,7 +87,8 @@ export async function rebuildIndex({
     invalid: 0,
     resumedAfter: checkpoint?.throughId,
   };
-  // 1. Every item, in pages of ids, a few pages at a time.
+  // 1. Every item, in pages of ids (keys only: an item that does not parse is still listed), a few pages at a time.
+  const items = createItemRepository({ client, tableName });
   const started = now();
   const { Item: counter } = await client.send(
     new GetCommand({ TableName: tableName, Key: COUNTER_KEY, ConsistentRead: true }),
@@ -153,7 +134,7 @@ export async function rebuildIndex({
   let failure: { error: unknown } | undefined;
   const running = new Set<Promise<void>>();
   for (let afterId = startId, more = true; more && !failure; ) {
-    const page = await listIds(client, tableName, afterId, pageSize);
+    const page = await items.listIds({ afterId, limit: pageSize });
     const lastId = page.ids.at(-1);
     more = page.more;
     if (lastId === undefined) break;

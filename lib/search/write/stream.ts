@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { ITEM_PK } from '../../items/keys.ts';
+import { itemIdOf } from '../../items/keys.ts';
 import { logger } from '../../observability.ts';
 import { reindexBatch } from './batch.ts';
 import type { Indexer } from './indexer.ts';
@@ -9,10 +9,8 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
   const ids = new Map<number, string>();
   for (const record of records) {
     const keys = record.dynamodb?.Keys;
-    if (keys?.pk?.S !== ITEM_PK || !keys.sk?.S) continue;
-    const id = Number(keys.sk.S);
-    if (Number.isSafeInteger(id) && id > 0 && !ids.has(id))
-      ids.set(id, record.dynamodb?.SequenceNumber ?? '');
+    const id = itemIdOf({ pk: keys?.pk?.S, sk: keys?.sk?.S });
+    if (id !== undefined && !ids.has(id)) ids.set(id, record.dynamodb?.SequenceNumber ?? '');
   }
   return ids;
 }

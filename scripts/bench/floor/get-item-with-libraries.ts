@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import * as v from 'valibot';
+import { itemKey } from '../../../lib/items/keys.ts';
 
 const {
   AWS_REGION = 'us-east-1',
@@ -37,7 +38,7 @@ interface Event {
 
 export const handler = middy(async (event: Event) => {
   const { item_id } = v.parse(Path, event.pathParameters);
-  const Key = { pk: 'ITEM', sk: item_id.padStart(16, '0') };
+  const Key = itemKey(Number(item_id));
   const { Item } = await client.send(new GetCommand({ TableName: TABLE_NAME, Key, ConsistentRead: true }));
   return { statusCode: Item ? 200 : 404, body: JSON.stringify(Item) };
 }).before(async ({ event }) => {

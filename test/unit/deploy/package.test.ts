@@ -132,6 +132,10 @@ describe('osls package --stage prod', () => {
       ThrottlingRateLimit: 500,
       ThrottlingBurstLimit: 1000,
     });
+    expect(resources.HttpApiStage?.Properties.RouteSettings).toStrictEqual({
+      'POST /items': { ThrottlingRateLimit: 10000, ThrottlingBurstLimit: 20000 },
+      'GET /items': { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 },
+    });
     expect(resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
       AllowOrigins: ['https://items.example.com'],
     });
@@ -196,17 +200,20 @@ describe('osls package --stage prod', () => {
       'logs:PutLogEvents',
     ]);
     expect(actions('ListItemsRole')).toStrictEqual([
+      'dynamodb:GetItem',
       'dynamodb:Query',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);
     expect(actions('DeleteItemRole')).toStrictEqual([
       'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);
     expect(actions('RetrieveRole')).toStrictEqual([
       'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
       'dynamodb:Query',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
