@@ -85,10 +85,9 @@ export function createRecordReader(
       return moved ? { record: moved, legacy: false } : undefined;
     },
 
-    /** The records of the items among `ids` that exist (consistent reads). */
-    async many(ids: readonly number[]): Promise<TableRecord[]> {
-      const read = (keys: Record<string, string>[]) =>
-        batchGet(client, tableName, keys, { consistent: true });
+    /** The records of the items among `ids` that exist (consistent reads unless `consistent` is false). */
+    async many(ids: readonly number[], consistent = true): Promise<TableRecord[]> {
+      const read = (keys: Record<string, string>[]) => batchGet(client, tableName, keys, { consistent });
       const found = await read(ids.map(itemKey));
       if (found.length === ids.length || !(await legacyActive())) return found;
       const seen = () =>

@@ -36,8 +36,11 @@ export interface ItemRepository {
     afterId?: number | undefined;
   }): Promise<{ ids: number[]; more: boolean }>;
   get(id: number): Promise<Item>;
-  /** The items among `ids` that exist (strongly consistent), keyed by id. */
-  getMany(ids: readonly number[]): Promise<Map<number, Item>>;
+  /**
+   * The items among `ids` that exist, keyed by id: strongly consistent, unless `consistent: false` (half the read
+   * units; a write may take a moment to show, as it does in DynamoDB's eventually consistent reads).
+   */
+  getMany(ids: readonly number[], options?: { consistent?: boolean }): Promise<Map<number, Item>>;
   /** Creates an item; `alsoWrite` adds a write committed in the same transaction (an idempotency record). */
   create(fields: ItemWrite, options?: { alsoWrite?: (item: Item) => Record<string, unknown> }): Promise<Item>;
   /** Replaces the writable fields with the result of `change`; retried on a lost race unless `ifMatch` is set. */
@@ -192,8 +195,8 @@ export function createItemRepository({
 
     get,
 
-    async getMany(ids) {
-      return new Map((await reader.many(ids)).map(fromRecord).map((item) => [item.id, item]));
+    async getMany(ids, { consistent = true } = {}) {
+      return new Map((await reader.many(ids, consistent)).map(fromRecord).map((item) => [item.id, item]));
     },
 
     async create(fields, { alsoWrite } = {}) {

@@ -17,6 +17,7 @@
 // transaction, a refused condition) answer no capacity: they are counted (`failed`), not costed.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
 
 /** The commands that take `ReturnConsumedCapacity`. */
@@ -309,11 +310,11 @@ function countRecords(meter: MeterTotals, items: readonly AttributeMap[]): void 
     const sk = keyText(item.sk);
     if (sk.startsWith(PAGE_PREFIX))
       meter.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
-    const p = item.p === undefined ? undefined : keyText(item.p);
+    const p = item.p as { B?: Uint8Array; S?: string } | undefined;
     if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
     if (sk === TAIL_SK) meter.tails++;
     else meter.blocks++;
-    if (p !== '') meter.postings += p.split(',').length;
+    meter.postings += decodeBlock(p.B ?? p.S).length;
   }
 }
 

@@ -11,7 +11,15 @@
 // batches of the stream's batchSize), BENCH_MODEL_WINDOW (items measured before each size: 10% of it).
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
+import {
+  LENGTH_INDEX,
+  lengthPartition,
+  PREFIX_INDEX,
+  pageEntry,
+  pageSk,
+  prefixPartition,
+  termPk,
+} from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { itemBytes } from './capacity.ts';
@@ -28,7 +36,13 @@ const tails = new Map<string, ReturnType<typeof planTail>['next']>();
 const pages = new Map<string, Record<string, number>>();
 const window = new Map<
   number,
-  { items: number; index: number; postings: number; byTerm: Map<string, number> }
+  {
+    items: number;
+    index: number;
+    postings: number;
+    byTerm: Map<string, number>;
+    byIndex: Map<string, number>;
+  }
 >();
 const timestamp = '2026-01-01T00:00:00.000Z';
 let batch: number[] = [];
@@ -55,6 +69,12 @@ function indexBatch(ids: number[]) {
   }
   index += 2 * Math.ceil(ids.length / 99); // STATS, once a commit transaction
   const termCost = new Map<string, number>();
+  /** The dictionary's index writes by index partition (a global secondary index's partition takes its own limit). */
+  const indexCost = new Map<string, number>();
+  const indexWrite = (key: string) => {
+    indexCost.set(key, (indexCost.get(key) ?? 0) + 1);
+    index += 1;
+  };
   for (const [term, add] of byTerm) {
     const tail = tails.get(term);
     const { sealed, next } = planTail(tail, { add, remove: new Set() }, BLOCK_CAPACITY);
@@ -76,17 +96,25 @@ function indexBatch(ids: number[]) {
       }
     }
     // The dictionary: terms-by-prefix projects df (every change), terms-by-length is written when a term is born.
-    cost += 1 + (tail ? 0 : 1);
+    indexWrite(`${PREFIX_INDEX} ${prefixPartition(term)}`);
+    if (!tail) indexWrite(`${LENGTH_INDEX} ${lengthPartition([...term].length)}`);
     tails.set(term, next);
     termCost.set(term, cost);
     index += cost;
   }
   if (measuring) {
-    const tally = window.get(measuring.s) ?? { items: 0, index: 0, postings: 0, byTerm: new Map() };
+    const tally = window.get(measuring.s) ?? {
+      items: 0,
+      index: 0,
+      postings: 0,
+      byTerm: new Map(),
+      byIndex: new Map(),
+    };
     tally.items += ids.length;
     tally.index += index;
     tally.postings += postingsCount;
     for (const [term, cost] of termCost) tally.byTerm.set(term, (tally.byTerm.get(term) ?? 0) + cost);
+    for (const [key, cost] of indexCost) tally.byIndex.set(key, (tally.byIndex.get(key) ?? 0) + cost);
     window.set(measuring.s, tally);
   }
 }
@@ -101,17 +129,18 @@ for (let id = 1; id <= last; id++) {
 }
 const rows = SIZES.map((s) => {
   const tally = window.get(s);
-  if (!tally) return `| ${s.toLocaleString('en')} | — | — | — |`;
+  if (!tally) return `| ${s.toLocaleString('en')} | — | — | — | — |`;
   const [term, hottest] = [...tally.byTerm].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
-  return `| ${s.toLocaleString('en')} | ${tally.items.toLocaleString('en')} | ${(tally.index / tally.items).toFixed(2)} | ${(hottest / tally.items).toFixed(3)} (\`T#${term}\`) |`;
+  const [key, hottestIndex] = [...tally.byIndex].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+  return `| ${s.toLocaleString('en')} | ${tally.items.toLocaleString('en')} | ${(tally.index / tally.items).toFixed(2)} | ${(hottest / tally.items).toFixed(3)} (\`T#${term}\`) | ${(hottestIndex / tally.items).toFixed(3)} (\`${key}\`) |`;
 });
 const first = window.get(SIZES[0] ?? 0);
 const lastTally = window.get(last);
 console.log(`Write model, batches of ${BATCH} (${((Date.now() - started) / 1000).toFixed(0)} s):\n`);
 console.log(
-  '| items | new items measured (the last before the size) | index WCU per new item | hottest partition key, WCU per new item |',
+  '| items | new items measured (the last before the size) | index WCU per new item | hottest partition key, WCU per new item | hottest dictionary index partition, WCU per new item |',
 );
-console.log('|---|---|---|---|');
+console.log('|---|---|---|---|---|');
 console.log(rows.join('\n'));
 if (first && lastTally)
   console.log(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
+import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { bulkLoad, syntheticItem } from '../../scripts/bench/synthetic.ts';
 import { scanAll, type Table } from '../support/index-state.ts';
@@ -12,7 +13,7 @@ const records = async (table: Table) =>
 // The benchmarks' collections are bulk-loaded (scripts/bench/synthetic.ts) with the records the posting writer leaves
 // after appends (appendedTerm); they must be exactly those the repository and the indexer write, item by item.
 describe("the benchmark's bulk loader", () => {
-  it.each([96, 4])(
+  it.each([BLOCK_CAPACITY, 4])(
     'writes the records the repository and the indexer write (blocks of %i)',
     async (blockCapacity) => {
       const timestamp = '2026-01-01T00:00:00.000Z';

@@ -49,7 +49,7 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
     let count = 0;
     for (const block of sealed) {
       const end = endOfSealedSk(block.sk) ?? 0;
-      const postings = decodeBlock(String(block.p));
+      const postings = decodeBlock(block.p);
       count += postings.length;
       expect(postings.length, `${pk} ${block.sk} size`).toBeLessThanOrEqual(capacity);
       for (const p of postings)
@@ -68,7 +68,7 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
       expect(sealed.length, `${pk} has blocks but no tail`).toBe(0);
       continue;
     }
-    const postings = decodeBlock(String(tail.p));
+    const postings = decodeBlock(tail.p);
     count += postings.length;
     expect(postings.length, `${pk} tail size`).toBeLessThanOrEqual(capacity);
     for (const p of postings) expect(p.id > lo, `${pk} tail holds ${p.id} above lo`).toBe(true);
@@ -98,7 +98,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
   const postings = blocks
-    .flatMap((r) => decodeBlock(String(r.p)).map((p) => `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${p.dl}`))
+    .flatMap((r) => decodeBlock(r.p).map((p) => `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${p.dl}`))
     .sort();
   // df: each tail's (checkTerms: equal to its term's posting count), for the terms that have postings.
   const df = Object.fromEntries(
@@ -125,7 +125,7 @@ export async function blocksOf({ client, tableName }: Table, pk: string) {
   );
   return (page.Items ?? []).map((r) => ({
     sk: String(r.sk),
-    ids: decodeBlock(String(r.p)).map((p) => p.id),
+    ids: decodeBlock(r.p).map((p) => p.id),
   }));
 }
 

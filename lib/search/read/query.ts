@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
-import { type BlockPosting, decodeBlock } from '../format/blocks.ts';
+import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from '../format/blocks.ts';
 import { idf, K1, termScore } from '../format/bm25.ts';
 import {
   endOfPageEntry,
@@ -125,7 +125,9 @@ export function createSearch({
   filterMaxBlocks = SEARCH_DEFAULTS.filterMaxBlocks,
   blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
   rangeGap = SEARCH_DEFAULTS.rangeGap,
-}: SearchOptions) {
+  along: ALONG_PER_BLOCK = 4,
+  buy: BUY_FACTOR = 2,
+}: SearchOptions & { along?: number; buy?: number }) {
   /** Blocks of one term in id order, cut into runs wherever two are more than rangeGap places apart. */
   function runsOf(blocks: readonly Block[]): Block[][] {
     const runs: Block[][] = [];
@@ -173,7 +175,7 @@ export function createSearch({
         return {
           term,
           df: tail.df,
-          tail: { postings: decodeBlock(String(tail.p ?? '')), lo, m: Number(tail.m ?? 1e6) },
+          tail: { postings: decodeBlock(tail.p), lo, m: Number(tail.m ?? 1e6) },
           entries: entries.filter(([end]) => end <= lo),
         };
       }),
@@ -431,7 +433,7 @@ export function createSearch({
           const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
           for (const block of single) {
             const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
-            block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
+            block.postings = row ? decodeBlock(row.p) : [];
           }
         }),
         ...ranges.map(async (run) => {
@@ -448,7 +450,7 @@ export function createSearch({
           for (const block of list.blocks.slice(first.index, last.index + 1)) {
             if (block.postings) continue;
             const row = bySk.get(block.sk);
-            block.postings = row ? decodeBlock(String(row.p ?? '')) : [];
+            block.postings = row ? decodeBlock(row.p) : [];
           }
         }),
       ]);
@@ -458,13 +460,9 @@ export function createSearch({
   };
 }
 
-/** Likely-needed blocks a range read takes along, per wanted block. */
-const ALONG_PER_BLOCK = 4;
 /** What a block read by key costs (eventually consistent, under 4 KB), and a full block's size in a range read. */
 const KEY_COST = 0.5;
-/** A term's likely blocks are all read by range once its reads so far cost half of what that costs (ski rental). */
-const BUY_FACTOR = 2;
-const BLOCK_BYTES = 800;
+const BLOCK_BYTES = BLOCK_CAPACITY * 3 + 60;
 const runCost = (run: readonly Block[]): number =>
   run.length <= 1
     ? KEY_COST * run.length

@@ -188,7 +188,7 @@ export function createPostingWriter({
     return value;
   };
   const parseTail = (item: Record<string, unknown>): Tail => ({
-    postings: decodeBlock(String(item.p ?? '')),
+    postings: decodeBlock(item.p),
     df: number(item.df, 'tail df'),
     lo: number(item.lo, 'tail lo'),
     m: number(item.m, 'tail m'),
@@ -196,7 +196,7 @@ export function createPostingWriter({
   });
   const parseSealed = (item: Record<string, unknown>): Sealed => ({
     end: endOfSealedSk(item.sk) ?? 0,
-    postings: decodeBlock(String(item.p ?? '')),
+    postings: decodeBlock(item.p),
     m: number(item.m, 'block m'),
     v: number(item.v, 'block v'),
   });

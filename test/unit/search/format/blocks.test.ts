@@ -14,11 +14,21 @@ import {
 const posting = (id: number, tf = 1, dl = 10): BlockPosting => ({ id, tf, dl });
 
 describe('posting blocks', () => {
-  it('stores ids as base-36 distances from the previous one, with tf and dl in base 36', () => {
-    const postings = [posting(1, 3, 40), posting(37, 1, 7), posting(12_345_678_901, 1, 10)];
-    const text = encodeBlock(postings);
-    expect(text).toBe(`1:3:14,10:1:7,${(12_345_678_901 - 37).toString(36)}:1:a`);
-    expect(decodeBlock(text)).toStrictEqual(postings);
+  it('stores each posting as three LEB128 varints: the distance from the previous id, tf and dl', () => {
+    const postings = [posting(1, 3, 40), posting(37, 1, 200), posting(12_345_678_901, 1, 10)];
+    const bytes = encodeBlock(postings);
+    const distance = 12_345_678_901 - 37;
+    const leb = (value: number) => {
+      const out: number[] = [];
+      for (let rest = value; ; rest = Math.floor(rest / 128)) {
+        if (rest < 128) return [...out, rest];
+        out.push((rest % 128) | 128);
+      }
+    };
+    expect([...bytes]).toStrictEqual([1, 3, 40, 36, 1, (200 % 128) | 128, 1, ...leb(distance), 1, 10]);
+    expect(decodeBlock(bytes)).toStrictEqual(postings);
+    // About three bytes a posting where distances, tf and dl stay under 128 (a common term's block).
+    expect(encodeBlock(Array.from({ length: 192 }, (_, i) => posting(i + 1, 1, 60))).length).toBe(576);
   });
 
   test.prop([
@@ -29,9 +39,30 @@ describe('posting blocks', () => {
     expect(decodeBlock(encodeBlock(postings))).toStrictEqual(postings);
   });
 
-  it('reads the empty text as a block of no postings (an emptied tail), and writes it so', () => {
+  it('writes a block of no postings (an emptied tail) as no bytes, and reads it, or a missing one, as empty', () => {
+    expect(encodeBlock([])).toStrictEqual(new Uint8Array());
+    expect(decodeBlock(new Uint8Array())).toStrictEqual([]);
+    expect(decodeBlock(undefined)).toStrictEqual([]);
+  });
+
+  it.each([
+    [[1, 3], 'a posting cut short'],
+    [[1, 1, 0x84], 'a varint cut short'],
+    [[1, 0, 4], 'a zero count'],
+    [[0, 1, 4], 'a zero distance (a repeated id)'],
+    [[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 1], 'an id past 2^53'],
+  ])('refuses the bytes %j (%s)', (bytes) => {
+    expect(() => decodeBlock(Uint8Array.from(bytes))).toThrow(/Malformed posting block entry/);
+  });
+
+  it('refuses a value of another type', () => {
+    expect(() => decodeBlock(42)).toThrow(/Malformed posting block entry/);
+  });
+
+  it('still reads blocks written as text before (base-36 `Δid:tf:dl,…`)', () => {
+    const postings = [posting(1, 3, 40), posting(37, 1, 7), posting(12_345_678_901, 1, 10)];
+    expect(decodeBlock(`1:3:14,10:1:7,${(12_345_678_901 - 37).toString(36)}:1:a`)).toStrictEqual(postings);
     expect(decodeBlock('')).toStrictEqual([]);
-    expect(encodeBlock([])).toBe('');
   });
 
   it.each([
@@ -43,7 +74,7 @@ describe('posting blocks', () => {
     ['1:1:4;', 'a stray character'],
     ['1:1:-4', 'a sign'],
     ['zzzzzzzzzzz:1:1,zzzzzzzzzzz:1:1', 'an id past 2^53'],
-  ])('refuses %j (%s)', (text) => {
+  ])('refuses the text %j (%s)', (text) => {
     expect(() => decodeBlock(text)).toThrow(/Malformed posting block entry/);
   });
 
