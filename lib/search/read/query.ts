@@ -88,6 +88,19 @@ interface Interval {
   /** One block per term that has postings around it. */
   blocks: Block[];
   bound: number;
+  /** The items of its blocks read so far (`tableOf`). */
+  table?: PieceTable;
+}
+/** A piece's items, a row each: per word (by number), its best alternative's score and its first term's number. */
+interface PieceTable {
+  rows: Map<number, number>;
+  ids: number[];
+  /** rows × words: the word's best score in the item (0: none). */
+  best: Float64Array;
+  /** rows × words: the number of the word's first term the item holds (-1: none). */
+  first: Int32Array;
+  /** The blocks already added. */
+  added: Set<Block>;
 }
 interface TermList {
   term: string;
@@ -104,6 +117,24 @@ interface TermList {
 }
 
 const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
+
+/** The best `n` hits in order (byScore), without sorting them all: a query of common words scores many thousands. */
+function bestOf(hits: readonly Hit[], n: number): Hit[] {
+  const top: Hit[] = [];
+  for (const hit of hits) {
+    if (top.length >= n && byScore(hit, top[n - 1] as Hit) >= 0) continue;
+    let low = 0;
+    let high = top.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (byScore(top[middle] as Hit, hit) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    top.splice(low, 0, hit);
+    if (top.length > n) top.pop();
+  }
+  return top;
+}
 
 /**
  * BM25 top-k over postings stored in item-id order with a maximum per block (keys.ts), never over the collection:
@@ -273,7 +304,11 @@ export function createSearch({
       // Settled (or out of budget): the best k, if the filter keeps them all, are the answer. The filter is asked
       // about the best `asking` not yet asked about, a number that doubles while it rejects, so a filter that
       // rejects nearly everything costs a few calls, not one per k candidates.
-      const ranked = [...scored.values()].filter((hit) => !rejected.has(hit.id)).sort(byScore);
+      // The answer comes from the best `asking + topK`: the filter may reject up to `asking` of them.
+      const ranked = bestOf(
+        [...scored.values()].filter((hit) => !rejected.has(hit.id)),
+        asking + topK,
+      );
       const unasked = ranked.slice(0, asking).filter((hit) => !accepted.has(hit.id));
       if (unasked.length > 0) {
         const kept = await accept(unasked.map((hit) => hit.id));
@@ -332,49 +367,108 @@ export function createSearch({
       const unreadEssential = essential.filter((block) => !block.postings);
       if (unreadEssential.length > 0) return unreadEssential;
       const unread = interval.blocks.filter((block) => !block.postings);
-      const candidates = new Map<number, { best: Map<number, number>; matched: string[] }>();
-      // Blocks in term order, so each score adds up in the same order on every run.
-      for (const block of interval.blocks) {
-        if (!block.postings) continue;
-        const list = lists[block.term] as TermList;
-        for (let i = firstAfter(block.postings, interval.after); i < block.postings.length; i++) {
-          const posting = block.postings[i] as BlockPosting;
-          if (posting.id > interval.to) break;
-          if (rejected.has(posting.id)) continue;
-          const candidate = candidates.get(posting.id) ?? {
-            best: new Map<number, number>(),
-            matched: [] as string[],
-          };
-          const score = termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
-          candidate.best.set(list.group, Math.max(candidate.best.get(list.group) ?? 0, score));
-          candidate.matched.push(list.term);
-          candidates.set(posting.id, candidate);
-        }
-      }
+      const table = tableOf(interval);
+      const width = words.size;
       // Per word, the most its unread blocks could add.
-      const unreadBounds = new Map([...wordsOf(unread)].map(([group, word]) => [group, word.bound]));
+      const unreadBounds = new Float64Array(width);
+      for (const [group, word] of wordsOf(unread)) unreadBounds[group] = word.bound;
       let passedOver = rest;
       let needed = false;
-      for (const [id, candidate] of candidates) {
-        if (scored.has(id)) continue;
-        let score = 0;
-        for (const value of candidate.best.values()) score += value;
+      for (let row = 0; row < table.ids.length; row++) {
+        const id = table.ids[row] as number;
+        if (scored.has(id) || rejected.has(id)) continue;
+        const at = row * width;
         if (unread.length === 0) {
+          const score = scoreOf(table, row);
           if (score > minScore) {
-            scored.set(id, { id, score, matchedTerms: candidate.matched });
+            scored.set(id, { id, score, matchedTerms: matchedTerms(interval, id) });
             keep(score);
           }
           continue;
         }
         let bound = 0;
-        for (const [group, value] of candidate.best) bound += Math.max(value, unreadBounds.get(group) ?? 0);
-        for (const [group, value] of unreadBounds) if (!candidate.best.has(group)) bound += value;
+        for (let group = 0; group < width; group++)
+          bound += Math.max(table.best[at + group] as number, unreadBounds[group] as number);
         if (reaches(bound, threshold)) needed = true;
         else passedOver = Math.max(passedOver, bound);
       }
       if (needed) return unread;
       settled.set(interval, unread.length === 0 ? Number.NEGATIVE_INFINITY : passedOver);
       return [];
+    }
+
+    /**
+     * The items of a piece's read blocks, with each word's best score among its alternatives, kept with the piece
+     * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item.
+     */
+    function tableOf(interval: Interval): PieceTable {
+      const width = words.size;
+      const table = (interval.table ??= {
+        rows: new Map(),
+        ids: [],
+        best: new Float64Array(64 * width),
+        first: new Int32Array(64 * width),
+        added: new Set(),
+      });
+      for (const block of interval.blocks) {
+        if (!block.postings || table.added.has(block)) continue;
+        table.added.add(block);
+        const list = lists[block.term] as TermList;
+        for (let i = firstAfter(block.postings, interval.after); i < block.postings.length; i++) {
+          const posting = block.postings[i] as BlockPosting;
+          if (posting.id > interval.to) break;
+          let row = table.rows.get(posting.id);
+          if (row === undefined) {
+            row = table.ids.length;
+            table.rows.set(posting.id, row);
+            table.ids.push(posting.id);
+            if ((row + 1) * width > table.best.length) {
+              const best = new Float64Array(table.best.length * 2);
+              best.set(table.best);
+              table.best = best;
+              const first = new Int32Array(table.first.length * 2);
+              first.set(table.first);
+              table.first = first;
+            }
+            table.first.fill(-1, row * width, (row + 1) * width);
+          }
+          const at = row * width + list.group;
+          const score = termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
+          table.best[at] = Math.max(table.best[at] as number, score);
+          // The word's first alternative the item holds, in term order: its score adds the words up in that order.
+          const first = table.first[at] as number;
+          if (first === -1 || block.term < first) table.first[at] = block.term;
+        }
+      }
+      return table;
+    }
+
+    /**
+     * An item's exact score: each word's best, added in the order of the words' first terms the item holds (the
+     * order the in-memory ranking adds them in, so equal scores are equal to the last bit).
+     */
+    function scoreOf(table: PieceTable, row: number): number {
+      const width = words.size;
+      const at = row * width;
+      const held: number[] = [];
+      for (let group = 0; group < width; group++)
+        if ((table.first[at + group] as number) >= 0) held.push(group);
+      if (held.length > 1)
+        held.sort((x, y) => (table.first[at + x] as number) - (table.first[at + y] as number));
+      let score = 0;
+      for (const group of held) score += table.best[at + group] as number;
+      return score;
+    }
+
+    /** The terms of a piece's blocks that hold `id`, in term order. */
+    function matchedTerms(interval: Interval, id: number): string[] {
+      const matched: string[] = [];
+      for (const block of interval.blocks) {
+        const postings = block.postings ?? [];
+        const i = firstAfter(postings, id - 1);
+        if (postings[i]?.id === id) matched.push((lists[block.term] as TermList).term);
+      }
+      return matched;
     }
 
     /**
