@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
+import { recordBytes } from './capacity.ts';
 
 const KEY_WCU = 1000;
 const KEY_RCU = 3000;
@@ -20,16 +21,6 @@ const PRICE = { wru: 0.625, rru: 0.125, lambdaRequest: 0.2, gbSecond: 0.00001666
 /** Warm durations per request on Lambda (ms): bench:warm's figures here rounded up, to bill whole milliseconds. */
 const LAMBDA_MS = { create: 15, list: 15 };
 
-const size = (value: unknown): number => {
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number') return Math.ceil(String(value).replace(/^-|\.|e.*$/g, '').length / 2) + 1;
-  if (typeof value === 'boolean') return 1;
-  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + size(v), 0);
-  if (value && typeof value === 'object')
-    return Object.entries(value).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + size(v), 0);
-  return 0;
-};
-
 const samples: {
   name: string;
   description?: string;
@@ -37,7 +28,7 @@ const samples: {
   attributes?: Record<string, unknown>;
 }[] = JSON.parse(readFileSync(new URL('../seed-data.json', import.meta.url), 'utf8'));
 const sizes = samples.map((s, i) =>
-  size(
+  recordBytes(
     toRecord({
       id: 1_000_000 + i,
       name: s.name,
