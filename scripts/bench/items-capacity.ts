@@ -1,4 +1,4 @@
-// `npm run bench:capacity`: the items' capacity model (issue #21), from DynamoDB's documented limits and rules and the
+// `npm run bench:capacity`: the items' capacity model, from DynamoDB's documented limits and rules and the
 // layout in lib/items/keys.ts; a model, not a measurement on AWS. Per partition key: 1,000 WCU/s and 3,000 RCU/s; a
 // write costs ceil(size / 1 KB) WCU (twice inside a transaction), a consistent read ceil(size / 4 KB) RCU per call.
 // Item size: the 36 sample items of scripts/seed-data.json as the table stores them (lib/items/record.ts), by
@@ -76,7 +76,7 @@ const idemCreateCost = createCost(idemPerCreate + 1 + 2 * Math.ceil((itemBytes +
 const listCost =
   pageRcu * PRICE.rru + PRICE.lambdaRequest + gbSeconds(LAMBDA_MS.list) * 1e6 * PRICE.gbSecond + PRICE.api;
 
-console.log(`## Items capacity model (issue #21; \`npm run bench:capacity\`)
+console.log(`## Items capacity model (\`npm run bench:capacity\`)
 
 Layout: ${ITEM_SHARDS} shards, blocks of ${ID_BLOCK} ids, leases of up to ${MAX_LEASE} ids. Item record: ${itemBytes.toFixed(0)} bytes on average
 over the 36 sample items (${Math.min(...sizes)}–${Math.max(...sizes)}), ${itemWcu} WCU a put. Limits per partition key: ${KEY_WCU} WCU/s, ${KEY_RCU} RCU/s; headroom ${HEADROOM * 100} %.
