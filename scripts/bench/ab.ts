@@ -18,17 +18,23 @@ import { LAYOUT_KEY } from '../../lib/items/keys.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIssuer, mintToken } from '../local/issuer.ts';
 import { createMeter, meterClient, metered } from './capacity.ts';
-import { alternating, envNumber, mean, median, ms, quantile, ROOT, timed, writeResult } from './common.ts';
 import {
+  alternating,
   buildBundle,
-  getItemEvent,
-  lambdaContext,
-  postEvent,
-  SAMPLE_ITEM,
-  withLocalService,
-} from './service.ts';
+  envNumber,
+  mean,
+  median,
+  ms,
+  quantile,
+  ROOT,
+  timed,
+  writeResult,
+} from './common.ts';
+import { getItemEvent, lambdaContext, postEvent, SAMPLE_ITEM, withLocalService } from './service.ts';
 
 const other = resolve(process.argv.filter((arg) => arg !== '--items')[2] ?? '');
+const EDGE_CALLS = 20_000;
+const EDGE_ROUNDS = 5;
 const started = Date.now();
 let commit = other;
 try {
@@ -106,9 +112,6 @@ ${edge.rows.join('\n')}`;
     writeResult('ab', markdown, { ...data, edge: edge.data }, started);
   });
 }
-
-const EDGE_CALLS = 20_000;
-const EDGE_ROUNDS = 5;
 
 /** Both trees' chains (each its own lib/http/route.ts) around a handler that answers at once: what the edge costs. */
 async function edgeAlone() {

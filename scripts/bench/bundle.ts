@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kb, writeResult } from './common.ts';
-import { buildBundle, deployedEsbuildOptions, packageFunctions } from './service.ts';
+import { buildBundle, deployedEsbuildOptions, kb, writeResult } from './common.ts';
+import { packageFunctions } from './service.ts';
 
 const BUDGET = 400_000;
 const ITEM_HANDLERS = ['listItems', 'getItem', 'createItem', 'replaceItem', 'patchItem', 'deleteItem'];

@@ -11,6 +11,7 @@ import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import {
   bootstrap,
+  buildBundle,
   envNumber,
   median,
   ms,
@@ -21,7 +22,6 @@ import {
 } from './common.ts';
 import {
   apiEvent,
-  buildBundle,
   deployedBundle,
   getItemEvent,
   packageFunctions,

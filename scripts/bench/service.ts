@@ -7,8 +7,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import * as esbuild from 'esbuild';
-import { load } from 'js-yaml';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { createIssuer, mintToken } from '../local/issuer.ts';
 import { freePort } from '../local/ports.ts';
@@ -146,60 +144,6 @@ export function deployedBundle(deployed: readonly DeployedFunction[], name: stri
   const fn = deployed.find((f) => f.name === name);
   if (!fn) throw new Error(`no function ${name}`);
   return fn;
-}
-
-/** serverless.yml's `custom.esbuild` (of the tree at `root`), as esbuild options (the plugin's own keys removed). */
-export function deployedEsbuildOptions(root = ROOT): esbuild.BuildOptions {
-  const yaml = readFileSync(join(root, 'serverless.yml'), 'utf8');
-  const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*\n)+)/.exec(yaml)?.[1];
-  if (!block) throw new Error('serverless.yml has no custom.esbuild block');
-  const {
-    exclude: _exclude,
-    outputWorkFolder: _outputWorkFolder,
-    outputFileExtension,
-    ...options
-  } = load(block.replace(/^ {4}/gm, '')) as Record<string, unknown>;
-  return {
-    ...options,
-    outExtension: { '.js': String(outputFileExtension ?? '.js') },
-  } as esbuild.BuildOptions;
-}
-
-/** Builds `entry` of the tree at `root` with its deployed options (plus `overrides`) into `outdir`; the output sizes. */
-export async function buildBundle(
-  entry: string,
-  outdir: string,
-  overrides: esbuild.BuildOptions = {},
-  root = ROOT,
-): Promise<{ entryPath: string; entryBytes: number; staticBytes: number; totalBytes: number }> {
-  const result = await esbuild.build({
-    ...deployedEsbuildOptions(root),
-    ...overrides,
-    absWorkingDir: root,
-    entryPoints: [entry],
-    outdir,
-    metafile: true,
-    logLevel: 'error',
-  });
-  const outputs = result.metafile.outputs;
-  const entryPath = Object.keys(outputs).find((file) => outputs[file]?.entryPoint) ?? '';
-  // What a cold start loads: the entry and the chunks it imports statically (dynamic imports stay lazy).
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const imported of outputs[file]?.imports ?? [])
-      if (!imported.external && imported.kind === 'import-statement') visit(imported.path);
-  };
-  visit(entryPath);
-  const bytesOf = (files: Iterable<string>) =>
-    [...files].reduce((sum, file) => sum + (outputs[file]?.bytes ?? 0), 0);
-  return {
-    entryPath: join(root, entryPath),
-    entryBytes: outputs[entryPath]?.bytes ?? 0,
-    staticBytes: bytesOf(seen),
-    totalBytes: bytesOf(Object.keys(outputs)),
-  };
 }
 
 /** The item cold, warm and ab create and read. */
