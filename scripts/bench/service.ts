@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
+import { localEnv } from '../local/env.ts';
 import { createIssuer, mintToken } from '../local/issuer.ts';
 import { freePort } from '../local/ports.ts';
-import { localEnv, startStack } from '../local/stack.ts';
 import { ROOT } from './common.ts';
 
 const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
@@ -54,6 +54,9 @@ function localService(endpoint: string, tableName: string) {
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
 export async function startBenchStack() {
+  // Loaded when used: it loads the service's logger and metrics, which read the functions' environment once, when
+  // first loaded, and bench:ab's edge sets that environment before it loads this tree's.
+  const { startStack } = await import('../local/stack.ts');
   const issuer = createIssuer();
   const stack = await startStack({
     issuer,
