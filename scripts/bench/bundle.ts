@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildBundle, deployedEsbuildOptions, kb, packageFunctions, writeResult } from './common.ts';
+import { buildBundle, deployedEsbuildOptions, kb, writeResult } from './common.ts';
+import { packageFunctions } from './service.ts';
 
 const BUDGET = 400_000;
 const ITEM_HANDLERS = ['listItems', 'getItem', 'createItem', 'replaceItem', 'patchItem', 'deleteItem'];
@@ -17,37 +18,34 @@ try {
   });
 
   const base = { alias: {}, legalComments: 'eof' } as const;
-  const { alias = {} } = deployedEsbuildOptions();
   const credentials = '@aws-sdk/credential-provider-node';
   const variants = [
-    { label: 'ESM, minified, `mainFields: module,main` (the starting point)', overrides: base },
-    {
-      label:
-        '+ env-only credentials (`alias` `@aws-sdk/credential-provider-node` → `lib/aws/credentials.ts`)',
-      overrides: { legalComments: 'eof', alias: { [credentials]: alias[credentials] ?? '' } },
-    },
-    {
-      label:
-        '+ no DynamoDB endpoint discovery (`alias` `@aws-sdk/middleware-endpoint-discovery` → `lib/aws/endpoint-discovery.ts`)',
-      overrides: { legalComments: 'eof' },
-    },
-    { label: '+ `legalComments: none` (= serverless.yml now)', overrides: {} },
-    { label: '+ `splitting: true` (not adopted)', overrides: { splitting: true } },
+    ['ESM, minified, `mainFields: module,main` (the starting point)', base],
+    [
+      '+ env-only credentials (`alias` `@aws-sdk/credential-provider-node` → `lib/aws/credentials.ts`)',
+      { legalComments: 'eof', alias: { [credentials]: deployedEsbuildOptions().alias?.[credentials] ?? '' } },
+    ],
+    [
+      '+ no DynamoDB endpoint discovery (`alias` `@aws-sdk/middleware-endpoint-discovery` → `lib/aws/endpoint-discovery.ts`)',
+      { legalComments: 'eof' },
+    ],
+    ['+ `legalComments: none` (= serverless.yml now)', {}],
+    ['+ `splitting: true` (not adopted)', { splitting: true }],
   ] as const;
-  const entries = ['functions/get-item.ts', 'functions/create-item.ts'];
   const variantRows: string[] = [];
   const data: Record<string, unknown> = { deployed };
-  for (const [index, variant] of variants.entries()) {
-    const sizes: Awaited<ReturnType<typeof buildBundle>>[] = [];
-    for (const entry of entries) {
-      sizes.push(await buildBundle(entry, join(dir, `variant-${index}`, entry), variant.overrides));
-    }
-    data[variant.label] = sizes;
+  for (const [index, [label, overrides]] of variants.entries()) {
+    const sizes = await Promise.all(
+      ['functions/get-item.ts', 'functions/create-item.ts'].map((entry) =>
+        buildBundle(entry, join(dir, `variant-${index}`, entry), overrides),
+      ),
+    );
+    data[label] = sizes;
     const cell = (s: (typeof sizes)[number]) =>
       s.entryBytes === s.totalBytes
         ? `${kb(s.entryBytes)}`
         : `${kb(s.entryBytes)} entry / ${kb(s.staticBytes)} on the start-up path / ${kb(s.totalBytes)} all files`;
-    variantRows.push(`| ${variant.label} | ${sizes.map(cell).join(' | ')} |`);
+    variantRows.push(`| ${label} | ${sizes.map(cell).join(' | ')} |`);
   }
   const floor = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor'));
   const floorBase = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor-base'), base);
@@ -64,7 +62,7 @@ What each change buys (KB):
 ${variantRows.join('\n')}
 | floor: a 10-line handler doing only \`GetCommand\` (the DynamoDB document client alone), starting point | ${kb(floorBase.entryBytes)} | |
 | floor, deployed options | ${kb(floor.entryBytes)} | |`;
-  writeResult({ part: 'bundle', markdown, data, seconds: (Date.now() - started) / 1000 });
+  writeResult('bundle', markdown, data, started);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,45 +1,25 @@
 // The benchmarks' one capacity meter: an SDK middleware on a DynamoDB client that asks every command for
-// `ReturnConsumedCapacity: 'TOTAL'`, sums what comes back in all (with the index records the replies hold, for
-// bench:scale and bench:options) and per phase and command, and attributes every write's units to the partition
-// key (and the item) it wrote, so bench:ingest can name the hottest key.
+// `ReturnConsumedCapacity: 'TOTAL'` and adds up, in the meter's current tally, what comes back (with the index records
+// the replies hold, for bench:scale and bench:options) and what every write costs, by partition key and by item (for
+// bench:ingest's hottest keys).
 //
-// What is counted, and how a transaction's units are attributed to keys. DynamoDB reports consumed capacity per
-// TABLE, never per item: a TransactWriteItems or BatchWriteItem answers one total for all its items. And DynamoDB
-// Local's totals for transactions do not follow AWS's rule (it answers 2 WCU for a transaction of three small
-// puts, where AWS charges 2 × 3; single-item writes and reads it reports as AWS does). So every write action is
-// costed here by AWS's documented rules, from the item sizes the client sends and the sizes it last wrote to each
-// key (the benchmark starts from an empty table, and every write goes through a metered client):
+// DynamoDB reports consumed capacity per table, never per item, and DynamoDB Local's totals for transactions are not
+// AWS's (it answers 2 WCU for a transaction of three small puts, where AWS charges 2 × 3). So every write action is
+// costed here by AWS's documented rules, from the item sizes the client sends and the sizes it last wrote to each key
+// (the benchmark starts from an empty table, and every write goes through a metered client):
 //   Put: ceil(max(old, new size) / 1 KB); Update: ceil(old size / 1 KB), at least 1 (the index's updates are of
 //   small counters); Delete: ceil(old size / 1 KB), at least 1; ConditionCheck: 1; inside a transaction each ×2;
-// and each action's units go to its own key. That model is the `wcu` figure; what DynamoDB Local answered is kept
-// beside it (`reportedWcu`), and for single-item writes the two agree. Reads are DynamoDB Local's own figures
-// (consistent reads 1 RCU per 4 KB, eventual 0.5), which follow AWS's rule. Calls that fail (a cancelled
-// transaction, a refused condition) answer no capacity: they are counted (`failed`), not costed.
+// and each action's units go to its own key. That is `wcu`; what DynamoDB Local answered is kept beside it
+// (`reportedWcu`), and for single-item writes the two agree. Reads are DynamoDB Local's own figures, which follow
+// AWS's rule. Calls that fail (a cancelled transaction, a refused condition) answer no capacity: counted, not costed.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
 
-/** The commands that take `ReturnConsumedCapacity`. */
-const METERED = new Set([
-  'GetItemCommand',
-  'BatchGetItemCommand',
-  'QueryCommand',
-  'ScanCommand',
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'TransactWriteItemsCommand',
-  'TransactGetItemsCommand',
-  'BatchWriteItemCommand',
-]);
-const WRITES = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'TransactWriteItemsCommand',
-  'BatchWriteItemCommand',
-]);
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
 
 type AttributeValue = Record<string, unknown>;
 type AttributeMap = Record<string, AttributeValue>;
@@ -54,9 +34,6 @@ function valueBytes(value: AttributeValue): number {
       return Math.ceil(String(inner).replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
     case 'B':
       return (inner as Uint8Array).length;
-    case 'BOOL':
-    case 'NULL':
-      return 1;
     case 'SS':
       return (inner as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
     case 'NS':
@@ -66,7 +43,7 @@ function valueBytes(value: AttributeValue): number {
     case 'M':
       return 3 + itemBytes(inner as AttributeMap);
     default:
-      return 0;
+      return type === 'BOOL' || type === 'NULL' ? 1 : 0;
   }
 }
 
@@ -78,60 +55,52 @@ export function itemBytes(item: AttributeMap): number {
   );
 }
 
-const pkOf = (key: AttributeMap | undefined): string => String(key?.pk?.S ?? '?');
-const skOf = (key: AttributeMap | undefined): string => String(key?.sk?.S ?? '?');
-/** A key attribute of an answer: marshalled ({S}) from a low-level client, plain from a document client. */
-const keyText = (value: unknown): string =>
-  typeof value === 'object' && value !== null
-    ? String((value as { S?: unknown }).S ?? '?')
-    : String(value ?? '?');
+/** Bytes of an item as written (plain values, as the document client takes them). */
+export const recordBytes = (record: Record<string, unknown>): number =>
+  itemBytes(marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap);
 
-/** One write action of a command: the key it writes, its AWS units, and the size it leaves (undefined: deleted). */
-interface WriteAction {
-  pk: string;
-  sk: string;
-  units: number;
-  /** Bytes of the item afterwards: a number for a Put, null for a Delete, undefined when unchanged/unknown. */
-  after: number | null | undefined;
-  /** The item's dictionary entry afterwards (lib/search/format/keys.ts): its two index partitions, null when none. */
-  entry: DictionaryEntry | null | undefined;
-}
-/** The partitions a record occupies in the dictionary's two indexes. */
+/** A key attribute's text: marshalled (`{ S }`) in a command's input, plain in its reply. */
+const text = (value: unknown): string =>
+  String(typeof value === 'object' && value !== null ? ((value as AttributeValue).S ?? '?') : (value ?? '?'));
+const keyOf = (key: AttributeMap): string => `${text(key.pk)} ${text(key.sk)}`;
+const unitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+
+/** The partitions a record occupies in the dictionary's two indexes (lib/search/format/keys.ts). */
 interface DictionaryEntry {
   'terms-by-prefix': string;
   'terms-by-length': string;
 }
-const INDEX_KEYS = { 'terms-by-prefix': 'wp', 'terms-by-length': 'wl' } as const;
-const entryOfItem = (item: AttributeMap): DictionaryEntry | null =>
-  item.wt ? { 'terms-by-prefix': keyText(item.wp), 'terms-by-length': keyText(item.wl) } : null;
-
+const entryOf = (item: AttributeMap): DictionaryEntry | null =>
+  item.wt ? { 'terms-by-prefix': text(item.wp), 'terms-by-length': text(item.wl) } : null;
 /** Whether an index projects df (every dictionary write changes it) or keys only (infra/table.json). */
 const PROJECTS_DF = { 'terms-by-prefix': true, 'terms-by-length': false } as const;
 
 /**
- * The index writes of a base-table write (AWS's rules for a global secondary index): one write when the item enters
- * or leaves an index, or stays in it with a projected attribute changed (in an index projecting df, every
- * dictionary write changes it; a keys-only index is written only when its keys change), two when its index key
- * changes; none when it is in neither. An index item here is a few dozen bytes: 1 WCU each,
- * counted as a standard write whether the base write was transactional or not. Each goes to the key
- * `<index> <partition>`, so a hot dictionary partition shows among the hottest keys.
+ * The index writes of a base-table write (AWS's rules for a global secondary index): one when the item enters or
+ * leaves an index, or stays in it with a projected attribute changed (in an index projecting df, every dictionary
+ * write; a keys-only index only when its keys change), two when its index key changes. An index item is a few dozen
+ * bytes: 1 WCU, a standard write even under a transaction, to the key `<index> <partition>`.
  */
 function indexWrites(before: DictionaryEntry | null | undefined, after: DictionaryEntry | null | undefined) {
-  const writes: { key: string; units: number }[] = [];
-  for (const index of Object.keys(INDEX_KEYS) as (keyof DictionaryEntry)[]) {
+  const keys: string[] = [];
+  for (const index of ['terms-by-prefix', 'terms-by-length'] as const) {
     const was = before?.[index];
     const is = after === undefined ? was : after?.[index];
-    if (was === undefined && is === undefined) continue;
-    if (was === is && !PROJECTS_DF[index]) continue;
-    if (was !== undefined && is !== undefined && was !== is) {
-      writes.push({ key: `${index} ${was}`, units: 1 }, { key: `${index} ${is}`, units: 1 });
-    } else writes.push({ key: `${index} ${is ?? was}`, units: 1 });
+    if ((was === undefined && is === undefined) || (was === is && !PROJECTS_DF[index])) continue;
+    if (was !== undefined && is !== undefined && was !== is) keys.push(`${index} ${was}`, `${index} ${is}`);
+    else keys.push(`${index} ${is ?? was}`);
   }
-  return writes;
+  return keys;
 }
 
-const KB = 1024;
-const unitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / KB));
+/** One write action: its key, its AWS units, the item's size after it (null: deleted) and its dictionary entry. */
+interface WriteAction {
+  pk: string;
+  key: string;
+  units: number;
+  after: number | null | undefined;
+  entry: DictionaryEntry | null | undefined;
+}
 
 /** The write actions of a (marshalled) write command's input, costed by AWS's rules (see the header). */
 function writeActions(
@@ -139,89 +108,51 @@ function writeActions(
   input: Record<string, unknown>,
   sizes: Map<string, number>,
 ): WriteAction[] {
-  const old = (key: AttributeMap) => sizes.get(`${pkOf(key)} ${skOf(key)}`) ?? 0;
-  const put = (item: AttributeMap, factor: number): WriteAction => {
+  const action = (key: AttributeMap, units: number, after?: number | null, entry?: DictionaryEntry | null) =>
+    ({ pk: text(key.pk), key: keyOf(key), units, after, entry }) satisfies WriteAction;
+  const old = (key: AttributeMap) => unitsOf(sizes.get(keyOf(key)) ?? 0);
+  const put = (item: AttributeMap, factor: number) => {
     const bytes = itemBytes(item);
-    return {
-      pk: pkOf(item),
-      sk: skOf(item),
-      units: factor * unitsOf(Math.max(bytes, old(item))),
-      after: bytes,
-      entry: entryOfItem(item),
-    };
+    return action(item, factor * unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0)), bytes, entryOf(item));
   };
-  const update = (
-    key: AttributeMap,
-    factor: number,
-    values?: AttributeMap,
-    expression?: string,
-  ): WriteAction => ({
-    pk: pkOf(key),
-    sk: skOf(key),
-    units: factor * unitsOf(old(key)),
-    after: undefined,
-    // The posting writer's df update sets the entry (postings.ts); other updates leave it as it was.
-    entry:
-      expression?.includes('wt = :wt') && values
-        ? entryOfItem({ wt: values[':wt'] ?? {}, wp: values[':wp'] ?? {}, wl: values[':wl'] ?? {} })
-        : undefined,
-  });
-  const remove = (key: AttributeMap, factor: number): WriteAction => ({
-    pk: pkOf(key),
-    sk: skOf(key),
-    units: factor * unitsOf(old(key)),
-    after: null,
-    entry: null,
-  });
-  const updateOf = (input: Record<string, unknown>, factor: number) =>
-    update(
-      input.Key as AttributeMap,
-      factor,
-      input.ExpressionAttributeValues as AttributeMap | undefined,
-      input.UpdateExpression as string | undefined,
-    );
+  const remove = (key: AttributeMap, factor: number) => action(key, factor * old(key), null, null);
+  // The posting writer's df update sets the entry (postings.ts); other updates leave it as it was.
+  const update = (update: Record<string, unknown>, factor: number) => {
+    const key = update.Key as AttributeMap;
+    const values = update.ExpressionAttributeValues as AttributeMap | undefined;
+    const setsEntry = String(update.UpdateExpression).includes('wt = :wt') && values;
+    const entry = setsEntry
+      ? entryOf({ wt: values[':wt'] ?? {}, wp: values[':wp'] ?? {}, wl: values[':wl'] ?? {} })
+      : undefined;
+    return action(key, factor * old(key), undefined, entry);
+  };
   switch (command) {
-    case 'PutItemCommand':
+    case 'PutItem':
       return [put(input.Item as AttributeMap, 1)];
-    case 'UpdateItemCommand':
-      return [updateOf(input, 1)];
-    case 'DeleteItemCommand':
+    case 'UpdateItem':
+      return [update(input, 1)];
+    case 'DeleteItem':
       return [remove(input.Key as AttributeMap, 1)];
-    case 'TransactWriteItemsCommand':
-      return (input.TransactItems as Record<string, { Item?: AttributeMap; Key?: AttributeMap }>[]).map(
-        (action) => {
-          if (action.Put?.Item) return put(action.Put.Item, 2);
-          if (action.Update?.Key) return updateOf(action.Update, 2);
-          if (action.Delete?.Key) return remove(action.Delete.Key, 2);
-          return { ...update(action.ConditionCheck?.Key ?? {}, 2), units: 2 };
-        },
+    case 'TransactWriteItems':
+      return (input.TransactItems as Record<string, Record<string, unknown>>[]).map((item) => {
+        if (item.Put) return put(item.Put.Item as AttributeMap, 2);
+        if (item.Update) return update(item.Update, 2);
+        if (item.Delete) return remove(item.Delete.Key as AttributeMap, 2);
+        return action((item.ConditionCheck?.Key ?? {}) as AttributeMap, 2);
+      });
+    case 'BatchWriteItem':
+      return batchRequests(input.RequestItems).map((request) =>
+        request.PutRequest ? put(request.PutRequest.Item, 1) : remove(request.DeleteRequest?.Key ?? {}, 1),
       );
-    case 'BatchWriteItemCommand':
-      return Object.values(
-        input.RequestItems as Record<
-          string,
-          { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } }[]
-        >,
-      )
-        .flat()
-        .map((request) =>
-          request.PutRequest ? put(request.PutRequest.Item, 1) : remove(request.DeleteRequest?.Key ?? {}, 1),
-        );
     default:
       return [];
   }
 }
 
-export interface CommandTally {
-  calls: number;
-  /** Calls that failed (a cancelled transaction, a refused condition): DynamoDB reports no capacity for them. */
-  failed: number;
-  rcu: number;
-  /** AWS's rule (see the header). */
-  wcu: number;
-  /** What DynamoDB Local answered. */
-  reportedWcu: number;
-}
+type BatchRequest = { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } };
+/** The requests of a BatchWriteItem (its input's RequestItems, or its reply's UnprocessedItems). */
+const batchRequests = (items: unknown) =>
+  Object.values((items ?? {}) as Record<string, BatchRequest[]>).flat();
 
 export interface KeyTally {
   wcu: number;
@@ -231,91 +162,141 @@ export interface KeyTally {
   transactions: number;
 }
 
-export interface PhaseTally {
+/** What the commands sent through a metered client consumed while the tally was the meter's. */
+export interface Tally {
+  /** Commands sent, and those that failed (DynamoDB reports no capacity for them). */
+  calls: number;
+  failed: number;
+  /** ConsumedCapacity entries answered, and the CapacityUnits they add up to (reads and writes). */
+  reported: number;
+  units: number;
   rcu: number;
-  /** AWS's rule (see the header). */
+  /** AWS's rule (see the header); what DynamoDB Local answered for the same writes; of `wcu`, the dictionary's indexes. */
   wcu: number;
-  /** What DynamoDB Local answered for the same writes. */
   reportedWcu: number;
-  /** Of `wcu`, the writes to the dictionary's indexes (AWS's rules, see indexWrites). */
   indexWcu: number;
-  commands: Record<string, CommandTally>;
-  /** By partition key. */
+  /** In the replies: sealed posting blocks (K#<end>), the postings in them and in tails, and the sealed blocks named by the directory pages read (X#<page>). */
+  blocks: number;
+  postings: number;
+  listed: number;
+  /** Writes by partition key, and by item ("pk sk"). */
   keys: Map<string, KeyTally>;
-  /** By item (pk and sk, joined by a space). */
   items: Map<string, KeyTally>;
 }
 
-const emptyPhase = (): PhaseTally => ({
-  rcu: 0,
-  wcu: 0,
-  reportedWcu: 0,
-  indexWcu: 0,
-  commands: {},
-  keys: new Map(),
-  items: new Map(),
+export const newTally = (): Tally => ({
+  ...{ calls: 0, failed: 0, reported: 0, units: 0, rcu: 0, wcu: 0, reportedWcu: 0, indexWcu: 0 },
+  ...{ blocks: 0, postings: 0, listed: 0, keys: new Map(), items: new Map() },
 });
 
-/** Totals of the ConsumedCapacity answered (a single object, or one per table). */
-function consumed(output: Record<string, unknown> | undefined) {
-  const raw = output?.ConsumedCapacity as
-    | { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }
-    | { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }[]
-    | undefined;
-  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  let rcu = 0;
-  let wcu = 0;
-  let total = 0;
-  for (const c of list) {
-    rcu += c.ReadCapacityUnits ?? 0;
-    wcu += c.WriteCapacityUnits ?? 0;
-    total += c.CapacityUnits ?? 0;
-  }
-  return { rcu, wcu, total, entries: list.length };
-}
-
-/**
- * Totals since they were last set to 0: `units` the capacity reported, `calls` the commands, `reported` the
- * ConsumedCapacity entries answered; in the replies, `blocks` sealed posting blocks (K#<end>), `tails` term tails
- * (K#~), `postings` the postings in both, `listed` the sealed blocks named by the directory pages read (X#<page>).
- */
-export interface MeterTotals {
-  units: number;
-  calls: number;
-  reported: number;
-  postings: number;
-  blocks: number;
-  tails: number;
-  listed: number;
-}
-
-export interface CapacityMeter extends MeterTotals {
-  /** Phase that calls are counted under from now on. */
-  phase: string;
-  readonly phases: Map<string, PhaseTally>;
+export interface Meter {
+  /** Where calls are counted from now on: replace it to start counting afresh. */
+  tally: Tally;
   /** Bytes of every item last written through a metered client ("pk sk" → bytes), for AWS's max(old, new). */
   readonly sizes: Map<string, number>;
-  /** The dictionary entry of every item last written through a metered client ("pk sk" → entry). */
+  /** The dictionary entry of every item last written through a metered client. */
   readonly entries: Map<string, DictionaryEntry>;
 }
 
-export function createMeter(phase = 'default', sizes = new Map<string, number>()): CapacityMeter {
-  const totals = { units: 0, calls: 0, reported: 0, postings: 0, blocks: 0, tails: 0, listed: 0 };
-  return { phase, phases: new Map(), sizes, entries: new Map(), ...totals };
-}
+export const createMeter = (): Meter => ({ tally: newTally(), sizes: new Map(), entries: new Map() });
 
-/** Counts the index records among the items of a reply (marshalled from a low-level client). */
-function countRecords(meter: MeterTotals, items: readonly AttributeMap[]): void {
+/** Counts the index records among the items of a reply. */
+function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
   for (const item of items) {
-    const sk = keyText(item.sk);
+    const sk = text(item.sk);
     if (sk.startsWith(PAGE_PREFIX))
-      meter.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
+      tally.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
     const p = item.p as { B?: Uint8Array; S?: string } | undefined;
     if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
-    if (sk === TAIL_SK) meter.tails++;
-    else meter.blocks++;
-    meter.postings += decodeBlock(p.B ?? p.S).length;
+    if (sk !== TAIL_SK) tally.blocks++;
+    tally.postings += decodeBlock(p.B ?? p.S).length;
   }
+}
+
+function keyTally(map: Map<string, KeyTally>, key: string): KeyTally {
+  const entry = map.get(key) ?? { wcu: 0, writes: 0, transactions: 0 };
+  map.set(key, entry);
+  return entry;
+}
+
+function addWrite(map: Map<string, KeyTally>, key: string, wcu: number): void {
+  const entry = keyTally(map, key);
+  entry.wcu += wcu;
+  entry.writes++;
+}
+
+/** Meters every command sent through `client` (a DynamoDBClient, or a document client, which shares its stack). */
+export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, meter: Meter): void {
+  const stack = client.middlewareStack as DynamoDBClient['middlewareStack'];
+  const commandOf = (context: { commandName?: string }) =>
+    (context.commandName ?? '').replace(/Command$/, '');
+  // 1. Before the document client marshals and the serializer runs: ask for the capacity.
+  stack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      const command = commandOf(context);
+      if ((READS.has(command) || WRITES.has(command)) && input.ReturnConsumedCapacity === undefined)
+        return next({ ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } });
+      return next(args);
+    },
+    { step: 'initialize', priority: 'high', name: 'benchConsumedCapacityRequest' },
+  );
+  // 2. After serialization (the input is marshalled here) and around retries: count what came back.
+  stack.add(
+    (next, context) => async (args) => {
+      const command = commandOf(context);
+      const write = WRITES.has(command);
+      if (!write && !READS.has(command)) return next(args);
+      const tally = meter.tally;
+      tally.calls++;
+      let actions = write ? writeActions(command, args.input as Record<string, unknown>, meter.sizes) : [];
+      if (command === 'TransactWriteItems') {
+        for (const pk of new Set(actions.map((a) => a.pk))) keyTally(tally.keys, pk).transactions++;
+        for (const key of new Set(actions.map((a) => a.key))) keyTally(tally.items, key).transactions++;
+      }
+      const result = await next(args).catch((error) => {
+        tally.failed++;
+        throw error;
+      });
+      const output = result.output as unknown as Record<string, unknown>;
+      const answered = [output.ConsumedCapacity ?? []].flat() as Record<string, number | undefined>[];
+      const units = (name: string) => answered.reduce((sum, c) => sum + (c[name] ?? 0), 0);
+      tally.reported += answered.length;
+      tally.units += units('CapacityUnits');
+      countRecords(tally, (output.Items ?? []) as AttributeMap[]);
+      for (const rows of Object.values((output.Responses ?? {}) as Record<string, unknown>))
+        if (Array.isArray(rows)) countRecords(tally, rows);
+      // DynamoDB Local answers CapacityUnits only (no read/write split): classify by command.
+      if (!write) {
+        tally.rcu += units('ReadCapacityUnits') || units('CapacityUnits');
+        return result;
+      }
+      // A BatchWriteItem's unprocessed requests were not written (the caller sends them again): not costed.
+      const unprocessed = new Set(
+        batchRequests(output.UnprocessedItems).map((r) =>
+          keyOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key ?? {}),
+        ),
+      );
+      actions = actions.filter((a) => !unprocessed.has(a.key));
+      tally.reportedWcu += units('WriteCapacityUnits') || units('CapacityUnits');
+      for (const action of actions) {
+        tally.wcu += action.units;
+        addWrite(tally.keys, action.pk, action.units);
+        addWrite(tally.items, action.key, action.units);
+        if (action.after === null) meter.sizes.delete(action.key);
+        else if (action.after !== undefined) meter.sizes.set(action.key, action.after);
+        for (const key of indexWrites(meter.entries.get(action.key), action.entry)) {
+          tally.wcu += 1;
+          tally.indexWcu += 1;
+          addWrite(tally.keys, key, 1);
+        }
+        if (action.entry === null) meter.entries.delete(action.key);
+        else if (action.entry !== undefined) meter.entries.set(action.key, action.entry);
+      }
+      return result;
+    },
+    { step: 'build', priority: 'low', name: 'benchConsumedCapacityTally' },
+  );
 }
 
 /** A document client on DynamoDB Local at `endpoint`, metered by a meter of its own. */
@@ -331,132 +312,17 @@ export function meteredClient(endpoint: string) {
   return { raw, client, meter };
 }
 
-function tally(map: Map<string, KeyTally>, key: string): KeyTally {
-  let entry = map.get(key);
-  if (!entry) {
-    entry = { wcu: 0, writes: 0, transactions: 0 };
-    map.set(key, entry);
-  }
-  return entry;
+/** Runs `work` with a fresh tally; what it returned and what its calls consumed. */
+export async function metered<T>(meter: Meter, work: () => Promise<T>): Promise<{ value: T; tally: Tally }> {
+  const tally = newTally();
+  meter.tally = tally;
+  const value = await work();
+  if (tally.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
+  return { value, tally };
 }
-
-/**
- * Meters every command sent through `client` (a DynamoDBClient, or a document client, which shares its client's
- * middleware stack). Call once per client.
- */
-export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, meter: CapacityMeter): void {
-  const stack = client.middlewareStack as DynamoDBClient['middlewareStack'];
-  // 1. Before the document client marshals and the serializer runs: ask for the capacity.
-  stack.add(
-    (next, context) => async (args) => {
-      if (METERED.has(context.commandName ?? '') && typeof args.input === 'object' && args.input !== null) {
-        const input = args.input as Record<string, unknown>;
-        if (input.ReturnConsumedCapacity === undefined)
-          args = { ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } };
-      }
-      return next(args);
-    },
-    { step: 'initialize', priority: 'high', name: 'benchConsumedCapacityRequest' },
-  );
-  // 2. After serialization (the input is marshalled here) and around retries: count what came back.
-  stack.add(
-    (next, context) => async (args) => {
-      const command = context.commandName ?? '';
-      if (!METERED.has(command)) return next(args);
-      const phase = meter.phases.get(meter.phase) ?? emptyPhase();
-      meter.phases.set(meter.phase, phase);
-      const counts = phase.commands[command] ?? { calls: 0, failed: 0, rcu: 0, wcu: 0, reportedWcu: 0 };
-      phase.commands[command] = counts;
-      counts.calls++;
-      const input = args.input as Record<string, unknown>;
-      let actions = WRITES.has(command) ? writeActions(command, input, meter.sizes) : [];
-      if (command === 'TransactWriteItemsCommand') {
-        for (const pk of new Set(actions.map((a) => a.pk))) tally(phase.keys, pk).transactions++;
-        for (const item of new Set(actions.map((a) => `${a.pk} ${a.sk}`)))
-          tally(phase.items, item).transactions++;
-      }
-      let result: Awaited<ReturnType<typeof next>>;
-      try {
-        result = await next(args);
-      } catch (error) {
-        counts.failed++;
-        throw error;
-      }
-      const output = result.output as unknown as Record<string, unknown> | undefined;
-      const units = consumed(output);
-      meter.calls++;
-      meter.units += units.total;
-      meter.reported += units.entries;
-      countRecords(meter, (output?.Items ?? []) as AttributeMap[]);
-      for (const rows of Object.values((output?.Responses ?? {}) as Record<string, unknown>))
-        if (Array.isArray(rows)) countRecords(meter, rows);
-      // DynamoDB Local answers CapacityUnits only (no read/write split): classify by command.
-      if (WRITES.has(command)) {
-        // A BatchWriteItem's unprocessed requests were not written (the caller sends them again): not costed.
-        if (command === 'BatchWriteItemCommand') {
-          const unprocessed = new Set(
-            Object.values(
-              (output?.UnprocessedItems ?? {}) as Record<
-                string,
-                Record<string, { Item?: AttributeMap; Key?: AttributeMap }>[]
-              >,
-            )
-              .flat()
-              .map((request) => {
-                const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
-                return `${keyText(key.pk)} ${keyText(key.sk)}`;
-              }),
-          );
-          actions = actions.filter((a) => !unprocessed.has(`${a.pk} ${a.sk}`));
-        }
-        const reported = units.wcu || units.total;
-        counts.reportedWcu += reported;
-        phase.reportedWcu += reported;
-        for (const action of actions) {
-          counts.wcu += action.units;
-          phase.wcu += action.units;
-          for (const entry of [
-            tally(phase.keys, action.pk),
-            tally(phase.items, `${action.pk} ${action.sk}`),
-          ]) {
-            entry.wcu += action.units;
-            entry.writes++;
-          }
-          const key = `${action.pk} ${action.sk}`;
-          if (action.after === null) meter.sizes.delete(key);
-          else if (action.after !== undefined) meter.sizes.set(key, action.after);
-          for (const write of indexWrites(meter.entries.get(key), action.entry)) {
-            counts.wcu += write.units;
-            phase.wcu += write.units;
-            phase.indexWcu += write.units;
-            const entry = tally(phase.keys, write.key);
-            entry.wcu += write.units;
-            entry.writes++;
-          }
-          if (action.entry === null) meter.entries.delete(key);
-          else if (action.entry !== undefined) meter.entries.set(key, action.entry);
-        }
-      } else {
-        const total = units.rcu || units.total;
-        counts.rcu += total;
-        phase.rcu += total;
-      }
-      return result;
-    },
-    { step: 'build', priority: 'low', name: 'benchConsumedCapacityTally' },
-  );
-}
-
-/** A phase's tallies (empty when nothing was counted under it). */
-export const phaseOf = (meter: CapacityMeter, phase: string): PhaseTally =>
-  meter.phases.get(phase) ?? emptyPhase();
 
 /** The `count` keys with the most WCU (or transactions). */
-export function hottest(
-  map: Map<string, KeyTally>,
-  count = 5,
-  by: 'wcu' | 'transactions' = 'wcu',
-): ({ key: string } & KeyTally)[] {
+export function hottest(map: Map<string, KeyTally>, count: number, by: 'wcu' | 'transactions' = 'wcu') {
   return [...map]
     .map(([key, t]) => ({ key, ...t }))
     .sort((a, b) => b[by] - a[by])

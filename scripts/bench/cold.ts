@@ -7,28 +7,30 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { localClient } from '../local/dynamodb.ts';
-import { mintToken } from '../local/issuer.ts';
 import {
-  apiEvent,
   bootstrap,
   buildBundle,
-  createItemEvent,
-  getItemEvent,
+  envNumber,
   median,
   ms,
-  packageFunctions,
   quantile,
   raisePriority,
-  SAMPLE_ITEM,
-  startLocalService,
   verdictOf,
   writeResult,
 } from './common.ts';
+import {
+  apiEvent,
+  deployedBundle,
+  getItemEvent,
+  packageFunctions,
+  postEvent,
+  SAMPLE_ITEM,
+  withLocalService,
+} from './service.ts';
 
-const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 101);
+const ROUNDS = envNumber('BENCH_COLD_ROUNDS', 101);
 const PRIORITY = raisePriority();
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
@@ -79,57 +81,40 @@ function coldRun(bundle: string, event: unknown, env: Record<string, string>): P
   });
 }
 
-const service = await startLocalService();
-try {
+await withLocalService(async (service) => {
   writeFileSync(join(dir, 'driver.mjs'), DRIVER);
   const deployed = packageFunctions(join(dir, 'deployed'));
   const bundleOf = (name: string) => {
-    const fn = deployed.find((f) => f.name === name);
-    if (!fn) throw new Error(`no function ${name}`);
-    return { bundle: fn.bundlePath, bytes: fn.bundleBytes };
+    const { bundlePath, bundleBytes } = deployedBundle(deployed, name);
+    return { bundle: bundlePath, bytes: bundleBytes };
   };
   const built = async (entry: string, out: string) => {
     const { entryPath, entryBytes } = await buildBundle(`scripts/bench/floor/${entry}.ts`, join(dir, out));
     return { bundle: entryPath, bytes: entryBytes };
   };
-  const raw = localClient(service.endpoint);
-  const items = createItemRepository({
-    client: DynamoDBDocumentClient.from(raw),
-    tableName: service.tableName,
-  });
-  const item = await items.create(SAMPLE_ITEM);
-  raw.destroy();
-  const reader = mintToken(service.issuer, { groups: ['reader'], expiresIn: 7200 });
-  const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
+  const client = createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint });
+  const item = await createItemRepository({ client, tableName: service.tableName }).create(SAMPLE_ITEM);
+  client.destroy();
   const getEvent = getItemEvent(item.id);
+  const floorName = 'floor (raw GetCommand)';
   const cases = [
-    { name: 'floor (raw GetCommand)', ...(await built('get-item', 'floor')), event: getEvent },
+    { name: floorName, ...(await built('get-item', 'floor')), event: getEvent },
     {
       name: 'floor + the libraries (Powertools logger and metrics, JWT verifier, valibot, middy)',
       ...(await built('get-item-with-libraries', 'libraries')),
       event: getEvent,
     },
     { name: 'getItem', ...bundleOf('getItem'), event: getEvent },
-    {
-      name: 'listItems',
-      ...bundleOf('listItems'),
-      event: apiEvent({ method: 'GET', path: '/items', routeKey: 'GET /items' }),
-    },
+    { name: 'listItems', ...bundleOf('listItems'), event: apiEvent('GET /items', '/items', {}) },
     {
       name: 'createItem',
       ...bundleOf('createItem'),
-      event: createItemEvent(editor, SAMPLE_ITEM),
+      event: postEvent('POST /items', service.token('editor'), SAMPLE_ITEM),
     },
     {
       name: 'retrieve',
       ...bundleOf('retrieve'),
-      event: apiEvent({
-        method: 'POST',
-        path: '/retrieve',
-        routeKey: 'POST /retrieve',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${reader}` },
-        body: JSON.stringify({ query: 'waterproof boot', topK: 3 }),
-      }),
+      event: postEvent('POST /retrieve', service.token('reader'), { query: 'waterproof boot', topK: 3 }),
     },
   ];
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
@@ -150,22 +135,23 @@ try {
       samples.get(c.name)?.push(sample);
     }
   }
-  const floorSamples = samples.get('floor (raw GetCommand)') ?? [];
+  const of = (name: string | undefined) => samples.get(name ?? '') ?? [];
+  const floorSamples = of(floorName);
+  const [librariesSamples, getSamples] = [of(librariesCase?.name), of('getItem')];
   const floorTotal = median(floorSamples.map((s) => s.totalMs));
   const floorImport = median(floorSamples.map((s) => s.importMs));
-  const librariesSamples = samples.get(cases[1]?.name ?? '') ?? [];
-  const getSamples = samples.get('getItem') ?? [];
   // Per round: a handler over the floor of the same round (wall time), and its CPU time minus the floor's.
   const paired = (list: Sample[]) => list.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
-  const cpuOver = (list: Sample[]) => list.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN));
+  const cpuOver = (list: Sample[]) =>
+    median(list.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN)));
   const pairedRatios = paired(getSamples);
   const rows = cases.map((c) => {
-    const list = samples.get(c.name) ?? [];
-    const total = median(list.map((s) => s.totalMs));
-    const imported = median(list.map((s) => s.importMs));
+    const list = of(c.name);
+    const [total, imported] = [median(list.map((s) => s.totalMs)), median(list.map((s) => s.importMs))];
     return `| ${c.name} | ${(c.bytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(median(list.map((s) => s.invokeMs)), 1)} | ${ms(median(list.map((s) => s.cpuMs)), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
-  const ratio = median(getSamples.map((s) => s.totalMs)) / floorTotal;
+  const getTotal = median(getSamples.map((s) => s.totalMs));
+  const ratio = getTotal / floorTotal;
   const pairedRatio = median(pairedRatios);
   // 95 % bootstrap intervals (rounds resampled, seeded): the verdict is only met or not met when the whole
   // interval of both figures is on one side of 1.05; otherwise this run cannot tell.
@@ -180,11 +166,6 @@ try {
     1.05,
   );
   const librariesTotal = median(librariesSamples.map((s) => s.totalMs));
-  const librariesRatio = librariesTotal / floorTotal;
-  const librariesPaired = median(paired(librariesSamples));
-  const overLibraries = median(getSamples.map((s) => s.totalMs)) / librariesTotal;
-  const getCpuOver = median(cpuOver(getSamples));
-  const librariesCpuOver = median(cpuOver(librariesSamples));
   const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
   const interval = (range: number[]) => range.map((x) => x.toFixed(3)).join('–');
   const markdown = `${ROUNDS} rounds, Node ${process.version}, nice ${PRIORITY}; medians.
@@ -196,23 +177,16 @@ ${rows.join('\n')}
 get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval ${interval(ratioInterval)});
 median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${interval(pairedInterval)}; quartiles of
 the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
-CPU time over the floor's, median per round: get-item ${signed(getCpuOver)} ms, the libraries alone
-${signed(librariesCpuOver)} ms. The floor and the libraries: ${librariesRatio.toFixed(3)} × the floor
-(${librariesPaired.toFixed(3)} per round); get-item ${overLibraries.toFixed(3)} × that.`;
-  writeResult({
-    part: 'cold',
-    markdown,
-    data: {
-      samples: Object.fromEntries(samples),
-      ratio,
-      pairedRatio,
-      ratioInterval,
-      pairedInterval,
-      verdict,
-    },
-    seconds: (Date.now() - started) / 1000,
-  });
-} finally {
-  await service.stop();
-  rmSync(dir, { recursive: true, force: true });
-}
+CPU time over the floor's, median per round: get-item ${signed(cpuOver(getSamples))} ms, the libraries alone
+${signed(cpuOver(librariesSamples))} ms. The floor and the libraries: ${(librariesTotal / floorTotal).toFixed(3)} × the floor
+(${median(paired(librariesSamples)).toFixed(3)} per round); get-item ${(getTotal / librariesTotal).toFixed(3)} × that.`;
+  const data = {
+    samples: Object.fromEntries(samples),
+    ratio,
+    pairedRatio,
+    ratioInterval,
+    pairedInterval,
+    verdict,
+  };
+  writeResult('cold', markdown, data, started);
+}).finally(() => rmSync(dir, { recursive: true, force: true }));

@@ -21,19 +21,13 @@ export interface CranfieldDoc {
   text: string;
 }
 
-/** `id` (1..225) is the judgment id used by qrels.tsv; `label` is not. */
-export interface CranfieldQuery {
-  id: number;
-  label: string;
-  text: string;
-}
-
 /** Judgments of one query: doc id → code 1 (complete answer) … 4 (minimal interest). */
 export type Judgments = ReadonlyMap<number, number>;
 
 export interface Cranfield {
   docs: CranfieldDoc[];
-  queries: CranfieldQuery[];
+  /** `id` (1..225) is the judgment id used by qrels.tsv; `label` is not. */
+  queries: { id: number; label: string; text: string }[];
   qrels: ReadonlyMap<number, Judgments>;
 }
 
@@ -55,7 +49,7 @@ export async function loadCranfield(
   options: { minusOneCode?: number } = {},
 ): Promise<Cranfield> {
   const docs = await readJsonLines<CranfieldDoc>(join(dir, 'docs.jsonl'));
-  const queries = await readJsonLines<CranfieldQuery>(join(dir, 'queries.jsonl'));
+  const queries = await readJsonLines<Cranfield['queries'][number]>(join(dir, 'queries.jsonl'));
   const qrels = new Map<number, Map<number, number>>();
   const lines = (await readFile(join(dir, 'qrels.tsv'), 'utf8')).split('\n').slice(1);
   for (const line of lines) {
@@ -75,18 +69,14 @@ const gain = (code: number | undefined): number => (code === undefined ? 0 : 2 *
 const dcg = (gains: readonly number[]): number => gains.reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
 
 /** nDCG@10 of a ranking (doc ids, best first); the ideal ranks the query's judged docs by gain. */
-export function ndcgAt10(ranking: readonly number[], judgments: Judgments): number {
-  const ideal = dcg(
-    [...judgments.values()]
-      .map(gain)
-      .sort((a, b) => b - a)
-      .slice(0, 10),
-  );
+function ndcgAt10(ranking: readonly number[], judgments: Judgments): number {
+  const gains = [...judgments.values()].map(gain);
+  const ideal = dcg(gains.sort((a, b) => b - a).slice(0, 10));
   return ideal === 0 ? 0 : dcg(ranking.slice(0, 10).map((id) => gain(judgments.get(id)))) / ideal;
 }
 
 /** Average precision over the first 100 of a ranking; a doc is relevant when it has any judgment. */
-export function averagePrecisionAt100(ranking: readonly number[], judgments: Judgments): number {
+function averagePrecisionAt100(ranking: readonly number[], judgments: Judgments): number {
   if (judgments.size === 0) return 0;
   let hits = 0;
   let sum = 0;
@@ -104,13 +94,11 @@ export function averagePrecisionAt100(ranking: readonly number[], judgments: Jud
  */
 export type RankFn = (queryText: string, depth: number) => Promise<number[]> | number[];
 
-export interface Scores {
-  ndcgAt10: number;
-  mapAt100: number;
-}
-
 /** Mean nDCG@10 and MAP@100 of `rankFn` over all 225 queries (a query with no results scores 0). */
-export async function evaluate(rankFn: RankFn, collection?: Cranfield): Promise<Scores> {
+export async function evaluate(
+  rankFn: RankFn,
+  collection?: Cranfield,
+): Promise<{ ndcgAt10: number; mapAt100: number }> {
   const { queries, qrels } = collection ?? (await loadCranfield());
   let ndcg = 0;
   let ap = 0;
@@ -141,6 +129,18 @@ export const asciiTokenizer =
 
 /** A document as the README says to index it through the API: name = title, description = text. */
 export const toItem = (doc: CranfieldDoc) => ({ name: doc.title, description: doc.text, tags: [] });
+
+/**
+ * A document as the benchmarks create it through the items repository: name = title, description = text. The
+ * contract caps a name at 200 characters (16 titles are longer: cut) and requires one (2 titles are empty:
+ * "untitled"); the text starts with the full title anyway.
+ */
+export const cranfieldWrite = (doc: CranfieldDoc) => ({
+  name: doc.title.trim().slice(0, 200).trim() || 'untitled',
+  description: doc.text.slice(0, 5000),
+  tags: [],
+  attributes: {},
+});
 
 const fields: Record<string, (doc: CranfieldDoc) => string> = {
   text: (doc) => doc.text,

@@ -9,20 +9,19 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fmt, ROOT, raisePriority, startBenchStack, table, writeResult } from './common.ts';
+import { envList, envNumber, fmt, pause, ROOT, raisePriority, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
+import { startBenchStack } from './service.ts';
 
-const RUNS = (process.env.BENCH_FRESHNESS_RUNS ?? 'burst,sequential').split(',');
-const LIMIT_SECONDS = Number(process.env.BENCH_FRESHNESS_LIMIT_SECONDS ?? 600);
+const RUNS = envList('BENCH_FRESHNESS_RUNS', 'burst,sequential');
+const LIMIT_SECONDS = envNumber('BENCH_FRESHNESS_LIMIT_SECONDS', 600);
 /** Creates of each run (smaller for a quick check of the harness; the figures are for 200 and 300). */
-const BURST = Number(process.env.BENCH_FRESHNESS_BURST ?? 200);
-const SEQUENTIAL = Number(process.env.BENCH_FRESHNESS_SEQUENTIAL ?? 300);
+const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
+const SEQUENTIAL = envNumber('BENCH_FRESHNESS_SEQUENTIAL', 300);
 const WORDS_PER_QUERY = 20;
 const POLLERS = 4;
 const started = Date.now();
 raisePriority();
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A made-up word, letters only, unique per run and item (no stopword, no other item's word). */
 const LETTERS = 'bcdfghjklmnpqrstvwxz';
@@ -41,17 +40,11 @@ const readmeSections = readFileSync(join(ROOT, 'README.md'), 'utf8')
   .filter((section) => section.length > 200);
 
 const stack = await startBenchStack();
-const { editor, reader } = stack;
-const json = { 'content-type': 'application/json' };
 
+/** Creates an item (a 5xx is tried again, up to 3 times); its id. */
 async function create(fields: { name: string; description: string }): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const response = await fetch(`${stack.baseUrl}/items`, {
-      method: 'POST',
-      headers: { ...json, authorization: `Bearer ${editor}` },
-      body: JSON.stringify({ ...fields, tags: ['freshness'] }),
-      signal: AbortSignal.timeout(60_000),
-    });
+    const response = await stack.post('/items', stack.editor, { ...fields, tags: ['freshness'] });
     const body = (await response.json()) as { id?: number };
     if (response.status === 201 && typeof body.id === 'number') return body.id;
     if (attempt >= 3 || response.status < 500)
@@ -60,27 +53,9 @@ async function create(fields: { name: string; description: string }): Promise<nu
   }
 }
 
-interface FreshnessRun {
-  name: string;
-  createsPerSecond: number;
-  /** Seconds from the last 201 until every created item was retrievable (undefined: not within the limit). */
-  freshSeconds: number | undefined;
-  halfSeconds: number | undefined;
-  missing: number;
-  retrieveCalls: number;
-  retrieveErrors: number;
-  /** The machine's 1-minute load average at the first create and when the last item was found. */
-  loadAverage: [number, number];
-}
-
 /** Ids found among the results of one query of `words`. */
 async function retrieve(words: string[]): Promise<Set<number>> {
-  const response = await fetch(`${stack.baseUrl}/retrieve`, {
-    method: 'POST',
-    headers: { ...json, authorization: `Bearer ${reader}` },
-    body: JSON.stringify({ query: words.join(' '), topK: 50 }),
-    signal: AbortSignal.timeout(60_000),
-  });
+  const response = await stack.post('/retrieve', stack.reader, { query: words.join(' '), topK: 50 });
   if (response.status !== 200)
     throw new Error(`POST /retrieve answered ${response.status}: ${await response.text()}`);
   const body = (await response.json()) as { results: { item: { id: number } }[] };
@@ -93,20 +68,16 @@ async function measure(
   count: number,
   clients: number,
   description: (i: number) => string,
-): Promise<FreshnessRun> {
+) {
   const wordOfId = new Map<number, string>();
   let next = 0;
   let last201 = 0;
   const loadAtStart = loadavg()[0] ?? 0;
   const begin = performance.now();
   const client = async () => {
-    while (next < count) {
-      const i = next++;
+    for (let i = next++; i < count; i = next++) {
       const word = wordOf(run, i);
-      const id = await create({
-        name: `Freshness probe ${word}`,
-        description: `${description(i)} ${word}`,
-      });
+      const id = await create({ name: `Freshness probe ${word}`, description: `${description(i)} ${word}` });
       last201 = Math.max(last201, performance.now());
       wordOfId.set(id, word);
     }
@@ -118,9 +89,7 @@ async function measure(
   );
 
   const missing = new Map(wordOfId);
-  let retrieveCalls = 0;
-  let retrieveErrors = 0;
-  let lastFound = last201;
+  let [retrieveCalls, retrieveErrors, lastFound] = [0, 0, last201];
   let halfFound: number | undefined;
   const deadline = last201 + LIMIT_SECONDS * 1000;
   let lastLog = performance.now();
@@ -140,18 +109,16 @@ async function measure(
         });
         const at = performance.now();
         for (const id of batch) {
-          if (found.has(id) && missing.delete(id)) {
-            lastFound = Math.max(lastFound, at);
-            if (halfFound === undefined && missing.size <= count / 2) halfFound = at;
-          }
+          if (!found.has(id) || !missing.delete(id)) continue;
+          lastFound = Math.max(lastFound, at);
+          if (halfFound === undefined && missing.size <= count / 2) halfFound = at;
         }
       }),
     );
     if (performance.now() - lastLog > 15_000) {
       lastLog = performance.now();
-      console.log(
-        `  ${name}: ${count - missing.size}/${count} retrievable ${((performance.now() - last201) / 1000).toFixed(0)} s after the last 201`,
-      );
+      const after = ((performance.now() - last201) / 1000).toFixed(0);
+      console.log(`  ${name}: ${count - missing.size}/${count} retrievable ${after} s after the last 201`);
     }
   }
   const freshSeconds = missing.size === 0 ? (lastFound - last201) / 1000 : undefined;
@@ -161,16 +128,18 @@ async function measure(
   return {
     name,
     createsPerSecond: count / createSeconds,
+    /** Seconds from the last 201 until every created item was retrievable (undefined: not within the limit). */
     freshSeconds,
     halfSeconds: halfFound === undefined ? undefined : Math.max(0, (halfFound - last201) / 1000),
     missing: missing.size,
     retrieveCalls,
     retrieveErrors,
+    /** The machine's 1-minute load average at the first create and when the last item was found. */
     loadAverage: [loadAtStart, loadavg()[0] ?? 0],
   };
 }
 
-const runs: FreshnessRun[] = [];
+const runs: Awaited<ReturnType<typeof measure>>[] = [];
 try {
   // Warm-up, not measured: serverless-offline starts a worker per function on first use; wait until the consumer
   // has indexed these too, so the runs start from a warm, idle stack.
@@ -185,20 +154,20 @@ try {
   await pause(2000);
   for (const [run, kind] of RUNS.entries()) {
     if (kind === 'burst') {
+      const abstract = (i: number) => (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
       runs.push(
-        await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, run, BURST, 8, (i) =>
-          (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900),
+        await measure(
+          `${BURST} creates, 8 concurrent clients (Cranfield abstracts)`,
+          run,
+          BURST,
+          8,
+          abstract,
         ),
       );
     } else if (kind === 'sequential') {
+      const name = `${SEQUENTIAL} sequential creates (README sections, ≤ 4,900 characters)`;
       runs.push(
-        await measure(
-          `${SEQUENTIAL} sequential creates (README sections, ≤ 4,900 characters)`,
-          run,
-          SEQUENTIAL,
-          1,
-          (i) => readmeSections[i % readmeSections.length] ?? '',
-        ),
+        await measure(name, run, SEQUENTIAL, 1, (i) => readmeSections[i % readmeSections.length] ?? ''),
       );
     } else {
       throw new Error(`unknown run ${kind} (burst, sequential)`);
@@ -208,14 +177,9 @@ try {
   await stack.stop();
 }
 
+const head = ['run', 'creates/s', 'seconds from the last 201 until all are retrievable', '… until half are'];
 const markdown = table(
-  [
-    'run',
-    'creates/s',
-    'seconds from the last 201 until all are retrievable',
-    '… until half are',
-    'load average at start / end',
-  ],
+  [...head, 'load average at start / end'],
   runs.map((r) => [
     r.name,
     fmt(r.createsPerSecond),
@@ -226,5 +190,5 @@ const markdown = table(
     r.loadAverage.map((x) => fmt(x)).join(' / '),
   ]),
 );
-writeResult({ part: 'freshness', markdown, data: runs, seconds: (Date.now() - started) / 1000 });
+writeResult('freshness', markdown, runs, started);
 process.exit(0);

@@ -1,69 +1,69 @@
 // `npm run bench:http`: requests per second and latency through serverless-offline (the local stack of
 // `npm start`, on free ports) with autocannon. A local figure: not representative of Lambda behind API Gateway.
-import autocannon from 'autocannon';
-import { median, startBenchStack, table, writeResult } from './common.ts';
-import { syntheticItem } from './synthetic.ts';
+import { createRequire } from 'node:module';
+import { alternating, envNumber, median, pause, table, writeResult } from './common.ts';
+import { startBenchStack } from './service.ts';
+import { syntheticItem, syntheticWrite } from './synthetic.ts';
 
-const DURATION = Number(process.env.BENCH_HTTP_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 8);
+/** The part of autocannon's API used here (the package ships no types). */
+type Histogram = { average: number; p50: number; p99: number; total: number };
+type Result = { requests: Histogram; latency: Histogram; non2xx: number; errors: number };
+type Options = { url: string; method?: string; headers?: Record<string, string>; body?: string };
+const autocannon: (options: Options & { connections: number; duration: number }) => Promise<Result> =
+  createRequire(import.meta.url)('autocannon');
+
+const DURATION = envNumber('BENCH_HTTP_SECONDS', 10);
+const ROUNDS = envNumber('BENCH_HTTP_ROUNDS', 3);
+const CONNECTIONS = envNumber('BENCH_HTTP_CONNECTIONS', 8);
 const SEED = 50;
 const started = Date.now();
 
 const stack = await startBenchStack();
 try {
-  const json = { 'content-type': 'application/json' };
   for (let id = 1; id <= SEED; id++) {
-    const { name, description, tags, attributes } = syntheticItem(id, '');
-    const response = await fetch(`${stack.baseUrl}/items`, {
-      method: 'POST',
-      headers: { ...json, authorization: `Bearer ${stack.editor}` },
-      body: JSON.stringify({ name, description, tags, attributes }),
-    });
+    const response = await stack.post('/items', stack.editor, syntheticWrite(id));
     if (response.status !== 201)
       throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
   }
-  const retrieve = {
-    url: `${stack.baseUrl}/retrieve`,
-    method: 'POST' as const,
-    headers: { ...json, authorization: `Bearer ${stack.reader}` },
-    body: JSON.stringify({ query: syntheticItem(SEED, '').name, topK: 5 }),
-  };
+  const query = { query: syntheticItem(SEED, '').name, topK: 5 };
   // Wait until the stream consumer has indexed the seed.
   for (let tries = 0; ; tries++) {
-    const body = (await (await fetch(retrieve.url, retrieve)).json()) as {
+    const body = (await (await stack.post('/retrieve', stack.reader, query)).json()) as {
       results?: { item: { id: number } }[];
     };
     if (body.results?.some((result) => result.item.id === SEED)) break;
     if (tries > 150) throw new Error('the seed items were not indexed within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await pause(200);
   }
+  const retrieve = {
+    url: `${stack.baseUrl}/retrieve`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.reader}` },
+    body: JSON.stringify(query),
+  };
   const routes = [
-    { name: 'GET /items/{item_id}', options: { url: `${stack.baseUrl}/items/1` } },
-    { name: 'POST /retrieve (reader token, top 5)', options: retrieve },
+    { name: 'GET /items/{item_id}', options: { url: `${stack.baseUrl}/items/1` }, runs: [] as Result[] },
+    { name: 'POST /retrieve (reader token, top 5)', options: retrieve, runs: [] as Result[] },
   ];
   // Warm both routes (serverless-offline starts a worker per function on first use).
   for (const route of routes) await autocannon({ ...route.options, connections: 2, duration: 2 });
-  const runs = new Map(routes.map((route) => [route.name, [] as Awaited<ReturnType<typeof autocannon>>[]]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const route of round % 2 === 0 ? routes : [...routes].reverse()) {
-      const result = await autocannon({ ...route.options, connections: CONNECTIONS, duration: DURATION });
-      if (result.non2xx > 0 || result.errors > 0)
-        throw new Error(`${route.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-      runs.get(route.name)?.push(result);
-    }
-  }
-  const rows = [...runs].map(([name, list]) => [
+  await alternating(ROUNDS, routes, async (route) => {
+    const result = await autocannon({ ...route.options, connections: CONNECTIONS, duration: DURATION });
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${route.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    route.runs.push(result);
+  });
+  const rows = routes.map(({ name, runs }) => [
     name,
-    median(list.map((r) => r.requests.average)).toFixed(0),
-    median(list.map((r) => r.latency.p50)).toFixed(0),
-    median(list.map((r) => r.latency.p99)).toFixed(0),
-    list.reduce((sum, r) => sum + r.requests.total, 0).toLocaleString('en'),
+    median(runs.map((r) => r.requests.average)).toFixed(0),
+    median(runs.map((r) => r.latency.p50)).toFixed(0),
+    median(runs.map((r) => r.latency.p99)).toFixed(0),
+    runs.reduce((sum, r) => sum + r.requests.total, 0).toLocaleString('en'),
   ]);
   const markdown = `${SEED} seeded items; autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} runs per route, alternating; medians over the runs.
 
 ${table(['route', 'req/s', 'latency p50 (ms)', 'latency p99 (ms)', 'requests (all runs)'], rows)}`;
-  writeResult({ part: 'http', markdown, data: rows, seconds: (Date.now() - started) / 1000 });
+  writeResult('http', markdown, rows, started);
 } finally {
   await stack.stop();
 }

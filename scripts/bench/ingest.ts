@@ -1,7 +1,7 @@
-// `npm run bench:ingest`: how fast, and at what cost, the index keeps up with new items, through the real stream
-// consumer path on DynamoDB Local. For each collection (Cranfield's 1,400 documents, the synthetic collection of
-// bench:scale): a fresh in-memory DynamoDB Local and table (with its stream), items written with the items
-// repository (8 writers), and the stream read as scripts/local/stream-consumer.ts reads it, each batch handed to
+// `npm run bench:ingest`: how fast, and at what cost, the index keeps up with new items, through the stream consumer's
+// path on DynamoDB Local. For each collection (Cranfield's 1,400 documents, the synthetic collection of bench:scale):
+// a fresh in-memory DynamoDB Local and table (with its stream), items written with the items repository (8 writers),
+// and the stream read as scripts/local/stream-consumer.ts reads it (stream-batches.ts), each batch handed to
 // `indexChanges(indexer, records)` with the indexer the handler builds. Measured: the time until the index has
 // settled (every item indexed at its version, N right), items/s, and the capacity of every index read and write
 // (capacity.ts): per new item, per edit (a patch of the description that changes its length, on a sample), and
@@ -15,15 +15,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import {
-  DynamoDBDocumentClient as DocumentClient,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
@@ -35,45 +29,33 @@ import type { ItemWrite } from '../../lib/items/schema.ts';
 import { docKey, idOfDocKey, STATS_KEY } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
-import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { freePort } from '../local/ports.ts';
-import { concurrentBatches, discoverShards, readBatch, streamSettings } from '../local/stream-batches.ts';
-import {
-  type CapacityMeter,
-  createMeter,
-  hottest,
-  meterClient,
-  type PhaseTally,
-  phaseOf,
-} from './capacity.ts';
-import { fmt, RESULTS_DIR, raisePriority, table, writeResult } from './common.ts';
-import { loadCranfield } from './cranfield.ts';
-import { syntheticItem } from './synthetic.ts';
+import { ensureTable } from '../local/dynamodb.ts';
+import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
+import { createMeter, hottest, type KeyTally, meterClient, newTally, type Tally } from './capacity.ts';
+import { envList, envNumber, fmt, pause, RESULTS_DIR, raisePriority, table, writeResult } from './common.ts';
+import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+import { withDynamoDb } from './service.ts';
+import { syntheticWrite } from './synthetic.ts';
 
-const COLLECTIONS = (process.env.BENCH_INGEST_COLLECTIONS ?? 'cranfield,synthetic').split(',');
-const SYNTHETIC_SIZE = Number(process.env.BENCH_INGEST_SYNTHETIC ?? 10_000);
+const COLLECTIONS = envList('BENCH_INGEST_COLLECTIONS', 'cranfield,synthetic');
+const SYNTHETIC_SIZE = envNumber('BENCH_INGEST_SYNTHETIC', 10_000);
 const SYNTHETIC_FULL = 10_000;
-const EDITS = Number(process.env.BENCH_INGEST_EDITS ?? 100);
-const LIMIT_SECONDS = Number(process.env.BENCH_INGEST_LIMIT_SECONDS ?? 3600);
+const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
+const LIMIT_SECONDS = envNumber('BENCH_INGEST_LIMIT_SECONDS', 3600);
 /** Concurrent writers of items (the repository's create), and of the edits. */
 const WRITERS = 8;
 /** As scripts/local/stream-consumer.ts (and serverless.yml, both from infra/stream.json): item records a batch. */
 const BATCH_LIMIT = streamSettings.batchSize;
 /** Concurrent batches of the shard (Lambda's parallelizationFactor): BENCH_INGEST_PARALLEL, else infra/stream.json's. */
-const PARALLEL = Number(process.env.BENCH_INGEST_PARALLEL ?? streamSettings.parallelizationFactor);
-const MAX_ATTEMPTS = 10;
-const POLL_MS = 250;
+const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizationFactor);
 /**
  * Per-request time limit of every client here. The handler's client allows 2 s (lib/dynamodb/client.ts); DynamoDB
- * Local on this shared 2-core machine stalls past that under load, and a timed-out batch is retried whole, which
+ * Local on this shared 2-core machine stalls past that under load, and a timed-out batch is retried, which
  * measures the machine, not the index. Same client factory and retries otherwise.
  */
-const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_INGEST_REQUEST_TIMEOUT_MS ?? 10_000);
-const REGION = 'us-east-1';
+const REQUEST_TIMEOUT_MS = envNumber('BENCH_INGEST_REQUEST_TIMEOUT_MS', 10_000);
 const started = Date.now();
 const priority = raisePriority();
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------------------------
 // ADAPT HERE when the index's records change: how the benchmark tells that the index has settled. Today an item is
@@ -89,114 +71,13 @@ async function indexedVersions(client: DynamoDBDocumentClient, tableName: string
 async function countsAgree(client: DynamoDBDocumentClient, TableName: string): Promise<boolean> {
   const { Item } = await client.send(new GetCommand({ TableName, Key: STATS_KEY, ConsistentRead: true }));
   let items = 0;
-  for (const pk of allShardPks())
-    items += (
-      await queryAll(client, {
-        TableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'pk',
-        ConsistentRead: true,
-      })
-    ).length;
+  for (const pk of allShardPks()) {
+    const query = { TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } };
+    items += (await queryAll(client, { ...query, ProjectionExpression: 'pk', ConsistentRead: true })).length;
+  }
   return Number(Item?.docs ?? 0) === items;
 }
 // ---------------------------------------------------------------------------------------------------------------
-
-interface ConsumerStats {
-  batches: number;
-  records: number;
-  itemRecords: number;
-  retriedBatches: number;
-  skippedBatches: number;
-  /** When the last GetRecords with records was answered (ms since the epoch). */
-  lastBusy: number;
-}
-
-/**
- * Reads the table's stream as scripts/local/stream-consumer.ts does (every shard from TRIM_HORIZON, GetRecords of
- * up to the stream's batch size, item records only, a failing batch retried from its start with back-off, then skipped) and hands each batch to
- * `handle`, until `stop()` is called.
- */
-function consumeStream(
-  endpoint: string,
-  streamArn: string,
-  handle: (records: DynamoDBRecord[]) => Promise<{ batchItemFailures: unknown[] }>,
-) {
-  const streams = new DynamoDBStreamsClient({
-    endpoint,
-    region: REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  const stats: ConsumerStats = {
-    batches: 0,
-    records: 0,
-    itemRecords: 0,
-    retriedBatches: 0,
-    skippedBatches: 0,
-    lastBusy: 0,
-  };
-  const iterators = new Map<string, string | undefined>();
-  const attempts = new Map<string, number>();
-  const finished = new Set<string>();
-  let stopping = false;
-  const loop = (async () => {
-    let lastDiscovery = 0;
-    while (!stopping) {
-      if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
-        await discoverShards(streams, streamArn, iterators, finished).catch(() => {});
-        lastDiscovery = Date.now();
-      }
-      let busy = false;
-      for (const [shardId, iterator] of iterators) {
-        if (stopping) break;
-        if (!iterator) {
-          iterators.delete(shardId);
-          finished.add(shardId);
-          continue;
-        }
-        try {
-          const { records, read, next } = await readBatch(streams, iterator, BATCH_LIMIT);
-          if (read > 0) busy = true;
-          if (records.length > 0) {
-            busy = true;
-            const tries = (attempts.get(iterator) ?? 0) + 1;
-            if (tries === 1) {
-              stats.batches++;
-              stats.records += read;
-              stats.itemRecords += records.filter((r) =>
-                isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }),
-              ).length;
-            }
-            const { batchItemFailures } = await handle(records);
-            stats.lastBusy = Date.now();
-            if (batchItemFailures.length > 0 && tries < MAX_ATTEMPTS) {
-              attempts.set(iterator, tries);
-              stats.retriedBatches++;
-              await pause(Math.min(2000, 50 * 2 ** tries));
-              continue;
-            }
-            attempts.delete(iterator);
-            if (batchItemFailures.length > 0) stats.skippedBatches++;
-          }
-          iterators.set(shardId, next);
-        } catch {
-          iterators.delete(shardId);
-          finished.delete(shardId);
-        }
-      }
-      if (!busy) await pause(100);
-    }
-  })();
-  return {
-    stats,
-    async stop() {
-      stopping = true;
-      await loop;
-      streams.destroy();
-    },
-  };
-}
 
 /**
  * Polls until every id in `expected` is indexed at its version and N equals the items in the table, or the
@@ -215,63 +96,60 @@ async function settle(
   while (Date.now() < deadline) {
     // The oldest first, 100 at a time: the stream delivers in order, so the probe moves on while whole chunks
     // are in, and pauses at the first chunk that is not.
-    for (;;) {
-      const probe = [...waiting].slice(0, 100);
-      if (probe.length === 0) break;
+    for (let probe = [...waiting].slice(0, 100); probe.length > 0; probe = [...waiting].slice(0, 100)) {
       const versions = await indexedVersions(client, tableName, probe);
       for (const id of probe) if (versions.get(id) === expected.get(id)) waiting.delete(id);
       if (probe.some((id) => waiting.has(id))) break;
     }
-    if (waiting.size === 0 && (await countsAgree(client, tableName))) {
+    if (waiting.size === 0 && (await countsAgree(client, tableName)))
       return { at: Date.now(), done: expected.size };
-    }
     if (Date.now() - lastLog > 15_000) {
       lastLog = Date.now();
-      const done = expected.size - waiting.size;
+      const [done, seconds] = [expected.size - waiting.size, (Date.now() - begin) / 1000];
       console.log(
-        `  ${label}: ${done}/${expected.size} indexed after ${((Date.now() - begin) / 1000).toFixed(0)} s (${(done / ((Date.now() - begin) / 1000)).toFixed(1)}/s)`,
+        `  ${label}: ${done}/${expected.size} indexed after ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s)`,
       );
     }
-    await pause(POLL_MS);
+    await pause(250);
   }
   return { at: undefined, done: expected.size - waiting.size };
 }
 
-/** A key's tallies per 1,000 items ingested. */
-interface KeyRow {
-  key: string;
-  wcuPer1000: number;
-  writesPer1000: number;
-  transactionsPer1000: number;
+/**
+ * DynamoDB Local's own pace: how many small conditional PutItems it takes a second with as many in flight as the
+ * index writer keeps (32), on a scratch table.
+ */
+async function conditionalPutRate(raw: DynamoDBClient): Promise<number> {
+  const scratch = `rate-${randomUUID()}`;
+  await ensureTable(raw, scratch);
+  const client = DynamoDBDocumentClient.from(raw);
+  const count = 2_000;
+  const begin = performance.now();
+  await mapLimit(
+    Array.from({ length: count }, (_, i) => i),
+    32,
+    (i) => {
+      const Item = { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
+      return client.send(
+        new PutCommand({ TableName: scratch, Item, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+    },
+  );
+  return count / ((performance.now() - begin) / 1000);
 }
-type IngestCollection = Awaited<ReturnType<typeof runCollection>>;
 
-/** Waits until the consumer has had nothing to index for 2 s (or a minute past `deadline`). */
-async function quiet(stats: ConsumerStats, deadline: number) {
-  const since = Date.now();
-  while (Date.now() - Math.max(stats.lastBusy, since) < 2_000 && Date.now() < deadline + 60_000)
-    await pause(200);
-}
-
-type Commands = PhaseTally['commands'];
-type Units = ReturnType<typeof perUnit>;
-const perUnit = (tally: PhaseTally, count: number) => ({
+/** Index and item units per new item (or per edit). */
+const perUnit = (tally: Tally, count: number) => ({
   wcu: tally.wcu / count,
   /** Of wcu, the term dictionary's index writes (capacity.ts). */
   dictionaryWcu: tally.indexWcu / count,
   reportedWcu: tally.reportedWcu / count,
   rcu: tally.rcu / count,
+  requests: tally.calls / count,
 });
 
 async function runCollection(name: string, label: string, writes: ItemWrite[]) {
-  const dynamodb = await startDynamoDbLocal({ port: await freePort() });
-  const stopOnSignal = () => {
-    void dynamodb.stop().then(() => process.exit(130));
-  };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
-  try {
-    const raw = localClient(dynamodb.endpoint);
+  return withDynamoDb([], async ({ endpoint, raw }) => {
     const tableName = `ingest-${randomUUID()}`;
     await ensureTable(raw, tableName);
     // DynamoDB Local's own pace, before and after the run (the machine is shared: both are shown).
@@ -282,16 +160,11 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
 
     // The items' own writes (the API's repository) and the index's calls (the handler's runtime: one client
     // for the indexer and the repository it reads items with) are metered apart.
-    const itemMeter: CapacityMeter = createMeter('ingest');
-    const indexMeter: CapacityMeter = createMeter('ingest');
-    const clientOptions = {
-      region: REGION,
-      endpoint: dynamodb.endpoint,
-      requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    };
-    const itemClient = createDocumentClient(clientOptions);
-    const indexClient = createDocumentClient(clientOptions);
-    const probeClient = createDocumentClient(clientOptions);
+    const options = { region: 'us-east-1', endpoint, requestTimeoutMs: REQUEST_TIMEOUT_MS };
+    const itemClient = createDocumentClient(options);
+    const indexClient = createDocumentClient(options);
+    const probeClient = createDocumentClient(options);
+    const [itemMeter, indexMeter] = [createMeter(), createMeter()];
     meterClient(itemClient, itemMeter);
     meterClient(indexClient, indexMeter);
     const items = createItemRepository({ client: itemClient, tableName });
@@ -301,22 +174,54 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       items: createItemRepository({ client: indexClient, tableName }),
     });
 
-    // Lambda's parallelizationFactor: the shard's batch indexed as that many concurrent batches.
-    const consumer = consumeStream(dynamodb.endpoint, streamArn, async (records) => {
-      const replies = await Promise.all(
-        concurrentBatches(records, PARALLEL).map((batch) => indexChanges(indexer, batch)),
-      );
-      return { batchItemFailures: replies.flatMap((reply) => reply.batchItemFailures) };
+    // The stream, read as the local consumer reads it; Lambda's parallelizationFactor: the shard's batch indexed as
+    // that many concurrent batches, each retried (or given up) as Lambda would.
+    const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, skippedBatches: 0, lastBusy: 0 };
+    let stopping = false;
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
+    const polling = pollStream(streams, streamArn, {
+      batchSize: BATCH_LIMIT,
+      stopping: () => stopping,
+      deliver: async (records, shardId, read) => {
+        consumer.batches++;
+        consumer.records += read;
+        consumer.itemRecords += records.filter((r) =>
+          isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }),
+        ).length;
+        const deliver = (batch: typeof records) =>
+          deliverBatch(batch, {
+            handler: async (event) => {
+              const reply = await indexChanges(indexer, event.Records);
+              if (reply.batchItemFailures.length > 0) consumer.retries++;
+              return reply;
+            },
+            settings: streamSettings,
+            streamArn,
+            shardId,
+            stopping: () => stopping,
+            onFailure: () => {
+              consumer.skippedBatches++;
+            },
+          });
+        await Promise.all(concurrentBatches(records, PARALLEL).map(deliver));
+        consumer.lastBusy = Date.now();
+      },
     });
+    /** Waits until the consumer has had nothing to index for 2 s (or a minute past `deadline`). */
+    const quiet = async (deadline: number) => {
+      const since = Date.now();
+      while (Date.now() - Math.max(consumer.lastBusy, since) < 2_000 && Date.now() < deadline + 60_000)
+        await pause(200);
+    };
+
     const deadline = Date.now() + LIMIT_SECONDS * 1000;
     const loadAtStart = loadavg()[0] ?? 0;
     const begin = Date.now();
     const expected = new Map<number, number>();
     let next = 0;
     const writer = async () => {
-      while (next < writes.length && Date.now() < deadline) {
-        const fields = writes[next++];
-        if (!fields) break;
+      for (let fields = writes[next++]; fields && Date.now() < deadline; fields = writes[next++]) {
         const item = await items.create(fields);
         expected.set(item.id, item.version);
       }
@@ -325,79 +230,59 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
     const written = Date.now();
     console.log(`  ${label}: ${expected.size} items written in ${((written - begin) / 1000).toFixed(1)} s`);
     const ingest = await settle(probeClient, tableName, expected, deadline, label);
-    const settledAt = ingest.at ?? Date.now();
-    const seconds = (settledAt - begin) / 1000;
+    const seconds = ((ingest.at ?? Date.now()) - begin) / 1000;
     console.log(
       `  ${label}: ${ingest.done}/${expected.size} indexed in ${seconds.toFixed(1)} s${ingest.at ? '' : ' (time limit)'}`,
     );
 
     // Let the consumer finish the stream's tail (re-deliveries of settled items) before counting edits apart.
-    await quiet(consumer.stats, deadline);
-    const ingestIndex = phaseOf(indexMeter, 'ingest');
-    const ingestItems = phaseOf(itemMeter, 'ingest');
-    const ingestConsumer = { ...consumer.stats };
+    await quiet(deadline);
+    const [ingestIndex, ingestItems] = [indexMeter.tally, itemMeter.tally];
+    const ingestConsumer = { ...consumer };
 
     // Edits: a sample spread over the collection, each appending words to the description (its length changes,
-    // so every posting's impact key moves), written as the patch handler writes them.
-    let edits:
-      | { count: number; settled: boolean; seconds: number; index: Units; item: Units; commands: Commands }
-      | undefined;
+    // so every posting of the item changes), written as the patch handler writes them.
+    let edits: { count: number; settled: boolean; seconds: number; index: Units; item: Units } | undefined;
     if (ingest.at !== undefined && EDITS > 0) {
-      indexMeter.phase = 'edit';
-      itemMeter.phase = 'edit';
+      indexMeter.tally = newTally();
+      itemMeter.tally = newTally();
       const ids = [...expected.keys()].sort((a, b) => a - b);
-      const sample = Array.from(
-        { length: Math.min(EDITS, ids.length) },
-        (_, i) => ids[Math.floor((i * ids.length) / Math.min(EDITS, ids.length))] ?? 1,
-      );
+      const count = Math.min(EDITS, ids.length);
+      const sample = Array.from({ length: count }, (_, i) => ids[Math.floor((i * ids.length) / count)] ?? 1);
       const editExpected = new Map<number, number>();
       const editBegin = Date.now();
-      const queue = [...sample];
-      const editor = async () => {
-        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-          const item = await items.update(id, (current) => ({
-            ...writableFields(current),
-            description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
-          }));
-          editExpected.set(id, item.version);
-        }
-      };
-      await Promise.all(Array.from({ length: WRITERS }, editor));
+      await mapLimit(sample, WRITERS, async (id) => {
+        const item = await items.update(id, (current) => ({
+          ...writableFields(current),
+          description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
+        }));
+        editExpected.set(id, item.version);
+      });
       const editDeadline = Date.now() + LIMIT_SECONDS * 1000;
       const settled = await settle(probeClient, tableName, editExpected, editDeadline, `${label} edits`);
       const editSeconds = ((settled.at ?? Date.now()) - editBegin) / 1000;
-      await quiet(consumer.stats, editDeadline);
-      const editIndex = phaseOf(indexMeter, 'edit');
-      const editItems = phaseOf(itemMeter, 'edit');
-      edits = {
-        count: sample.length,
-        settled: settled.at !== undefined,
-        seconds: editSeconds,
-        index: perUnit(editIndex, sample.length),
-        item: perUnit(editItems, sample.length),
-        commands: editIndex.commands,
-      };
+      await quiet(editDeadline);
+      const [index, item] = [perUnit(indexMeter.tally, count), perUnit(itemMeter.tally, count)];
+      edits = { count, settled: settled.at !== undefined, seconds: editSeconds, index, item };
       console.log(
-        `  ${label}: ${sample.length} edits indexed in ${editSeconds.toFixed(1)} s, ${edits.index.wcu.toFixed(1)} WCU and ${edits.index.rcu.toFixed(1)} RCU of index per edit`,
+        `  ${label}: ${count} edits indexed in ${editSeconds.toFixed(1)} s, ${index.wcu.toFixed(1)} WCU and ${index.rcu.toFixed(1)} RCU of index per edit`,
       );
     }
-    await consumer.stop();
+    stopping = true;
+    await polling;
+    streams.destroy();
 
     const n = ingest.done;
     /** A key's tallies per 1,000 items ingested. */
-    const per1000 = (k: { key: string; wcu: number; writes: number; transactions: number }) => ({
-      key: k.key,
-      wcuPer1000: (k.wcu / n) * 1000,
-      writesPer1000: (k.writes / n) * 1000,
-      transactionsPer1000: (k.transactions / n) * 1000,
-    });
-    const hotKeys = hottest(ingestIndex.keys, 5).map(per1000);
-    const hotItems = hottest(ingestIndex.items, 5).map(per1000);
-    const transactedItems = hottest(ingestIndex.items, 3, 'transactions').map(per1000);
-    // The item writes' own keys (the id counter and the ITEM partition are written by every create).
-    const itemHotKeys = hottest(ingestItems.keys, 3).map(per1000);
+    const per1000 = (keys: Map<string, KeyTally>, count: number, by: 'wcu' | 'transactions' = 'wcu') =>
+      hottest(keys, count, by).map((k) => ({
+        key: k.key,
+        wcuPer1000: (k.wcu / n) * 1000,
+        writesPer1000: (k.writes / n) * 1000,
+        transactionsPer1000: (k.transactions / n) * 1000,
+      }));
     const localPutsPerSecond = [ratedBefore, await conditionalPutRate(raw)];
-    for (const c of [raw, itemClient, indexClient, probeClient]) c.destroy();
+    for (const c of [itemClient, indexClient, probeClient]) c.destroy();
     return {
       localPutsPerSecond,
       name,
@@ -411,86 +296,45 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       seconds,
       itemsPerSecond: n / seconds,
       consumer: ingestConsumer,
-      index: { ...perUnit(ingestIndex, n), total: ingestIndex.wcu, commands: ingestIndex.commands },
+      index: { ...perUnit(ingestIndex, n), total: ingestIndex.wcu },
       item: perUnit(ingestItems, n),
-      hotKeys,
-      hotItems,
-      transactedItems,
-      itemHotKeys,
+      hotKeys: per1000(ingestIndex.keys, 5),
+      hotItems: per1000(ingestIndex.items, 5),
+      transactedItems: per1000(ingestIndex.items, 3, 'transactions'),
+      // The item writes' own keys (the id counter and the items' partitions are written by every create).
+      itemHotKeys: per1000(ingestItems.keys, 3),
       edits,
     };
-  } finally {
-    process.off('SIGINT', stopOnSignal);
-    process.off('SIGTERM', stopOnSignal);
-    await dynamodb.stop();
-  }
+  });
 }
-
-/**
- * DynamoDB Local's own pace: how many small conditional PutItems it takes a second with as many in flight as the
- * index writer keeps (32), on a scratch table.
- */
-async function conditionalPutRate(raw: ReturnType<typeof localClient>): Promise<number> {
-  const scratch = `rate-${randomUUID()}`;
-  await ensureTable(raw, scratch);
-  const client = DocumentClient.from(raw);
-  const count = 2_000;
-  const started = performance.now();
-  await mapLimit(
-    Array.from({ length: count }, (_, i) => i),
-    32,
-    (i) =>
-      client.send(
-        new PutCommand({
-          TableName: scratch,
-          Item: { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-  );
-  return count / ((performance.now() - started) / 1000);
-}
+type Units = ReturnType<typeof perUnit>;
+type IngestCollection = Awaited<ReturnType<typeof runCollection>>;
+type KeyRow = IngestCollection['hotKeys'][number];
 
 const collections: IngestCollection[] = [];
 for (const name of COLLECTIONS) {
   if (name === 'cranfield') {
-    const { docs } = await loadCranfield();
-    // As bench:retrieval: name = title (≤ 200 characters, "untitled" when empty), description = text (≤ 5,000).
-    const writes = docs.map((doc) => ({
-      name: doc.title.trim().slice(0, 200).trim() || 'untitled',
-      description: doc.text.slice(0, 5000),
-      tags: [],
-      attributes: {},
-    }));
+    const writes = (await loadCranfield()).docs.map(cranfieldWrite);
     console.log(`ingest: Cranfield, ${writes.length} documents`);
-    collections.push(
-      await runCollection('cranfield', `Cranfield (${writes.length.toLocaleString('en')})`, writes),
-    );
+    collections.push(await runCollection(name, `Cranfield (${writes.length.toLocaleString('en')})`, writes));
   } else if (name === 'synthetic') {
-    const writes = Array.from({ length: SYNTHETIC_SIZE }, (_, i) => {
-      const { name: itemName, description, tags, attributes } = syntheticItem(i + 1, '');
-      return { name: itemName, description, tags, attributes };
-    });
+    const writes = Array.from({ length: SYNTHETIC_SIZE }, (_, i) => syntheticWrite(i + 1));
+    const [size, full] = [SYNTHETIC_SIZE, SYNTHETIC_FULL].map((x) => x.toLocaleString('en'));
     const label =
-      SYNTHETIC_SIZE < SYNTHETIC_FULL
-        ? `synthetic, first ${SYNTHETIC_SIZE.toLocaleString('en')} of ${SYNTHETIC_FULL.toLocaleString('en')}`
-        : `synthetic ${SYNTHETIC_SIZE.toLocaleString('en')}`;
+      SYNTHETIC_SIZE < SYNTHETIC_FULL ? `synthetic, first ${size} of ${full}` : `synthetic ${size}`;
     console.log(`ingest: ${label}`);
-    collections.push(await runCollection('synthetic', label, writes));
+    collections.push(await runCollection(name, label, writes));
   } else {
     throw new Error(`unknown collection ${name} (cranfield, synthetic)`);
   }
 }
 
 // A run of some collections keeps the latest figures of the others (BENCH_INGEST_COLLECTIONS=cranfield re-runs one).
-const previous = existsSync(join(RESULTS_DIR, 'ingest.json'))
-  ? (
-      JSON.parse(readFileSync(join(RESULTS_DIR, 'ingest.json'), 'utf8')) as {
-        data: { collections: IngestCollection[] };
-      }
-    ).data
-  : undefined;
-const kept = (previous?.collections ?? []).filter((c) => !collections.some((run) => run.name === c.name));
+const file = join(RESULTS_DIR, 'ingest.json');
+const previous: IngestCollection[] = existsSync(file)
+  ? JSON.parse(readFileSync(file, 'utf8')).data.collections
+  : [];
+const kept = previous.filter((c) => !collections.some((run) => run.name === c.name));
 const data = {
   date: new Date().toISOString(),
   priority,
@@ -509,10 +353,7 @@ const ROWS: [string, (c: IngestCollection) => string][] = [
   ['**items/s** (indexed ÷ wall time)', (c) => `**${fmt(c.itemsPerSecond, 2)}**`],
   [`… of which writing the items (s; ${WRITERS} writers)`, (c) => fmt(c.writeSeconds)],
   ['index settled after the last item was written (s)', (c) => fmt(c.seconds - c.writeSeconds)],
-  [
-    'index requests per new item',
-    (c) => fmt(Object.values(c.index.commands).reduce((n, x) => n + x.calls, 0) / c.indexed),
-  ],
+  ['index requests per new item', (c) => fmt(c.index.requests)],
   [
     "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
     (c) => c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
@@ -543,7 +384,7 @@ const ROWS: [string, (c: IngestCollection) => string][] = [
   [
     'stream: batches, records read (item records)',
     (c) =>
-      `${fmt(c.consumer.batches, 0)}, ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retriedBatches ? `; ${c.consumer.retriedBatches} retried` : ''}`,
+      `${fmt(c.consumer.batches, 0)}, ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retries ? `; ${c.consumer.retries} retried` : ''}`,
   ],
 ];
 const hotList = (c: IngestCollection) =>
@@ -562,5 +403,5 @@ const markdown = `${table(
 Hottest keys, per 1,000 items ingested:
 
 ${data.collections.map(hotList).join('\n')}`;
-writeResult({ part: 'ingest', markdown, data, seconds: (Date.now() - started) / 1000 });
+writeResult('ingest', markdown, data, started);
 process.exit(0);

@@ -1,4 +1,4 @@
-// `npm run bench:capacity`: the items' capacity model (issue #21), from DynamoDB's documented limits and rules and the
+// `npm run bench:capacity`: the items' capacity model, from DynamoDB's documented limits and rules and the
 // layout in lib/items/keys.ts; a model, not a measurement on AWS. Per partition key: 1,000 WCU/s and 3,000 RCU/s; a
 // write costs ceil(size / 1 KB) WCU (twice inside a transaction), a consistent read ceil(size / 4 KB) RCU per call.
 // Item size: the 36 sample items of scripts/seed-data.json as the table stores them (lib/items/record.ts), by
@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
+import { recordBytes } from './capacity.ts';
 
 const KEY_WCU = 1000;
 const KEY_RCU = 3000;
@@ -20,16 +21,6 @@ const PRICE = { wru: 0.625, rru: 0.125, lambdaRequest: 0.2, gbSecond: 0.00001666
 /** Warm durations per request on Lambda (ms): bench:warm's figures here rounded up, to bill whole milliseconds. */
 const LAMBDA_MS = { create: 15, list: 15 };
 
-const size = (value: unknown): number => {
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number') return Math.ceil(String(value).replace(/^-|\.|e.*$/g, '').length / 2) + 1;
-  if (typeof value === 'boolean') return 1;
-  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + size(v), 0);
-  if (value && typeof value === 'object')
-    return Object.entries(value).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + size(v), 0);
-  return 0;
-};
-
 const samples: {
   name: string;
   description?: string;
@@ -37,7 +28,7 @@ const samples: {
   attributes?: Record<string, unknown>;
 }[] = JSON.parse(readFileSync(new URL('../seed-data.json', import.meta.url), 'utf8'));
 const sizes = samples.map((s, i) =>
-  size(
+  recordBytes(
     toRecord({
       id: 1_000_000 + i,
       name: s.name,
@@ -85,7 +76,7 @@ const idemCreateCost = createCost(idemPerCreate + 1 + 2 * Math.ceil((itemBytes +
 const listCost =
   pageRcu * PRICE.rru + PRICE.lambdaRequest + gbSeconds(LAMBDA_MS.list) * 1e6 * PRICE.gbSecond + PRICE.api;
 
-console.log(`## Items capacity model (issue #21; \`npm run bench:capacity\`)
+console.log(`## Items capacity model (\`npm run bench:capacity\`)
 
 Layout: ${ITEM_SHARDS} shards, blocks of ${ID_BLOCK} ids, leases of up to ${MAX_LEASE} ids. Item record: ${itemBytes.toFixed(0)} bytes on average
 over the 36 sample items (${Math.min(...sizes)}–${Math.max(...sizes)}), ${itemWcu} WCU a put. Limits per partition key: ${KEY_WCU} WCU/s, ${KEY_RCU} RCU/s; headroom ${HEADROOM * 100} %.

@@ -3,22 +3,16 @@
 // items, served at once; each fixed query runs plain and with each option, interleaved across sizes and variants,
 // through the retriever POST /retrieve runs. Every command asks for ReturnConsumedCapacity (DynamoDB Local reports
 // index queries too).
-import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { expandQuery } from '../../lib/search/read/expand.ts';
-import { createSearch } from '../../lib/search/read/query.ts';
-import { createRetriever, type RetrieveInput } from '../../lib/search/read/retrieve.ts';
+import type { RetrieveInput } from '../../lib/search/read/retrieve.ts';
 import type { WhereExpression } from '../../lib/search/read/where-schema.ts';
-import { meteredClient } from './capacity.ts';
-import { COLLECTION_TABLE, prepareCollections, withCollections } from './collections.ts';
-import { ms, quantile, writeResult } from './common.ts';
+import { metered } from './capacity.ts';
+import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
+import { envNumber, envSizes, mean, ms, quantile, writeResult } from './common.ts';
 import { benchQueries } from './synthetic.ts';
 
-const SIZES = (process.env.BENCH_OPTIONS_SIZES ?? '1000,10000,100000')
-  .split(',')
-  .map(Number)
-  .sort((a, b) => a - b);
-const REPEATS = Number(process.env.BENCH_OPTIONS_REPEATS ?? 5);
+const SIZES = envSizes('BENCH_OPTIONS_SIZES', '1000,10000,100000');
+const REPEATS = envNumber('BENCH_OPTIONS_REPEATS', 5);
 const TOP_K = 10;
 const started = Date.now();
 
@@ -52,31 +46,28 @@ interface Variant {
   /** How the variant's answer compares with the plain query's: the share of the plain top k it found. */
   compare: boolean;
 }
+const plain = (query: string) => ({ query, topK: TOP_K, minScore: 0 });
 const VARIANTS: Variant[] = [
-  { name: 'plain', request: (query) => ({ query, topK: TOP_K, minScore: 0 }), compare: false },
+  { name: 'plain', request: plain, compare: false },
   {
     name: 'prefix (last word cut to 3 letters)',
-    request: (query) => ({ query: typing(query), topK: TOP_K, minScore: 0, prefix: true }),
+    request: (query) => ({ ...plain(typing(query)), prefix: true }),
     compare: true,
   },
   {
     name: 'typos: 1 (two letters swapped in each word)',
-    request: (query) => ({ query: misspell(query), topK: TOP_K, minScore: 0, typos: 1 }),
+    request: (query) => ({ ...plain(misspell(query)), typos: 1 }),
     compare: true,
   },
   {
     name: 'where (≈ 2 % of items pass)',
-    request: (query) => ({ query, topK: TOP_K, minScore: 0, where: SELECTIVE }),
+    request: (query) => ({ ...plain(query), where: SELECTIVE }),
     compare: false,
   },
-  {
-    name: 'highlight',
-    request: (query) => ({ query, topK: TOP_K, minScore: 0, highlight: true }),
-    compare: true,
-  },
+  { name: 'highlight', request: (query) => ({ ...plain(query), highlight: true }), compare: true },
   {
     name: 'typos: 2 (same misspelling)',
-    request: (query) => ({ query: misspell(query), topK: TOP_K, minScore: 0, typos: 2 }),
+    request: (query) => ({ ...plain(misspell(query)), typos: 2 }),
     compare: true,
   },
 ];
@@ -93,71 +84,53 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 const tallyOf = (size: number, variant: string) => {
   const key = `${size} ${variant}`;
-  let tally = tallies.get(key);
-  if (!tally) {
-    tally = { latencies: [], units: [], calls: [], terms: [], found: [], returned: [] };
-    tallies.set(key, tally);
-  }
+  const tally = tallies.get(key) ?? {
+    latencies: [],
+    units: [],
+    calls: [],
+    terms: [],
+    found: [],
+    returned: [],
+  };
+  tallies.set(key, tally);
   return tally;
 };
 
 await prepareCollections(SIZES);
 await withCollections(SIZES, async (endpoints) => {
-  const running = SIZES.map((size) => {
-    const { raw, client, meter } = meteredClient(endpoints.get(size) ?? '');
-    const table = { client, tableName: COLLECTION_TABLE };
-    const dictionary = createDictionary(table);
-    const retrieve = createRetriever({
-      search: createSearch(table),
-      items: createItemRepository(table),
-      dictionary,
-    });
-    return { size, raw, meter, retrieve, dictionary };
-  });
+  const running = SIZES.map((size) => ({ size, ...collectionRetriever(endpoints.get(size) ?? '') }));
   // Read units, calls, terms and agreement: once per query, variant and size.
   for (const { size, meter, retrieve, dictionary } of running) {
     for (const query of benchQueries) {
-      let plain: number[] = [];
+      let plainIds: number[] = [];
       for (const variant of VARIANTS) {
         const request = variant.request(query);
-        meter.units = 0;
-        meter.calls = 0;
-        meter.reported = 0;
-        const { results } = await retrieve(request);
-        if (meter.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
-        const tally = tallyOf(size, variant.name);
-        tally.units.push(meter.units);
-        tally.calls.push(meter.calls);
-        const { weights } = await expandQuery(request.query, request, dictionary);
-        tally.terms.push(weights.size);
-        const ids = results.map((r) => r.item.id);
-        tally.returned.push(ids.length);
-        if (variant.name === 'plain') plain = ids;
+        const { value, tally } = await metered(meter, () => retrieve(request));
+        const t = tallyOf(size, variant.name);
+        t.units.push(tally.units);
+        t.calls.push(tally.calls);
+        t.terms.push((await expandQuery(request.query, request, dictionary)).weights.size);
+        const ids = value.results.map((r) => r.item.id);
+        t.returned.push(ids.length);
+        if (variant.name === 'plain') plainIds = ids;
         // A query the plain search answers with nothing has no agreement to measure.
-        else if (variant.compare && plain.length > 0)
-          tally.found.push(plain.filter((id) => ids.includes(id)).length / plain.length);
+        else if (variant.compare && plainIds.length > 0)
+          t.found.push(plainIds.filter((id) => ids.includes(id)).length / plainIds.length);
       }
     }
   }
   // Latency: every size and variant interleaved in rotating order, after one unmeasured pass.
   const targets = running.flatMap((r) => VARIANTS.map((variant) => ({ ...r, variant })));
-  for (const { retrieve, variant } of targets)
-    for (const query of benchQueries) await retrieve(variant.request(query));
-  for (let pass = 0; pass < REPEATS; pass++) {
-    for (const [q, query] of benchQueries.entries()) {
-      for (let i = 0; i < targets.length; i++) {
-        const target = targets[(pass + q + i) % targets.length];
-        if (!target) continue;
-        const begin = performance.now();
-        await target.retrieve(target.variant.request(query));
-        tallyOf(target.size, target.variant.name).latencies.push(performance.now() - begin);
-      }
-    }
-  }
+  await interleave(
+    targets,
+    benchQueries,
+    REPEATS,
+    (target, query) => target.retrieve(target.variant.request(query)),
+    (target, ms) => tallyOf(target.size, target.variant.name).latencies.push(ms),
+  );
   for (const { raw } of running) raw.destroy();
 });
 
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 const rows = SIZES.flatMap((size) =>
   VARIANTS.map((variant) => {
     const t = tallyOf(size, variant.name);
@@ -177,9 +150,4 @@ p50 ÷ plain p50 at ${largest.toLocaleString('en')} items (same run): ${VARIANTS
   .map((v) => `${v.name.split(' (')[0]} **${ratio(largest, v.name).toFixed(2)}**`)
   .join(', ')}.
 `;
-writeResult({
-  part: 'options',
-  markdown,
-  data: Object.fromEntries(tallies),
-  seconds: (Date.now() - started) / 1000,
-});
+writeResult('options', markdown, Object.fromEntries(tallies), started);

@@ -11,15 +11,15 @@
 // Scored with the collection's nDCG@10 and MAP@100 (cranfield.ts). Options: BENCH_RANKING_SEED (20261124).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { dictionaryInMemory, expandQuery } from '../../lib/search/read/expand.ts';
 import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { createTokenizer, itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { evaluate, loadCranfield } from './cranfield.ts';
+import { envNumber, ROOT } from './common.ts';
+import { cranfieldWrite, evaluate, loadCranfield } from './cranfield.ts';
 import { prng } from './synthetic.ts';
 import { winkEngine } from './wink.ts';
 
-const SEED = Number(process.env.BENCH_RANKING_SEED ?? 20261124);
+const SEED = envNumber('BENCH_RANKING_SEED', 20261124);
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
 /** The query cut inside its last word of 4+ letters, after the first 3 (or undefined when it has none). */
@@ -62,12 +62,7 @@ export function misspelled(query: string, random: () => number): string {
 
 const collection = await loadCranfield();
 // As bench:retrieval loads it: name = title (≤ 200 characters), description = text.
-const docs = collection.docs.map((doc) => ({
-  id: doc.id,
-  tokens: tokenize(
-    itemText({ name: doc.title.trim().slice(0, 200).trim() || 'untitled', description: doc.text, tags: [] }),
-  ),
-}));
+const docs = collection.docs.map((doc) => ({ id: doc.id, tokens: tokenize(itemText(cranfieldWrite(doc))) }));
 const rank = indexInMemory(docs);
 const df = new Map<string, number>();
 for (const { tokens } of docs) for (const term of new Set(tokens)) df.set(term, (df.get(term) ?? 0) + 1);
@@ -121,7 +116,6 @@ for (const [set, options, { ndcgAt10, mapAt100 }] of rows)
 // of one README as written (4+ letters, in 2 to 5 % of the READMEs: neither unique nor common), drawn by the same
 // seeded generator, and the README is the one right answer. MRR@10 of the service's ranking against
 // wink-bm25-text-search over the same words without stemming (same normalization and stopwords).
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const unstemmed = createTokenizer({ stopwords: 'classic45', stem: false });
 /** Package folders of node_modules (scoped ones too), as paths relative to the project. */
 const packages = readdirSync(join(ROOT, 'node_modules')).flatMap((name) =>

@@ -7,10 +7,11 @@
 import { idf, queryWeights, termScore } from '../../lib/search/format/bm25.ts';
 import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
+import { envList, envSizes } from './common.ts';
 import { benchQueries, syntheticItem } from './synthetic.ts';
 
-const SIZES = (process.env.BENCH_FLOOR_SIZES ?? '1000,10000,100000').split(',').map(Number);
-const BLOCKS = (process.env.BENCH_FLOOR_BLOCKS ?? '128,512').split(',').map(Number);
+const SIZES = envSizes('BENCH_FLOOR_SIZES', '1000,10000,100000');
+const BLOCKS = envList('BENCH_FLOOR_BLOCKS', '128,512').map(Number);
 const TOP_K = 10;
 /** The top k's items (consistent, 1 RCU each) and doc records (0.5 each), as bench:scale counts them. */
 const FETCH_RCU = TOP_K * 1.5;

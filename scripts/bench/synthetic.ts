@@ -1,9 +1,10 @@
-// Deterministic synthetic items for the retrieval benchmark, and a bulk loader that writes exactly the records
-// the repository and the indexer write (checked against them by `node scripts/bench/scale.ts --check`).
+// Deterministic synthetic items for the retrieval benchmarks, their fixed queries, and a bulk loader that writes
+// exactly the records the repository and the indexer write (checked against them by test/integration/bulk-load.test.ts).
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../../lib/concurrency.ts';
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
-import type { Item } from '../../lib/items/schema.ts';
+import type { Item, ItemWrite } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
 import { docKey, STATS_KEY, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
@@ -21,41 +22,18 @@ export function prng(seed: number): () => number {
   };
 }
 
-const ONSETS = [
-  'b',
-  'c',
-  'd',
-  'f',
-  'g',
-  'h',
-  'k',
-  'l',
-  'm',
-  'n',
-  'p',
-  'r',
-  's',
-  't',
-  'v',
-  'z',
-  'br',
-  'st',
-  'tr',
-];
-const VOWELS = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou'];
+const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
+const VOWELS = 'a e i o u ai ou'.split(' ');
 const VOCABULARY_SIZE = 5000;
 /** Pseudo-words, rank 0 the most frequent: distinct, letters only, no stopwords. */
 export const vocabulary: string[] = (() => {
   const random = prng(7);
+  const pick = (list: string[]) => list[Math.floor(random() * list.length)] ?? '';
   const words = new Set<string>();
   while (words.size < VOCABULARY_SIZE) {
     const syllables = 2 + Math.floor(random() * 3);
     let word = '';
-    for (let s = 0; s < syllables; s++) {
-      word +=
-        (ONSETS[Math.floor(random() * ONSETS.length)] ?? '') +
-        (VOWELS[Math.floor(random() * VOWELS.length)] ?? '');
-    }
+    for (let s = 0; s < syllables; s++) word += pick(ONSETS) + pick(VOWELS);
     words.add(`${word}${random() < 0.5 ? 'n' : 'x'}`);
   }
   return [...words];
@@ -87,13 +65,9 @@ export function syntheticItem(id: number, timestamp: string): Item {
   const words = (count: number) => Array.from({ length: count }, () => zipfWord(random)).join(' ');
   const name = words(2 + Math.floor(random() * 3));
   const description = `${words(30 + Math.floor(random() * 51))}.`;
+  const tagCount = 1 + Math.floor(random() * 3);
   const tags = [
-    ...new Set(
-      Array.from(
-        { length: 1 + Math.floor(random() * 3) },
-        () => TAGS[Math.floor(random() * TAGS.length)] ?? 'home',
-      ),
-    ),
+    ...new Set(Array.from({ length: tagCount }, () => TAGS[Math.floor(random() * TAGS.length)] ?? 'home')),
   ];
   return {
     id,
@@ -107,9 +81,13 @@ export function syntheticItem(id: number, timestamp: string): Item {
   };
 }
 
-/** The item record the repository writes. */
-const itemRecord = toRecord;
+/** The fields a client sends to create item `id` of the collection. */
+export function syntheticWrite(id: number): ItemWrite {
+  const { name, description, tags, attributes } = syntheticItem(id, '');
+  return { name, description, tags, attributes };
+}
 
+/** Writes `records` with BatchWriteItem, 25 at a time, sending unprocessed ones again. */
 async function batchWrite(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -125,28 +103,11 @@ async function batchWrite(
   }
 }
 
-/** Writes `records` in batches of 200 from `concurrency` workers at once. */
-async function writeAll(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  records: Record<string, unknown>[],
-  concurrency: number,
-) {
-  let next = 0;
-  const worker = async () => {
-    while (next < records.length) {
-      const batch = records.slice(next, next + 200);
-      next += 200;
-      await batchWrite(client, tableName, batch);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
 /**
  * Writes items 1 … size into an empty table as the repository and the indexer leave them after each item's
  * create and rebuild, in id order: the item, its doc record (rev 2), its postings' blocks exactly as the posting
- * writer leaves them (tails, sealed blocks, directory pages), STATS and the id counter.
+ * writer leaves them (tails, sealed blocks, directory pages), STATS and the id counter. Batches of 200 records
+ * from `concurrency` workers at once.
  */
 export async function bulkLoad(
   client: DynamoDBDocumentClient,
@@ -164,7 +125,7 @@ export async function bulkLoad(
   for (let id = 1; id <= size; id++) {
     const item = syntheticItem(id, timestamp);
     const indexed = analyze(item);
-    records.push(itemRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
+    records.push(toRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
     for (const { term, tf, dl } of postingsOf(item.id, indexed).values()) {
       const postings = terms.get(term) ?? [];
       terms.set(term, postings);
@@ -183,32 +144,23 @@ export async function bulkLoad(
     { ...STATS_KEY, docs: size, len: totalLength, commits: size },
     { ...COUNTER_KEY, value: size },
   );
-  await writeAll(client, tableName, records, concurrency);
+  const batches = Array.from({ length: Math.ceil(records.length / 200) }, (_, i) =>
+    records.slice(i * 200, (i + 1) * 200),
+  );
+  await mapLimit(batches, concurrency, (batch) => batchWrite(client, tableName, batch));
   return { records: records.length };
 }
 
-// 20 fixed queries of 1–3 terms: vocabulary ranks chosen from common (0–20), middle (100–600) and rare (2000+).
-const QUERY_RANKS = [
-  [0],
-  [3],
-  [150],
-  [2500],
-  [4200],
-  [1, 7],
-  [2, 300],
-  [5, 3000],
-  [120, 450],
-  [900, 1800],
-  [2200, 4100],
-  [10, 600],
-  [0, 4, 9],
-  [2, 140, 2600],
-  [30, 500, 3500],
-  [700, 1500, 4800],
-  [6, 8, 11],
-  [250, 260, 270],
-  [15, 1600, 4900],
-  [3, 60, 2100],
-];
-/** The benchmark's fixed queries (bench:scale, bench:options). */
-export const benchQueries = QUERY_RANKS.map((ranks) => ranks.map((rank) => vocabulary[rank] ?? '').join(' '));
+/**
+ * The benchmark's 20 fixed queries (bench:scale, bench:options, bench:read-floor) of 1–3 words, each word given by
+ * its vocabulary rank: common (0–20), middle (100–600) and rare (2000+).
+ */
+export const benchQueries =
+  '0|3|150|2500|4200|1 7|2 300|5 3000|120 450|900 1800|2200 4100|10 600|0 4 9|2 140 2600|30 500 3500|700 1500 4800|6 8 11|250 260 270|15 1600 4900|3 60 2100'
+    .split('|')
+    .map((ranks) =>
+      ranks
+        .split(' ')
+        .map((rank) => vocabulary[Number(rank)] ?? '')
+        .join(' '),
+    );

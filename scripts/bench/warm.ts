@@ -10,56 +10,57 @@ import { createTokenVerifier } from '../../lib/auth/verifier.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { mintToken } from '../local/issuer.ts';
 import {
+  alternating,
   bootstrap,
-  createItemEvent,
-  getItemEvent,
-  lambdaContext,
+  envNumber,
   median,
   ms,
-  packageFunctions,
   quantile,
   raisePriority,
-  SAMPLE_ITEM,
-  startLocalService,
+  timed,
   verdictOf,
   writeResult,
 } from './common.ts';
+import {
+  deployedBundle,
+  getItemEvent,
+  lambdaContext,
+  packageFunctions,
+  postEvent,
+  SAMPLE_ITEM,
+  withLocalService,
+} from './service.ts';
 
-const N = Number(process.env.BENCH_WARM_N ?? 2000);
+const N = envNumber('BENCH_WARM_N', 2000);
 const WARMUP = 50;
 const PRIORITY = raisePriority();
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'bench-warm-'));
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
-const service = await startLocalService();
-try {
+await withLocalService(async (service) => {
   Object.assign(process.env, service.env);
   const deployed = packageFunctions(dir);
-  const load = async (name: string): Promise<Handler> => {
-    const fn = deployed.find((f) => f.name === name);
-    if (!fn) throw new Error(`no function ${name}`);
-    return (await import(fn.bundlePath)).handler;
-  };
-  const getItem = await load('getItem');
-  const createItem = await load('createItem');
+  const load = async (name: string): Promise<Handler> =>
+    (await import(deployedBundle(deployed, name).bundlePath)).handler;
+  const [getItem, createItem] = [await load('getItem'), await load('createItem')];
   const client = createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint });
   const { tableName } = service;
-  const items = createItemRepository({ client, tableName });
-  const fields = SAMPLE_ITEM;
-  const item = await items.create(fields);
+  const item = await createItemRepository({ client, tableName }).create(SAMPLE_ITEM);
   const getEvent = getItemEvent(item.id);
-  const editor = mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 });
-  const createEvent = (token: string) => createItemEvent(token, fields);
+  const editor = service.token('editor');
+  const createEvent = (token: string) => postEvent('POST /items', token, SAMPLE_ITEM);
   const reusedTokenEvent = createEvent(editor);
   // A token per request, as many callers (or one caller's refreshed tokens) would send: each verified in full.
-  const freshTokens = (count: number) =>
-    Array.from({ length: count }, () => mintToken(service.issuer, { groups: ['editor'], expiresIn: 7200 }));
+  const freshTokens = (count: number) => Array.from({ length: count }, () => service.token('editor'));
   const freshEvents = freshTokens(2 * (WARMUP + N)).map(createEvent);
   const freshForRaw = freshTokens(WARMUP + N);
   const context = lambdaContext('items-bench');
+  const call = async (handler: Handler, event: unknown, status: number) => {
+    const result = await handler(event, context);
+    if (result.statusCode !== status) throw new Error(`the handler answered ${result.statusCode}`);
+  };
 
   // What get-item sends: one consistent GetItem.
   const rawGet = () =>
@@ -78,18 +79,11 @@ try {
     );
     const id = Number(Attributes?.value);
     const now = new Date().toISOString();
+    const attributes = JSON.stringify(SAMPLE_ITEM.attributes);
     await client.send(
       new PutCommand({
         TableName: tableName,
-        Item: {
-          ...itemKey(id),
-          id,
-          ...fields,
-          attributes: JSON.stringify(fields.attributes),
-          createdAt: now,
-          updatedAt: now,
-          version: 1,
-        },
+        Item: { ...itemKey(id), id, ...SAMPLE_ITEM, attributes, createdAt: now, updatedAt: now, version: 1 },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -109,42 +103,29 @@ try {
     await rawCreate();
   };
   let freshIndex = 0;
-  const createWithFreshToken = async () => {
-    const event = freshEvents[freshIndex++ % freshEvents.length] ?? reusedTokenEvent;
-    const result = await createItem(event, context);
-    if (result.statusCode !== 201) throw new Error(`createItem answered ${result.statusCode}`);
-  };
+  const createWithFreshToken = () =>
+    call(createItem, freshEvents[freshIndex++ % freshEvents.length] ?? reusedTokenEvent, 201);
 
-  const time = async (fn: () => Promise<unknown>) => {
-    const begin = performance.now();
-    await fn();
-    return performance.now() - begin;
-  };
+  const rawCreateCalls = 'raw `UpdateCommand` (counter) + `PutCommand`';
   const pairs = [
     {
       key: 'get-item',
       name: 'get-item',
       raw: 'raw `GetCommand` (consistent)',
-      handler: async () => {
-        const result = await getItem(getEvent, context);
-        if (result.statusCode !== 200) throw new Error(`getItem answered ${result.statusCode}`);
-      },
+      handler: () => call(getItem, getEvent, 200),
       rawCall: rawGet,
     },
     {
       key: 'create-item',
       name: 'create-item, the same token every request',
-      raw: 'raw `UpdateCommand` (counter) + `PutCommand`',
-      handler: async () => {
-        const result = await createItem(reusedTokenEvent, context);
-        if (result.statusCode !== 201) throw new Error(`createItem answered ${result.statusCode}`);
-      },
+      raw: rawCreateCalls,
+      handler: () => call(createItem, reusedTokenEvent, 201),
       rawCall: rawCreate,
     },
     {
       key: 'create-item fresh token',
       name: 'create-item, a new token every request',
-      raw: 'raw `UpdateCommand` (counter) + `PutCommand`',
+      raw: rawCreateCalls,
       handler: createWithFreshToken,
       rawCall: rawCreate,
     },
@@ -159,37 +140,30 @@ try {
       // Not a budget: what the verification alone adds to the raw calls, measured side by side.
       key: 'verification floor',
       name: '(floor) RS256 verification of a new token + the raw calls',
-      raw: 'raw `UpdateCommand` (counter) + `PutCommand`',
+      raw: rawCreateCalls,
       handler: rawCreateWithToken,
       rawCall: rawCreate,
       budget: false,
     },
   ];
-  const rows: string[] = [];
-  const data: Record<string, unknown> = {};
   // One row at a time: a Lambda instance runs one function, and each deployed bundle carries its own copy of the
   // SDK, so alternating bundles call by call would measure cache misses Lambda never has. Within a row the handler
   // and its raw calls alternate, and which goes first alternates too.
-  const times = [];
+  const rows: string[] = [];
+  const data: Record<string, unknown> = {};
   for (const pair of pairs) {
-    const handler: number[] = [];
-    const raw: number[] = [];
-    for (let i = 0; i < WARMUP + N; i++) {
-      const [first, second] = i % 2 === 0 ? [pair.handler, pair.rawCall] : [pair.rawCall, pair.handler];
-      const a = await time(first);
-      const b = await time(second);
-      if (i < WARMUP) continue;
-      handler.push(i % 2 === 0 ? a : b);
-      raw.push(i % 2 === 0 ? b : a);
-    }
-    times.push({ handler, raw });
-  }
-  for (const [index, pair] of pairs.entries()) {
-    const handlerTimes = times[index]?.handler ?? [];
-    const rawTimes = times[index]?.raw ?? [];
-    const stat = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99) });
-    const h = stat(handlerTimes);
-    const r = stat(rawTimes);
+    const handlerTimes: number[] = [];
+    const rawTimes: number[] = [];
+    const sides = [
+      { call: pair.handler, times: handlerTimes },
+      { call: pair.rawCall, times: rawTimes },
+    ];
+    await alternating(WARMUP + N, sides, async (side, i) => {
+      const ms = await timed(side.call);
+      if (i >= WARMUP) side.times.push(ms);
+    });
+    const h = { p50: quantile(handlerTimes, 0.5), p99: quantile(handlerTimes, 0.99) };
+    const r = { p50: quantile(rawTimes, 0.5), p99: quantile(rawTimes, 0.99) };
     const overhead = (h.p50 / r.p50 - 1) * 100;
     // 95 % bootstrap interval over the iterations (each a handler call and its raw calls, side by side).
     const iterations = handlerTimes.map((handler, i) => ({ handler, raw: rawTimes[i] ?? Number.NaN }));
@@ -216,10 +190,7 @@ try {
 | handler | p50 | p99 | raw call | raw p50 | raw p99 | p50 overhead (95 % interval) | budget (≤ 10 %) |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
-  writeResult({ part: 'warm', markdown, data, seconds: (Date.now() - started) / 1000 });
+  writeResult('warm', markdown, data, started);
   client.destroy();
-} finally {
-  await service.stop();
-  rmSync(dir, { recursive: true, force: true });
-}
+}).finally(() => rmSync(dir, { recursive: true, force: true }));
 process.exit(0);

@@ -8,8 +8,7 @@
 // terms-by-length when a term is born). For each size it reports the batches that end there.
 //
 // Options (environment): BENCH_MODEL_SIZES (1000,10000,100000), BENCH_MODEL_BATCH (1000: a backlog drains in
-// batches of the stream's batchSize), BENCH_MODEL_WINDOW (items measured before each size: 10% of it).
-import { marshall } from '@aws-sdk/util-dynamodb';
+// batches of the stream's batchSize). Measured before each size: the batches of its last 10 % of items.
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
 import {
   LENGTH_INDEX,
@@ -22,15 +21,14 @@ import {
 } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
-import { itemBytes } from './capacity.ts';
+import { recordBytes as size } from './capacity.ts';
+import { envNumber, envSizes } from './common.ts';
 import { syntheticItem } from './synthetic.ts';
 
-const SIZES = (process.env.BENCH_MODEL_SIZES ?? '1000,10000,100000').split(',').map(Number);
-const BATCH = Number(process.env.BENCH_MODEL_BATCH ?? 1000);
+const SIZES = envSizes('BENCH_MODEL_SIZES', '1000,10000,100000');
+const BATCH = envNumber('BENCH_MODEL_BATCH', 1000);
 const last = Math.max(...SIZES);
 const wcu = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
-const size = (item: Record<string, unknown>) =>
-  itemBytes(marshall(item, { removeUndefinedValues: true }) as never);
 
 const tails = new Map<string, ReturnType<typeof planTail>['next']>();
 const pages = new Map<string, Record<string, number>>();

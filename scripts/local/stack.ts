@@ -9,32 +9,12 @@ import { LEGACY } from '../../lib/search/format/keys.ts';
 import { migrateIndex } from '../../lib/search/operations/migrate.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
+import { LOCAL_TABLE, localEnv } from './env.ts';
 import type { Issuer } from './issuer.ts';
 import { startOffline } from './offline.ts';
 import { startStreamConsumer } from './stream-runner.ts';
 
-export const LOCAL_TABLE = 'items-local';
-
-/** The environment the functions get locally: what serverless.yml's `local` stage parameters read. */
-export function localEnv(
-  issuer: Issuer,
-  dynamodbEndpoint: string,
-  cursorKey: string,
-): Record<string, string> {
-  return {
-    AWS_REGION: issuer.meta.region,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    COGNITO_USER_POOL_ID: issuer.meta.userPoolId,
-    COGNITO_CLIENT_ID: issuer.meta.clientId,
-    LOCAL_JWKS: JSON.stringify(issuer.jwks),
-    CURSOR_KEY: cursorKey,
-    DYNAMODB_ENDPOINT: dynamodbEndpoint,
-    TABLE_NAME: LOCAL_TABLE,
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
-  };
-}
+export { LOCAL_TABLE, localEnv } from './env.ts';
 
 /** Reads the local cursor key from `file`, creating it on first use. */
 export function loadOrCreateSecret(file: string): string {

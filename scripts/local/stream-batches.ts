@@ -96,6 +96,51 @@ export async function readBatch(
   return { records, read, next };
 }
 
+/**
+ * Reads the stream as Lambda's poller does: every shard from its start (TRIM_HORIZON), new shards as they appear
+ * (looked for every 5 s), one batch at a time (`readBatch`), until `stopping()`. Each batch of item records goes to
+ * `deliver` with how many records its reads took; the shard moves on once `deliver` resolves. A shard that fails to
+ * read is read again from its start.
+ */
+export async function pollStream(
+  streams: DynamoDBStreamsClient,
+  streamArn: string,
+  options: {
+    batchSize: number;
+    stopping: () => boolean;
+    deliver: (records: DynamoDBRecord[], shardId: string, read: number) => Promise<void>;
+  },
+): Promise<void> {
+  const iterators = new Map<string, string | undefined>();
+  const finished = new Set<string>();
+  let lastDiscovery = 0;
+  while (!options.stopping()) {
+    if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
+      await discoverShards(streams, streamArn, iterators, finished).catch(() => {});
+      lastDiscovery = Date.now();
+    }
+    let busy = false;
+    for (const [shardId, iterator] of iterators) {
+      if (options.stopping()) break;
+      if (!iterator) {
+        iterators.delete(shardId);
+        finished.add(shardId);
+        continue;
+      }
+      try {
+        const { records, read, next } = await readBatch(streams, iterator, options.batchSize);
+        if (read > 0) busy = true;
+        if (records.length > 0) await options.deliver(records, shardId, read);
+        iterators.set(shardId, next);
+      } catch {
+        iterators.delete(shardId);
+        finished.delete(shardId);
+      }
+    }
+    if (!busy) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export type StreamHandler = (event: { Records: DynamoDBRecord[] }) => Promise<DynamoDBBatchResponse>;
 
 export interface BatchOptions {

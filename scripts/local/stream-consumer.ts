@@ -8,20 +8,13 @@ import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import {
-  concurrentBatches,
-  deliverBatch,
-  discoverShards,
-  readBatch,
-  streamSettings,
-} from './stream-batches.ts';
+import { concurrentBatches, deliverBatch, pollStream, streamSettings } from './stream-batches.ts';
 
 const endpoint = process.env.DYNAMODB_ENDPOINT ?? '';
 const tableName = process.env.TABLE_NAME ?? '';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
 const { handler } = await import('../../functions/index-items.ts');
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const table = await new DynamoDBClient({ endpoint, region: 'us-east-1', credentials }).send(
   new DescribeTableCommand({ TableName: tableName }),
@@ -29,8 +22,6 @@ const table = await new DynamoDBClient({ endpoint, region: 'us-east-1', credenti
 const streamArn = table.Table?.LatestStreamArn;
 if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
 
-// Shard id → iterator. Shards are read from their start: rebuilding is idempotent, so replays are harmless.
-const iterators = new Map<string, string | undefined>();
 const FAILURES =
   process.env.INDEX_FAILURES_FILE ??
   fileURLToPath(new URL('../../.local/index-failures.jsonl', import.meta.url));
@@ -38,62 +29,41 @@ const FAILURES =
 // Lambda invokes with a batching window of 0.
 if (streamSettings.batchWindow !== 0)
   throw new Error('the local stream consumer supports a batchWindow of 0 only');
-const finished = new Set<string>();
 let stopping = false;
 process.on('SIGTERM', () => {
   stopping = true;
 });
 
-let lastDiscovery = 0;
-while (!stopping) {
-  if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
-    await discoverShards(streams, streamArn, iterators, finished).catch(() => {});
-    lastDiscovery = Date.now();
-  }
-  let busy = false;
-  for (const [shardId, iterator] of iterators) {
-    if (!iterator) {
-      iterators.delete(shardId);
-      finished.add(shardId);
-      continue;
-    }
-    try {
-      const { records, read, next } = await readBatch(streams, iterator, streamSettings.batchSize);
-      if (read > 0) busy = true;
-      if (records.length > 0) {
-        // As Lambda with parallelizationFactor > 1: the shard's batch runs as that many concurrent batches.
-        const batches = concurrentBatches(records, streamSettings.parallelizationFactor);
-        await Promise.all(
-          batches.map((batch) =>
-            deliverBatch(batch, {
-              handler,
-              settings: streamSettings,
-              streamArn,
-              shardId,
-              stopping: () => stopping,
-              onFailure(record) {
-                mkdirSync(dirname(FAILURES), { recursive: true });
-                appendFileSync(FAILURES, `${JSON.stringify(record)}\n`);
-                const info = record.DDBStreamBatchInfo;
-                const file = relative(process.cwd(), FAILURES);
-                console.error(
-                  `stream consumer: gave up on ${info.batchSize} stream records (shard ${info.shardId}, sequence ` +
-                    `${info.startSequenceNumber} to ${info.endSequenceNumber}) after ` +
-                    `${record.requestContext?.approximateInvokeCount} attempts; the failure record is in ${file}. ` +
-                    `Redrive: npm run reindex -- --failure ${file}`,
-                );
-              },
-            }),
-          ),
-        );
-        if (stopping) break;
-      }
-      iterators.set(shardId, next);
-    } catch {
-      iterators.delete(shardId);
-      finished.delete(shardId);
-    }
-  }
-  if (!busy) await pause(100);
-}
+// Shards are read from their start: rebuilding is idempotent, so replays are harmless.
+await pollStream(streams, streamArn, {
+  batchSize: streamSettings.batchSize,
+  stopping: () => stopping,
+  // As Lambda with parallelizationFactor > 1: the shard's batch runs as that many concurrent batches.
+  deliver: async (records, shardId) => {
+    const batches = concurrentBatches(records, streamSettings.parallelizationFactor);
+    await Promise.all(
+      batches.map((batch) =>
+        deliverBatch(batch, {
+          handler,
+          settings: streamSettings,
+          streamArn,
+          shardId,
+          stopping: () => stopping,
+          onFailure(record) {
+            mkdirSync(dirname(FAILURES), { recursive: true });
+            appendFileSync(FAILURES, `${JSON.stringify(record)}\n`);
+            const info = record.DDBStreamBatchInfo;
+            const file = relative(process.cwd(), FAILURES);
+            console.error(
+              `stream consumer: gave up on ${info.batchSize} stream records (shard ${info.shardId}, sequence ` +
+                `${info.startSequenceNumber} to ${info.endSequenceNumber}) after ` +
+                `${record.requestContext?.approximateInvokeCount} attempts; the failure record is in ${file}. ` +
+                `Redrive: npm run reindex -- --failure ${file}`,
+            );
+          },
+        }),
+      ),
+    );
+  },
+});
 process.exit(0);

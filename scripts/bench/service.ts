@@ -1,0 +1,221 @@
+// The service as the benchmarks stand it up: DynamoDB Local with the table (in memory, with the functions'
+// environment), `npm start`'s stack on free ports, the functions as deployed (read from the zips `serverless package`
+// writes, or built with esbuild and serverless.yml's options) and the Lambda events they are given. Whatever is
+// started here runs under the reaper (scripts/local/children.ts): it stops when this process goes.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
+import { localEnv } from '../local/env.ts';
+import { createIssuer, mintToken } from '../local/issuer.ts';
+import { freePort } from '../local/ports.ts';
+import { ROOT } from './common.ts';
+
+const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
+
+/** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
+export async function withDynamoDb<T>(
+  tables: readonly string[],
+  work: (db: { endpoint: string; raw: DynamoDBClient }) => Promise<T>,
+): Promise<T> {
+  const dynamodb = await startDynamoDbLocal({ port: await freePort() });
+  const raw = localClient(dynamodb.endpoint);
+  try {
+    for (const table of tables) await ensureTable(raw, table);
+    return await work({ endpoint: dynamodb.endpoint, raw });
+  } finally {
+    raw.destroy();
+    await dynamodb.stop();
+  }
+}
+
+/** DynamoDB Local with the service's table, a fresh token issuer and the functions' environment (the `local` stage). */
+export function withLocalService<T>(
+  work: (service: ReturnType<typeof localService>) => Promise<T>,
+  tables: readonly string[] = ['items-bench'],
+): Promise<T> {
+  return withDynamoDb(tables, async ({ endpoint }) => work(localService(endpoint, tables[0] ?? '')));
+}
+
+function localService(endpoint: string, tableName: string) {
+  const issuer = createIssuer();
+  const env = {
+    ...localEnv(issuer, endpoint, CURSOR_KEY),
+    TABLE_NAME: tableName,
+    POWERTOOLS_SERVICE_NAME: 'items',
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  };
+  const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
+  return { endpoint, tableName, issuer, env, token };
+}
+
+/** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
+export async function startBenchStack() {
+  // Loaded when used: it loads the service's logger and metrics, which read the functions' environment once, when
+  // first loaded, and bench:ab's edge sets that environment before it loads this tree's.
+  const { startStack } = await import('../local/stack.ts');
+  const issuer = createIssuer();
+  const stack = await startStack({
+    issuer,
+    cursorKey: CURSOR_KEY,
+    port: await freePort(),
+    lambdaPort: await freePort(),
+    dynamodbPort: await freePort(),
+  });
+  const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
+  /** POSTs `body` as JSON to `path` with a bearer token. */
+  const post = (path: string, bearer: string, body: unknown) =>
+    fetch(`${stack.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+  return { baseUrl: stack.baseUrl, editor: token('editor'), reader: token('reader'), post, stop: stack.stop };
+}
+
+/** The files of a zip archive (stored or deflated entries, as serverless writes them). */
+function readZip(zip: Buffer): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  let end = zip.length - 22;
+  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
+  const count = zip.readUInt16LE(end + 10);
+  let offset = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(offset + 10);
+    const compressed = zip.readUInt32LE(offset + 20);
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const extraLength = zip.readUInt16LE(offset + 30);
+    const commentLength = zip.readUInt16LE(offset + 32);
+    const local = zip.readUInt32LE(offset + 42);
+    const name = zip.toString('utf8', offset + 46, offset + 46 + nameLength);
+    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const raw = zip.subarray(dataStart, dataStart + compressed);
+    files.set(name, method === 0 ? Buffer.from(raw) : inflateRawSync(raw));
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return files;
+}
+
+export interface DeployedFunction {
+  name: string;
+  handler: string;
+  zipBytes: number;
+  /** The entry bundle, extracted under `dir`. */
+  bundlePath: string;
+  bundleBytes: number;
+}
+
+/** Runs `serverless package --stage prod` (exactly as deployed) and extracts every function's bundle to `dir`. */
+export function packageFunctions(dir: string): DeployedFunction[] {
+  const packageDir = join(dir, 'package');
+  const cli = join(ROOT, 'node_modules/serverless/bin/serverless.js');
+  const run = spawnSync(process.execPath, [cli, 'package', '--stage', 'prod', '--package', packageDir], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    // A work folder of its own: packaging deletes it, and a running serverless-offline serves from `.esbuild`.
+    env: { ...process.env, ESBUILD_WORK_FOLDER: '.esbuild-bench' },
+  });
+  if (run.status !== 0) throw new Error(`serverless package failed:\n${run.stdout}\n${run.stderr}`);
+  const state = JSON.parse(readFileSync(join(packageDir, 'serverless-state.json'), 'utf8'));
+  const functions: Record<string, { handler: string }> = state.service.functions;
+  return Object.entries(functions).map(([name, { handler }]) => {
+    const zip = readFileSync(join(packageDir, `${name}.zip`));
+    const entry = `${handler.slice(0, handler.lastIndexOf('.'))}.mjs`;
+    const files = readZip(zip);
+    for (const [file, data] of files) {
+      mkdirSync(dirname(join(dir, name, file)), { recursive: true });
+      writeFileSync(join(dir, name, file), data);
+    }
+    const bundle = files.get(entry);
+    if (!bundle) throw new Error(`${name}.zip has no ${entry}`);
+    return {
+      name,
+      handler,
+      zipBytes: zip.length,
+      bundlePath: join(dir, name, entry),
+      bundleBytes: bundle.length,
+    };
+  });
+}
+
+/** The deployed bundle of function `name`. */
+export function deployedBundle(deployed: readonly DeployedFunction[], name: string): DeployedFunction {
+  const fn = deployed.find((f) => f.name === name);
+  if (!fn) throw new Error(`no function ${name}`);
+  return fn;
+}
+
+/** The item cold, warm and ab create and read. */
+export const SAMPLE_ITEM = {
+  name: 'Trail Boot',
+  description: 'Waterproof hiking boot with a grippy sole',
+  tags: ['outdoor'],
+  attributes: { brand: 'acme' },
+};
+
+/** An API Gateway HTTP API (payload 2.0) event. */
+export function apiEvent(
+  routeKey: string,
+  path: string,
+  {
+    pathParameters,
+    headers = {},
+    body,
+  }: { pathParameters?: Record<string, string>; headers?: object; body?: string },
+) {
+  const method = routeKey.split(' ')[0] ?? '';
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host: 'localhost', 'user-agent': 'bench', ...headers },
+    ...(pathParameters ? { pathParameters } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'bench',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+      requestId: 'bench',
+      routeKey,
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    ...(body === undefined ? {} : { body, isBase64Encoded: false }),
+  };
+}
+
+/** `GET /items/{item_id}` as API Gateway sends it. */
+export const getItemEvent = (id: number) =>
+  apiEvent('GET /items/{item_id}', `/items/${id}`, { pathParameters: { item_id: String(id) } });
+
+/** A POST of `fields` as JSON with a bearer token, as API Gateway sends it. */
+export const postEvent = (routeKey: string, token: string, fields: unknown) =>
+  apiEvent(routeKey, routeKey.split(' ')[1] ?? '', {
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(fields),
+  });
+
+/** A Lambda context with the fields the middleware reads. */
+export function lambdaContext(functionName: string) {
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: 'bench-request',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
