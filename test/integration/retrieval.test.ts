@@ -148,6 +148,28 @@ describe('BM25 search over the DynamoDB index', () => {
     for (const result of results) expect(result.item.attributes.even).toBe(false);
   });
 
+  it.each(['boot', 'light'])(
+    'applies a filter exactly to the one word %j, reading past the items it scored below the k-th score',
+    async (query) => {
+      // One word: pieces of one block, whose items are kept only while they can be among the best k; a filter that
+      // rejects the best opens them again.
+      const retrieve = createRetriever({ search, items, dictionary: createDictionary(table) });
+      const { results } = await retrieve({
+        query,
+        topK: 6,
+        minScore: 0,
+        filter: { attributes: { even: true } },
+      });
+      // Ranked over the whole collection (its N and avgdl), then filtered.
+      const even = new Set(corpus.filter((item) => item.attributes.even === true).map((item) => item.id));
+      const expected = reference(query, corpus.length)
+        .filter((hit) => even.has(hit.id))
+        .slice(0, 6);
+      expect(expected.length).toBe(6);
+      expect(results.map((r) => [r.item.id, r.score])).toStrictEqual(expected.map((e) => [e.id, e.score]));
+    },
+  );
+
   it.each([
     { equals: { key: 'attributes.even', value: true } },
     {

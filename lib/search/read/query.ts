@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from '../format/blocks.ts';
-import { idf, K1, termScore } from '../format/bm25.ts';
+import { B, idf, K1 } from '../format/bm25.ts';
 import {
   endOfPageEntry,
   PAGE_PREFIX,
@@ -91,9 +91,8 @@ interface Interval {
   /** The items of its blocks read so far (`tableOf`). */
   table?: PieceTable;
 }
-/** A piece's items, a row each: per word (by number), its best alternative's score and its first term's number. */
+/** A piece's items, a row each in id order: per word (by number), its best alternative's score and first term. */
 interface PieceTable {
-  rows: Map<number, number>;
   ids: number[];
   /** rows × words: the word's best score in the item (0: none). */
   best: Float64Array;
@@ -367,23 +366,23 @@ export function createSearch({
       const unreadEssential = essential.filter((block) => !block.postings);
       if (unreadEssential.length > 0) return unreadEssential;
       const unread = interval.blocks.filter((block) => !block.postings);
+      if (unread.length === 0 && interval.blocks.length === 1) return scoreAlone(interval, threshold);
       const table = tableOf(interval);
       const width = words.size;
       // Per word, the most its unread blocks could add.
       const unreadBounds = new Float64Array(width);
       for (const [group, word] of wordsOf(unread)) unreadBounds[group] = word.bound;
-      let passedOver = rest;
+      // Every item of a piece read whole is in its table: what it passes over is what it scored below the threshold.
+      let passedOver = unread.length === 0 ? Number.NEGATIVE_INFINITY : rest;
       let needed = false;
       for (let row = 0; row < table.ids.length; row++) {
         const id = table.ids[row] as number;
         if (scored.has(id) || rejected.has(id)) continue;
         const at = row * width;
         if (unread.length === 0) {
-          const score = scoreOf(table, row);
-          if (score > minScore) {
-            scored.set(id, { id, score, matchedTerms: matchedTerms(interval, id) });
-            keep(score);
-          }
+          const score = rowScore(table, row);
+          if (reaches(score, threshold)) record(id, score, () => matchedTerms(interval, id));
+          else passedOver = Math.max(passedOver, score);
           continue;
         }
         let bound = 0;
@@ -393,61 +392,102 @@ export function createSearch({
         else passedOver = Math.max(passedOver, bound);
       }
       if (needed) return unread;
-      settled.set(interval, unread.length === 0 ? Number.NEGATIVE_INFINITY : passedOver);
+      settled.set(interval, passedOver);
+      return [];
+    }
+
+    /**
+     * An item scored exactly is kept if it can still be among the best k (a filter that rejects some lowers the k-th
+     * score and opens the piece again, `settled`): a query of common words scores many thousands of items.
+     */
+    function record(id: number, score: number, matched: () => string[]) {
+      scored.set(id, { id, score, matchedTerms: matched() });
+      keep(score);
+    }
+
+    /** A piece that lies in one block of one term, read: each item scored from its posting alone. */
+    function scoreAlone(interval: Interval, threshold: number): Block[] {
+      const [block] = interval.blocks as [Block];
+      const list = lists[block.term] as TermList;
+      const postings = block.postings ?? [];
+      let passedOver = Number.NEGATIVE_INFINITY;
+      for (let i = firstAfter(postings, interval.after); i < postings.length; i++) {
+        const posting = postings[i] as BlockPosting;
+        if (posting.id > interval.to) break;
+        if (scored.has(posting.id) || rejected.has(posting.id)) continue;
+        const score = scoreOf(posting.tf, posting.dl, list.weight);
+        if (reaches(score, threshold)) record(posting.id, score, () => [list.term]);
+        else passedOver = Math.max(passedOver, score);
+      }
+      settled.set(interval, passedOver);
       return [];
     }
 
     /**
      * The items of a piece's read blocks, with each word's best score among its alternatives, kept with the piece
-     * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item.
+     * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item, in
+     * id order, each block's postings merged in (both are in id order, so no item is looked up).
      */
     function tableOf(interval: Interval): PieceTable {
-      const width = words.size;
-      const table = (interval.table ??= {
-        rows: new Map(),
+      let table = interval.table ?? {
         ids: [],
-        best: new Float64Array(64 * width),
-        first: new Int32Array(64 * width),
+        best: new Float64Array(0),
+        first: new Int32Array(0),
         added: new Set(),
-      });
-      for (const block of interval.blocks) {
-        if (!block.postings || table.added.has(block)) continue;
-        table.added.add(block);
-        const list = lists[block.term] as TermList;
-        for (let i = firstAfter(block.postings, interval.after); i < block.postings.length; i++) {
-          const posting = block.postings[i] as BlockPosting;
-          if (posting.id > interval.to) break;
-          let row = table.rows.get(posting.id);
-          if (row === undefined) {
-            row = table.ids.length;
-            table.rows.set(posting.id, row);
-            table.ids.push(posting.id);
-            if ((row + 1) * width > table.best.length) {
-              const best = new Float64Array(table.best.length * 2);
-              best.set(table.best);
-              table.best = best;
-              const first = new Int32Array(table.first.length * 2);
-              first.set(table.first);
-              table.first = first;
-            }
-            table.first.fill(-1, row * width, (row + 1) * width);
-          }
-          const at = row * width + list.group;
-          const score = termScore({ tf: posting.tf, dl: posting.dl, avgdl, idf: list.weight });
-          table.best[at] = Math.max(table.best[at] as number, score);
-          // The word's first alternative the item holds, in term order: its score adds the words up in that order.
-          const first = table.first[at] as number;
-          if (first === -1 || block.term < first) table.first[at] = block.term;
-        }
-      }
+      };
+      for (const block of interval.blocks)
+        if (block.postings && !table.added.has(block)) table = mergeBlock(table, block, interval);
+      interval.table = table;
       return table;
+    }
+
+    function mergeBlock(table: PieceTable, block: Block, interval: Interval): PieceTable {
+      const width = words.size;
+      const postings = block.postings ?? [];
+      const list = lists[block.term] as TermList;
+      const start = firstAfter(postings, interval.after);
+      const end = firstAfter(postings, interval.to);
+      const size = table.ids.length + end - start;
+      const ids: number[] = [];
+      const best = new Float64Array(size * width);
+      const first = new Int32Array(size * width).fill(-1);
+      let i = 0;
+      let j = start;
+      while (i < table.ids.length || j < end) {
+        const old = i < table.ids.length ? (table.ids[i] as number) : Number.POSITIVE_INFINITY;
+        const posting = j < end ? (postings[j] as BlockPosting) : undefined;
+        const id = posting?.id ?? Number.POSITIVE_INFINITY;
+        const at = ids.length * width;
+        if (old <= id) {
+          for (let group = 0; group < width; group++) {
+            best[at + group] = table.best[i * width + group] as number;
+            first[at + group] = table.first[i * width + group] as number;
+          }
+          i++;
+        }
+        if (posting && id <= old) {
+          const cell = at + list.group;
+          best[cell] = Math.max(best[cell] as number, scoreOf(posting.tf, posting.dl, list.weight));
+          // The word's first alternative the item holds, in term order: its score adds the words up in that order.
+          if (first[cell] === -1 || block.term < (first[cell] as number)) first[cell] = block.term;
+          j++;
+        }
+        ids.push(Math.min(old, id));
+      }
+      table.added.add(block);
+      return { ids, best, first, added: table.added };
+    }
+
+    /** termScore's arithmetic, step for step (so every score equals the in-memory ranking's to the last bit). */
+    function scoreOf(tf: number, dl: number, weight: number): number {
+      return weight * (K1 + 1) * (tf / (tf + K1 * (1 - B + B * (dl / avgdl))));
     }
 
     /**
      * An item's exact score: each word's best, added in the order of the words' first terms the item holds (the
      * order the in-memory ranking adds them in, so equal scores are equal to the last bit).
      */
-    function scoreOf(table: PieceTable, row: number): number {
+    function rowScore(table: PieceTable, row: number): number {
       const width = words.size;
       const at = row * width;
       const held: number[] = [];
