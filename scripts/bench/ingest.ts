@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
@@ -26,7 +26,7 @@ import { allShardPks, isItemKey } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
-import { docKey, idOfDocKey, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { countsQuery, docKey, idOfDocKey, sumCounts } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { ensureTable } from '../local/dynamodb.ts';
@@ -60,7 +60,7 @@ const priority = raisePriority();
 // ---------------------------------------------------------------------------------------------------------------
 // ADAPT HERE when the index's records change: how the benchmark tells that the index has settled. Today an item is
 // indexed at version v when its doc record D#<id>/IDX holds version v and no unfinished rebuild (`pending`), and N
-// is STATS/INDEX's `docs`. Reads go through an unmetered client: they are the benchmark's, not the index's.
+// is the sum of the counts' parts' `docs` (STATS). Reads go through an unmetered client: they are the benchmark's, not the index's.
 /** The version each of `ids` is indexed at (missing: not indexed). */
 async function indexedVersions(client: DynamoDBDocumentClient, tableName: string, ids: readonly number[]) {
   const docs = await batchGet(client, tableName, ids.map(docKey), { consistent: true });
@@ -69,13 +69,13 @@ async function indexedVersions(client: DynamoDBDocumentClient, tableName: string
 }
 /** Whether N, as the index has it, is the number of items in the table (every shard's). */
 async function countsAgree(client: DynamoDBDocumentClient, TableName: string): Promise<boolean> {
-  const { Item } = await client.send(new GetCommand({ TableName, Key: STATS_KEY, ConsistentRead: true }));
+  const { docs } = sumCounts(await queryAll(client, countsQuery(TableName, true)));
   let items = 0;
   for (const pk of allShardPks()) {
     const query = { TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } };
     items += (await queryAll(client, { ...query, ProjectionExpression: 'pk', ConsistentRead: true })).length;
   }
-  return Number(Item?.docs ?? 0) === items;
+  return docs === items;
 }
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -101,3 +101,56 @@ and more are served for N ≥ ${Math.ceil(EDGES / firstPagesUncached)} with ITEM
 Cost per million (DynamoDB on demand + Lambda ${LAMBDA_MS.create} ms at 1 GB + API Gateway): creates ${usd(createCost(plainPerCreate))} plain,
 ${usd(idemCreateCost)} with an Idempotency-Key; list pages ${usd(listCost)} uncached; a page served by CloudFront
 ${usd(PRICE.cdn)} (and nothing at the origin).`);
+
+// The index's ingest ceiling. The stream consumer's writer (lib/search/write/indexer.ts) works a batch in phases,
+// each a number of rounds of requests at most CONCURRENCY in flight: the items (100 keys a call, one call at a time)
+// and the doc records (four at a time) read, the write-ahead Put of each doc, the tails read (four calls at a time),
+// one write a term, the commits one after another (99 docs each). A round takes about one request's latency. Its
+// writes and the hottest keys they land on come from bench:write-model's replay of the writer (10,000 synthetic
+// items); a key takes 1,000 WCU/s, and transactions on one item (STATS, once per commit) are applied one at a time.
+const INGEST_SIZE = 10_000;
+const CONCURRENCY = 32;
+const LATENCY_MS = [5, 10];
+const FACTORS = [1, 2, 4, 10];
+const { replayIngest, hottestIndex, hottestTerm } = await import('./write-model.ts');
+const ingestRows = [1000, 100].map((batch) => {
+  const tally = replayIngest([INGEST_SIZE], batch).get(INGEST_SIZE);
+  if (!tally) throw new Error('the write model measured nothing');
+  const terms = tally.terms / tally.batches;
+  const rounds =
+    Math.ceil(batch / 100) +
+    Math.ceil(batch / CONCURRENCY) +
+    Math.ceil(terms / 400) +
+    Math.ceil(terms / CONCURRENCY) +
+    Math.ceil(batch / 99);
+  const [term, termWcu] = hottestTerm(tally);
+  const [index, indexWcu] = hottestIndex(tally);
+  const perItem = (value: number) => value / tally.items;
+  // Transactions on STATS: one per commit; each holds the item about two requests' time.
+  const statsCap = (latency: number) => 1 / (perItem(tally.statsTransactions) * ((2 * latency) / 1000));
+  const keyCaps = [
+    { what: `\`T#${term}\``, cap: KEY_WCU / perItem(termWcu) },
+    { what: `\`${index}\``, cap: KEY_WCU / perItem(indexWcu) },
+  ];
+  return { batch, tally, terms, rounds, keyCaps, statsCap, perItem };
+});
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+console.log(`
+### The index's ingest ceiling (AWS, a model)
+
+Replayed writer: ${INGEST_SIZE.toLocaleString('en')} synthetic items created in id order (\`npm run bench:write-model\`'s replay); ${CONCURRENCY} requests in flight;
+a round of requests takes one request's latency (${LATENCY_MS.join(' or ')} ms). Per stream shard, parallelizationFactor P runs P batches
+at once (a backlog keeps each full).
+
+| batch | index WCU per item | requests per item | rounds per batch | one batch's items/s (${LATENCY_MS.join(' / ')} ms) | ${FACTORS.map((p) => `P = ${p}`).join(' | ')} (items/s a shard, ${LATENCY_MS[1]} ms) | hottest keys' ceilings (items/s) | STATS transactions' ceiling (items/s, ${LATENCY_MS.join(' / ')} ms) |
+|---|---|---|---|---|${FACTORS.map(() => '---').join('|')}|---|---|
+${ingestRows
+  .map(({ batch, tally, rounds, keyCaps, statsCap, perItem }) => {
+    const rate = (latency: number) => batch / ((rounds * latency) / 1000);
+    return `| ${batch} | ${perItem(tally.wcu).toFixed(1)} | ${perItem(tally.requests).toFixed(2)} | ${rounds} | ${LATENCY_MS.map((l) => fmt(rate(l))).join(' / ')} | ${FACTORS.map((p) => fmt(p * rate(LATENCY_MS[1] ?? 10))).join(' | ')} | ${keyCaps.map((k) => `${k.what} ${fmt(k.cap)}`).join('; ')} | ${LATENCY_MS.map((l) => fmt(statsCap(l))).join(' / ')} |`;
+  })
+  .join('\n')}
+
+A shard's consumer ingests the column of its parallelizationFactor; the table's stream has a shard per partition, and
+the hottest keys and STATS bound the whole table whatever the number of shards.`);

@@ -6,7 +6,7 @@ import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item, ItemWrite } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { docKey, STATS_KEY, termPk } from '../../lib/search/format/keys.ts';
+import { docKey, statsKey, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { appendedTerm, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 
@@ -139,9 +139,9 @@ export async function bulkLoad(
     records.push(tailItem(term, tail), ...sealed.map((block) => sealedItem(term, block)));
     for (const [sk, entries] of pages) records.push({ pk: termPk(term), sk, ...entries });
   }
-  // One commit per item, as items indexed one at a time.
+  // One commit per item, as items indexed one at a time, all counted in the counts' first part.
   records.push(
-    { ...STATS_KEY, docs: size, len: totalLength, commits: size },
+    { ...statsKey(0), docs: size, len: totalLength, commits: size },
     { ...COUNTER_KEY, value: size },
   );
   const batches = Array.from({ length: Math.ceil(records.length / 200) }, (_, i) =>

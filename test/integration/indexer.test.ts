@@ -3,7 +3,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
-  GetCommand,
+  QueryCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { docKey, STATS_KEY } from '../../lib/search/format/keys.ts';
+import { docKey, STATS_PK, statsKey } from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
@@ -420,7 +420,7 @@ describe('index maintenance on DynamoDB Local', () => {
     await table.client.send(
       new UpdateCommand({
         TableName: table.tableName,
-        Key: STATS_KEY,
+        Key: statsKey(3),
         UpdateExpression: 'ADD docs :seven',
         ExpressionAttributeValues: { ':seven': 7 },
       }),
@@ -450,7 +450,10 @@ describe('index maintenance on DynamoDB Local', () => {
             events.push('scan');
             if (events.filter((event) => event === 'scan').length === 1) await churn();
           }
-          if (command instanceof GetCommand && command.input.Key?.pk === STATS_KEY.pk) {
+          if (
+            command instanceof QueryCommand &&
+            command.input.ExpressionAttributeValues?.[':pk'] === STATS_PK
+          ) {
             events.push('counts');
             if (events.filter((event) => event === 'counts').length === 1) await churn();
           }

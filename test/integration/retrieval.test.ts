@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { endOfSealedSk } from '../../lib/search/format/keys.ts';
+import { endOfSealedSk, TAIL_SK } from '../../lib/search/format/keys.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { rankInMemory } from '../../lib/search/read/rank.ts';
@@ -413,7 +413,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     expect(queries).toStrictEqual([`K#${String(ids[3]).padStart(16, '0')}`]);
     expect(ranged.blocks[0]).toBe(`T#kettl K#${String(ids[3]).padStart(16, '0')}`);
 
-    // The corpus counts and tails (BatchGetItem) are read while the directories are (Query): each is held here
+    // The tails (BatchGetItem) are read while the directories and the corpus counts are (Query): each is held here
     // until the other has been sent; one after the other, they stall.
     const directory = signal('a directory');
     const gated = {
@@ -421,7 +421,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
         if (command instanceof QueryCommand) directory.fire();
         if (command instanceof BatchGetCommand) {
           const keys = Object.values(command.input.RequestItems ?? {}).flatMap(({ Keys = [] }) => Keys);
-          if (keys.some((key) => key.pk === 'STATS')) await directory.sent();
+          if (keys.some((key) => key.sk === TAIL_SK)) await directory.sent();
         }
         return own.client.send(command as never);
       },

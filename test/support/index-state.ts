@@ -13,7 +13,8 @@ import {
   idOfDocKey,
   pageEntry,
   pageSk,
-  STATS_KEY,
+  STATS_PK,
+  sumCounts,
   TAIL_SK,
 } from '../../lib/search/format/keys.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
@@ -106,11 +107,12 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
       .filter((r) => r.sk === TAIL_SK && Number(r.df) > 0)
       .map((r) => [String(r.pk).slice(2), Number(r.df)]),
   );
-  const stats = rows.find((r) => r.pk === STATS_KEY.pk && r.sk === STATS_KEY.sk);
+  // The counts' parts (keys.ts), summed; layout 1's CORPUS record is not one of them.
+  const stats = sumCounts(rows.filter((r) => r.pk === STATS_PK && String(r.sk).startsWith('INDEX')));
   const docs = rows
     .filter((r) => idOfDocKey(r.pk, r.sk) !== undefined)
     .map((r) => ({ id: r.pk, pending: r.pending ?? [] }));
-  return { postings, df, stats: { docs: stats?.docs ?? 0, len: stats?.len ?? 0 }, docs };
+  return { postings, df, stats: { docs: stats.docs, len: stats.len }, docs };
 }
 
 /** A term's blocks in order (sealed, then the tail), with their ids. */

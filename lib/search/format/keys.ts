@@ -14,7 +14,8 @@
  *                                transaction as its blocks.
  *   D#<id>   / IDX               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at most
  *                                one state), and the lease of the writer working on it
- *   STATS    / INDEX             docs (N) and len (sum of dl) over indexed items, changed once per commit of a batch
+ *   STATS    / INDEX, INDEX#<k>  the corpus counts in STATS_SHARDS parts: docs (N) and len (sum of dl) over indexed
+ *                                items and `commits`, summed by the reader; each commit of a batch adds to one part
  * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's tail,
  * which carries `wt` (the term), `wp` (P#<its first two code points>) and `wl` (L#<its length in code points>):
  * `terms-by-prefix` is keyed (wp, wt) and `terms-by-length` (wl, wt), both projecting df.
@@ -22,7 +23,38 @@
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
  */
-export const STATS_KEY = { pk: 'STATS', sk: 'INDEX' } as const;
+/**
+ * The corpus counts' parts. Each commit adds its docs' counts to one part, chosen at random, in its transaction:
+ * DynamoDB applies transactions on one item one at a time, so a single counts record touched by every commit would cap
+ * the whole index's ingest (about 1 / (commits per item × a transaction's time): ~5,000 items/s), however many writers
+ * run; parts in one partition are read together by one Query (charged by its bytes: half a read unit).
+ */
+export const STATS_PK = 'STATS';
+export const STATS_SHARDS = 16;
+const STATS_SK = 'INDEX';
+/** Part 0 is the counts record of tables written before the parts (`STATS` / `INDEX`). */
+export const statsKey = (part: number) => ({
+  pk: STATS_PK,
+  sk: part === 0 ? STATS_SK : `${STATS_SK}#${part}`,
+});
+/** Every part of the counts, in one Query (`consistent` for the operations that repair them). */
+export const countsQuery = (tableName: string, consistent = false) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+  ExpressionAttributeValues: { ':pk': STATS_PK, ':sk': STATS_SK },
+  ConsistentRead: consistent,
+});
+export interface Counts {
+  docs: number;
+  len: number;
+  commits: number;
+}
+/** The counts, summed over the parts read. */
+export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => {
+  const sum = (name: string) =>
+    parts.reduce((total, part) => total + (typeof part[name] === 'number' ? (part[name] as number) : 0), 0);
+  return { docs: sum('docs'), len: sum('len'), commits: sum('commits') };
+};
 
 /** The fixed document length impacts are computed at, so a block's maximum never depends on corpus state. */
 export const REFERENCE_LENGTH = 64;

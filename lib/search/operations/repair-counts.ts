@@ -1,22 +1,23 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../../dynamodb/conditions.ts';
-import { DOC_PK_PREFIX, idOfDocKey, STATS_KEY } from '../format/keys.ts';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { retryableCancellation } from '../../dynamodb/conditions.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
+import { countsQuery, DOC_PK_PREFIX, idOfDocKey, STATS_SHARDS, statsKey, sumCounts } from '../format/keys.ts';
 import { scan } from './scan.ts';
 
 /**
  * N and the total length against the committed doc records (version > 0), which only a manual edit of the table can
  * make disagree (a term's df changes in the same write as its postings, and the counts in the same transaction as
- * the doc records). Every commit of the indexer adds 1 to STATS' `commits`, so the counts read with `commits` at c,
- * then a scan of the doc records, then a write conditional on `commits` still being c, sees the doc records exactly
- * as committed: no commit landed in between. 'skipped': a commit landed; run again to check.
+ * the doc records). Every commit of the indexer adds 1 to `commits` in the part of the counts it writes, so the
+ * parts read with their `commits`, then a scan of the doc records, then a write conditional on every part's `commits`
+ * being unchanged, sees the doc records exactly as committed: no commit landed in between. The difference goes to
+ * part 0. 'skipped': a commit landed; run again to check.
  */
 export async function repairCounts(
   client: DynamoDBDocumentClient,
   tableName: string,
 ): Promise<'ok' | 'repaired' | 'skipped'> {
-  const { Item: stats } = await client.send(
-    new GetCommand({ TableName: tableName, Key: STATS_KEY, ConsistentRead: true }),
-  );
+  const parts = await queryAll(client, countsQuery(tableName, true));
+  const counts = sumCounts(parts);
   let docs = 0;
   let len = 0;
   for await (const row of scan(client, tableName, DOC_PK_PREFIX)) {
@@ -25,25 +26,44 @@ export async function repairCounts(
     docs++;
     len += row.dl ?? 0;
   }
-  if ((stats?.docs ?? 0) === docs && (stats?.len ?? 0) === len) return 'ok';
+  if (counts.docs === docs && counts.len === len) return 'ok';
+  /** Every part as read: its `commits` unchanged, or still absent. */
+  const unchanged = (part: number) => {
+    const key = statsKey(part);
+    const read = parts.find((row) => row.sk === key.sk);
+    return typeof read?.commits === 'number'
+      ? { ConditionExpression: 'commits = :c', ExpressionAttributeValues: { ':c': read.commits } }
+      : { ConditionExpression: 'attribute_not_exists(commits)' };
+  };
+  const first = parts.find((row) => row.sk === statsKey(0).sk);
+  const own = (name: 'docs' | 'len') => (typeof first?.[name] === 'number' ? (first[name] as number) : 0);
   try {
     await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: STATS_KEY,
-        UpdateExpression: 'SET docs = :docs, len = :len',
-        ConditionExpression:
-          typeof stats?.commits === 'number' ? 'commits = :commits' : 'attribute_not_exists(commits)',
-        ExpressionAttributeValues: {
-          ':docs': docs,
-          ':len': len,
-          ...(typeof stats?.commits === 'number' ? { ':commits': stats.commits } : {}),
-        },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: statsKey(0),
+              UpdateExpression: 'SET docs = :docs, len = :len',
+              ...unchanged(0),
+              ExpressionAttributeValues: {
+                ...unchanged(0).ExpressionAttributeValues,
+                ':docs': own('docs') + docs - counts.docs,
+                ':len': own('len') + len - counts.len,
+              },
+            },
+          },
+          ...Array.from({ length: STATS_SHARDS - 1 }, (_, i) => ({
+            ConditionCheck: { TableName: tableName, Key: statsKey(i + 1), ...unchanged(i + 1) },
+          })),
+        ],
       }),
     );
     return 'repaired';
   } catch (error) {
-    if (isConditionFailure(error)) return 'skipped';
+    // Only a commit that landed meanwhile (a changed part, or one being written) is passed over.
+    if (retryableCancellation(error)) return 'skipped';
     throw error;
   }
 }

@@ -4,11 +4,12 @@ import { queryAll } from '../../dynamodb/query-all.ts';
 import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from '../format/blocks.ts';
 import { B, idf, K1 } from '../format/bm25.ts';
 import {
+  countsQuery,
   endOfPageEntry,
   PAGE_PREFIX,
   REFERENCE_LENGTH,
-  STATS_KEY,
   sealedSk,
+  sumCounts,
   TAIL_SK,
   termOfPk,
   termPk,
@@ -186,14 +187,19 @@ export function createSearch({
     return entries.sort((a, b) => a[0] - b[0]);
   }
 
-  /** Corpus counts, tails and directories, in one round trip (a directory read before a seal is read again). */
+  /** Corpus counts, tails and directories, read at once (a directory read before a seal is read again). */
   async function readTerms(terms: readonly string[]) {
-    const [meta, directories] = await Promise.all([
-      batchGet(client, tableName, [STATS_KEY, ...terms.map((term) => ({ pk: termPk(term), sk: TAIL_SK }))]),
+    const [parts, meta, directories] = await Promise.all([
+      queryAll(client, countsQuery(tableName)),
+      batchGet(
+        client,
+        tableName,
+        terms.map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
+      ),
       Promise.all(terms.map(readDirectory)),
     ]);
-    const stats = meta.find((r) => r.pk === STATS_KEY.pk);
-    const tails = new Map(meta.filter((r) => r.sk === TAIL_SK).map((r) => [termOfPk(r.pk) ?? '', r]));
+    const stats = sumCounts(parts);
+    const tails = new Map(meta.map((r) => [termOfPk(r.pk) ?? '', r]));
     const found = await Promise.all(
       terms.map(async (term, i) => {
         const tail = tails.get(term);
@@ -215,9 +221,9 @@ export function createSearch({
 
   return async function search({ terms, groups, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
     const { stats, found } = await readTerms([...terms.keys()]);
-    const docs = typeof stats?.docs === 'number' ? stats.docs : 0;
+    const docs = stats.docs;
     if (docs <= 0) return [];
-    const avgdl = (typeof stats?.len === 'number' ? stats.len : 0) / docs || 1;
+    const avgdl = stats.len / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
     const lists: TermList[] = [];
     for (const list of found) {

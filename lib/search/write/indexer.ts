@@ -20,7 +20,7 @@ import type { Item } from '../../items/schema.ts';
 import { logger } from '../../observability.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
 import { termFrequencies } from '../format/bm25.ts';
-import { docKey, idOfDocKey, STATS_KEY } from '../format/keys.ts';
+import { docKey, idOfDocKey, STATS_SHARDS, statsKey } from '../format/keys.ts';
 import { TermsText } from '../format/terms.ts';
 import { itemText, tokenize } from '../text/tokenizer.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
@@ -104,7 +104,8 @@ interface Plan {
 
 /**
  * Maintains the BM25 index a batch at a time. Invariants: a term's df equals its number of postings (posting
- * writer), and STATS equals the sum over committed doc records (each commit transaction carries its docs' counts).
+ * writer), and the counts (STATS, summed over its parts) equal the sum over committed doc records (each commit transaction
+ * carries its docs' counts to one part).
  * A writer first takes a lease on each item and records its target in the doc record as `pending` (write-ahead),
  * so a rebuild that dies half-way is rolled back and redone by the next one; only the lease holder writes an
  * item's postings, and it commits with a compare-and-swap on the doc record's `rev`. `pending` holds at most one
@@ -223,7 +224,8 @@ export function createIndexer({
         const counts = {
           Update: {
             TableName: tableName,
-            Key: STATS_KEY,
+            // One part of the counts, a new one each attempt (keys.ts): writers side by side seldom meet on it.
+            Key: statsKey(Math.floor(Math.random() * STATS_SHARDS)),
             // `commits` counts every commit (how many batches landed: for operators and tests).
             UpdateExpression: 'ADD docs :docs, len :len, commits :one',
             ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1 },
