@@ -94,7 +94,7 @@ interface Interval {
 }
 /** A piece's items, a row each in id order: per word (by number), its best alternative's score and first term. */
 interface PieceTable {
-  ids: number[];
+  ids: Float64Array;
   /** rows × words: the word's best score in the item (0: none). */
   best: Float64Array;
   /** rows × words: the number of the word's first term the item holds (-1: none). */
@@ -156,9 +156,7 @@ export function createSearch({
   filterMaxBlocks = SEARCH_DEFAULTS.filterMaxBlocks,
   blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
   rangeGap = SEARCH_DEFAULTS.rangeGap,
-  along: ALONG_PER_BLOCK = 4,
-  buy: BUY_FACTOR = 2,
-}: SearchOptions & { along?: number; buy?: number }) {
+}: SearchOptions) {
   /** Blocks of one term in id order, cut into runs wherever two are more than rangeGap places apart. */
   function runsOf(blocks: readonly Block[]): Block[][] {
     const runs: Block[][] = [];
@@ -248,6 +246,8 @@ export function createSearch({
       if (!words.has(word)) words.set(word, words.size);
       list.group = words.get(word) ?? 0;
     }
+    /** Whether some word has several alternatives (its completions, its corrections). */
+    const alternatives = words.size < lists.length;
     const boundOf = (weight: number, max: number) => weight * (K1 + 1) * Math.min(1, (max / 1e6) * stretch);
     const intervals = cut(lists, boundOf);
 
@@ -260,8 +260,6 @@ export function createSearch({
     let asking = topK;
     let budget = maxBlocks;
     let read = 0;
-    // Rounds grow (8, 16, … up to blocksPerRound): the first asks for few blocks while no k-th score is known.
-    let roundBlocks = Math.min(8, blocksPerRound);
     /** The best k scores of items not rejected, in descending order (rebuilt when the filter rejects). */
     let best: number[] = [];
     const keep = (score: number) => {
@@ -295,7 +293,7 @@ export function createSearch({
           continue;
         }
         for (const block of needs) wanted.set(key(block), block);
-        if (wanted.size >= roundBlocks) break;
+        if (wanted.size >= blocksPerRound) break;
       }
       if (wanted.size > 0) {
         read += await fetchBlocks(
@@ -303,7 +301,6 @@ export function createSearch({
           likelyNeeded(Math.max(kth(), minScore)),
           budget - read,
         );
-        roundBlocks = Math.min(blocksPerRound, roundBlocks * 2);
         continue;
       }
       // Settled (or out of budget): the best k, if the filter keeps them all, are the answer. The filter is asked
@@ -436,7 +433,7 @@ export function createSearch({
      */
     function tableOf(interval: Interval): PieceTable {
       let table = interval.table ?? {
-        ids: [],
+        ids: new Float64Array(0),
         best: new Float64Array(0),
         first: new Int32Array(0),
         added: new Set(),
@@ -453,35 +450,41 @@ export function createSearch({
       const list = lists[block.term] as TermList;
       const start = firstAfter(postings, interval.after);
       const end = firstAfter(postings, interval.to);
-      const size = table.ids.length + end - start;
-      const ids: number[] = [];
-      const best = new Float64Array(size * width);
-      const first = new Int32Array(size * width).fill(-1);
+      const old = table.ids.length;
+      const ids = new Float64Array(old + end - start);
+      const best = new Float64Array(ids.length * width);
+      // Which of a word's alternatives came first matters only where a word has several (rowScore).
+      const first = alternatives ? new Int32Array(ids.length * width).fill(-1) : table.first;
+      let rows = 0;
       let i = 0;
       let j = start;
-      while (i < table.ids.length || j < end) {
-        const old = i < table.ids.length ? (table.ids[i] as number) : Number.POSITIVE_INFINITY;
+      while (i < old || j < end) {
+        const kept = i < old ? (table.ids[i] as number) : Number.POSITIVE_INFINITY;
         const posting = j < end ? (postings[j] as BlockPosting) : undefined;
-        const id = posting?.id ?? Number.POSITIVE_INFINITY;
-        const at = ids.length * width;
-        if (old <= id) {
-          for (let group = 0; group < width; group++) {
-            best[at + group] = table.best[i * width + group] as number;
-            first[at + group] = table.first[i * width + group] as number;
-          }
+        const id = posting ? posting.id : Number.POSITIVE_INFINITY;
+        const at = rows * width;
+        if (kept <= id) {
+          best.set(table.best.subarray(i * width, (i + 1) * width), at);
+          if (alternatives) first.set(table.first.subarray(i * width, (i + 1) * width), at);
           i++;
         }
-        if (posting && id <= old) {
+        if (posting && id <= kept) {
           const cell = at + list.group;
           best[cell] = Math.max(best[cell] as number, scoreOf(posting.tf, posting.dl, list.weight));
           // The word's first alternative the item holds, in term order: its score adds the words up in that order.
-          if (first[cell] === -1 || block.term < (first[cell] as number)) first[cell] = block.term;
+          if (alternatives && (first[cell] === -1 || block.term < (first[cell] as number)))
+            first[cell] = block.term;
           j++;
         }
-        ids.push(Math.min(old, id));
+        ids[rows++] = Math.min(kept, id);
       }
       table.added.add(block);
-      return { ids, best, first, added: table.added };
+      return {
+        ids: ids.subarray(0, rows),
+        best: best.subarray(0, rows * width),
+        first: alternatives ? first.subarray(0, rows * width) : first,
+        added: table.added,
+      };
     }
 
     /** termScore's arithmetic, step for step (so every score equals the in-memory ranking's to the last bit). */
@@ -496,12 +499,17 @@ export function createSearch({
     function rowScore(table: PieceTable, row: number): number {
       const width = words.size;
       const at = row * width;
+      let score = 0;
+      // Words of one term each: their order is the terms' order, the words' own.
+      if (!alternatives) {
+        for (let group = 0; group < width; group++) score += table.best[at + group] as number;
+        return score;
+      }
       const held: number[] = [];
       for (let group = 0; group < width; group++)
         if ((table.first[at + group] as number) >= 0) held.push(group);
       if (held.length > 1)
         held.sort((x, y) => (table.first[at + x] as number) - (table.first[at + y] as number));
-      let score = 0;
       for (const group of held) score += table.best[at + group] as number;
       return score;
     }
@@ -607,6 +615,11 @@ const runCost = (run: readonly Block[]): number =>
   run.length <= 1
     ? KEY_COST * run.length
     : Math.ceil((((run.at(-1)?.index ?? 0) - (run[0]?.index ?? 0) + 1) * BLOCK_BYTES) / 4096) * 0.5;
+
+/** Likely-needed blocks a range read takes along, per wanted block. */
+const ALONG_PER_BLOCK = 4;
+/** A term's likely blocks are all read by range once its reads so far cost half of what that costs (ski rental). */
+const BUY_FACTOR = 2;
 
 const key = (block: Block) => `${block.term}\u0000${block.sk}`;
 
