@@ -251,7 +251,9 @@ describe('osls package --stage prod', () => {
       MaximumBatchingWindowInSeconds: STREAM.batchWindow,
       MaximumRetryAttempts: STREAM.maximumRetryAttempts,
       MaximumRecordAgeInSeconds: STREAM.maximumRecordAgeInSeconds,
-      ParallelizationFactor: STREAM.parallelizationFactor,
+      // prod indexes four batches of a shard at once (the stage parameter indexParallelization), others as
+      // infra/stream.json says (the local consumer's setting).
+      ParallelizationFactor: 4,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['IndexFailuresQueue', 'Arn'] } } },
