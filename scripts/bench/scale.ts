@@ -4,7 +4,7 @@
 import { SEARCH_DEFAULTS, type SearchOptions } from '../../lib/search/read/query.ts';
 import { indexInMemory, type RankedDoc } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { metered } from './capacity.ts';
+import { metered, NORM_PAGE } from './capacity.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, mean, ms, quantile, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
@@ -102,6 +102,8 @@ function sizeResult(size: number) {
     /** Sealed blocks the query read (tails and directory pages are read by every query), and the postings read. */
     blocks: series(),
     postings: series(),
+    /** Pages of lengths the same reads would need with lengths apart from the postings (capacity.ts NORM_PAGE). */
+    normPages: series(),
     recall: series(),
     scoreShare: series(),
     exactUnits: series(),
@@ -133,6 +135,7 @@ for (const size of SIZES) {
       result.calls.push(tally.calls);
       result.blocks.push(tally.blocks);
       result.postings.push(tally.postings);
+      result.normPages.push(tally.normPages.size);
       result.recall.push(recall(value.results, truth));
       result.scoreShare.push(scoreShare(value.results, truth));
       const proof = await metered(exact.meter, () => exact.retrieve(request(query)));
@@ -265,6 +268,7 @@ ${rows.join('\n')}
 
 p50 at ${lastSize} ÷ p50 at ${first?.size.toLocaleString('en')}: **${latencyRatio.toFixed(2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
 Read units per fixed query: at most ${ceiling.toFixed(1)} at any size; ${grown.length > 0 ? `${grown.length} queries read more at ${lastSize} than at ${previousSize} (${quoted(grown)})` : `none reads more at ${lastSize} than at ${previousSize}`}.
+With lengths kept apart from the postings (Lucene's norms; ${NORM_PAGE.toLocaleString('en')} lengths a 4 KB page), the same reads would also read ${results.map((r) => `${mean(r.normPages).toFixed(1)}`).join(', ')} pages a query on average at ${results.map((r) => r.size.toLocaleString('en')).join(', ')} items (+${(mean(last?.normPages ?? []) * 0.5).toFixed(1)} RCU at ${lastSize}).
 The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${lastSize} (${quoted(wholeLists) || 'none'}); over all queries it read ${((100 * sum(last?.exactBlocks ?? [])) / Math.max(1, sum(last?.listed ?? []))).toFixed(0)} % of the blocks listed.
 
 The read ceiling's trade-off (\`maxBlocks\`):
