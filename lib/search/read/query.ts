@@ -32,6 +32,11 @@ export interface SearchRequest {
   groups?: ReadonlyMap<string, string>;
   /** Keeps the ids that pass the caller's filter (and still exist). */
   accept: (ids: number[]) => Promise<Set<number>>;
+  /**
+   * Terms the caller expects to have no sealed blocks (the dictionary puts their df below a block's capacity): their
+   * directory is not read beside their tail, only after it, should the tail show sealed blocks after all.
+   */
+  unsealed?: ReadonlySet<string>;
 }
 
 export interface SearchOptions {
@@ -155,10 +160,10 @@ export function createSearch({
   }
 
   /** Corpus counts, tails and directories, in one round trip (a directory read before a seal is read again). */
-  async function readTerms(terms: readonly string[]) {
+  async function readTerms(terms: readonly string[], unsealed: ReadonlySet<string> = new Set()) {
     const [meta, directories] = await Promise.all([
       batchGet(client, tableName, [STATS_KEY, ...terms.map((term) => ({ pk: termPk(term), sk: TAIL_SK }))]),
-      Promise.all(terms.map(readDirectory)),
+      Promise.all(terms.map((term) => (unsealed.has(term) ? [] : readDirectory(term)))),
     ]);
     const stats = meta.find((r) => r.pk === STATS_KEY.pk);
     const tails = new Map(meta.filter((r) => r.sk === TAIL_SK).map((r) => [termOfPk(r.pk) ?? '', r]));
@@ -181,8 +186,15 @@ export function createSearch({
     return { stats, found };
   }
 
-  return async function search({ terms, groups, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
-    const { stats, found } = await readTerms([...terms.keys()]);
+  return async function search({
+    terms,
+    groups,
+    topK,
+    minScore,
+    accept,
+    unsealed,
+  }: SearchRequest): Promise<Hit[]> {
+    const { stats, found } = await readTerms([...terms.keys()], unsealed);
     const docs = typeof stats?.docs === 'number' ? stats.docs : 0;
     if (docs <= 0) return [];
     const avgdl = (typeof stats?.len === 'number' ? stats.len : 0) / docs || 1;
