@@ -18,6 +18,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
+import { tableDefinition } from '../local/dynamodb.ts';
 
 /** The commands that take `ReturnConsumedCapacity`. */
 const METERED = new Set([
@@ -92,41 +93,108 @@ interface WriteAction {
   units: number;
   /** Bytes of the item afterwards: a number for a Put, null for a Delete, undefined when unchanged/unknown. */
   after: number | null | undefined;
-  /** The item's dictionary entry afterwards (lib/search/format/keys.ts): its two index partitions, null when none. */
-  entry: DictionaryEntry | null | undefined;
+  /**
+   * The item's dictionary entry afterwards (lib/search/format/keys.ts), null when in no index, undefined when the
+   * write leaves it as it was; an Update gives it from the entry before.
+   */
+  entry:
+    | DictionaryEntry
+    | null
+    | undefined
+    | ((before: DictionaryEntry | undefined) => DictionaryEntry | null);
 }
-/** The partitions a record occupies in the dictionary's two indexes. */
-interface DictionaryEntry {
-  'terms-by-prefix': string;
-  'terms-by-length': string;
-}
-const INDEX_KEYS = { 'terms-by-prefix': 'wp', 'terms-by-length': 'wl' } as const;
-const entryOfItem = (item: AttributeMap): DictionaryEntry | null =>
-  item.wt ? { 'terms-by-prefix': keyText(item.wp), 'terms-by-length': keyText(item.wl) } : null;
 
-/** Whether an index projects df (every dictionary write changes it) or keys only (infra/table.json). */
-const PROJECTS_DF = { 'terms-by-prefix': true, 'terms-by-length': false } as const;
+/** The table's global secondary indexes as infra/table.json defines them: hash key and projected attributes. */
+const INDEXES = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => ({
+  name: index.IndexName ?? '',
+  keys: (index.KeySchema ?? []).map((k) => k.AttributeName ?? ''),
+  hash: index.KeySchema?.find((k) => k.KeyType === 'HASH')?.AttributeName ?? '',
+  projected: index.Projection?.ProjectionType === 'INCLUDE' ? (index.Projection.NonKeyAttributes ?? []) : [],
+}));
+/** Per index the item is in, its partition and the values it projects there (as JSON). */
+export type DictionaryEntry = Record<string, { partition: string; projected: string }>;
+/** Attributes the indexes are keyed on or project: only a change of these can write an index. */
+const INDEXED_ATTRIBUTES = new Set(INDEXES.flatMap((index) => [...index.keys, ...index.projected]));
+
+export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
+  const entry: DictionaryEntry = {};
+  for (const index of INDEXES) {
+    if (!index.keys.every((key) => item[key] !== undefined)) continue;
+    entry[index.name] = {
+      partition: keyText(item[index.hash]),
+      projected: JSON.stringify(index.projected.map((name) => item[name] ?? null)),
+    };
+  }
+  return Object.keys(entry).length > 0 ? entry : null;
+};
 
 /**
  * The index writes of a base-table write (AWS's rules for a global secondary index): one write when the item enters
- * or leaves an index, or stays in it with a projected attribute changed (in an index projecting df, every
- * dictionary write changes it; a keys-only index is written only when its keys change), two when its index key
- * changes; none when it is in neither. An index item here is a few dozen bytes: 1 WCU each,
- * counted as a standard write whether the base write was transactional or not. Each goes to the key
- * `<index> <partition>`, so a hot dictionary partition shows among the hottest keys.
+ * or leaves an index, or stays in it with a projected attribute's value changed (so the prefix index, which projects
+ * a term's df class, is written when the class changes, not at every df change; a keys-only index only when its keys
+ * change), two when its index key changes; none when it is in neither, or stays with the same keys and projected
+ * values. An index item here is a few dozen bytes: 1 WCU each, counted as a standard write whether the base write
+ * was transactional or not. Each goes to the key `<index> <partition>`, so a hot dictionary partition shows among
+ * the hottest keys.
  */
-function indexWrites(before: DictionaryEntry | null | undefined, after: DictionaryEntry | null | undefined) {
+export function indexWrites(
+  before: DictionaryEntry | null | undefined,
+  after: DictionaryEntry | null | undefined,
+) {
   const writes: { key: string; units: number }[] = [];
-  for (const index of Object.keys(INDEX_KEYS) as (keyof DictionaryEntry)[]) {
-    const was = before?.[index];
-    const is = after === undefined ? was : after?.[index];
+  for (const { name } of INDEXES) {
+    const was = before?.[name];
+    const is = after === undefined ? was : after?.[name];
     if (was === undefined && is === undefined) continue;
-    if (was === is && !PROJECTS_DF[index]) continue;
-    if (was !== undefined && is !== undefined && was !== is) {
-      writes.push({ key: `${index} ${was}`, units: 1 }, { key: `${index} ${is}`, units: 1 });
-    } else writes.push({ key: `${index} ${is ?? was}`, units: 1 });
+    if (was !== undefined && is !== undefined) {
+      if (was.partition !== is.partition)
+        writes.push(
+          { key: `${name} ${was.partition}`, units: 1 },
+          { key: `${name} ${is.partition}`, units: 1 },
+        );
+      else if (was.projected !== is.projected) writes.push({ key: `${name} ${is.partition}`, units: 1 });
+    } else writes.push({ key: `${name} ${(is ?? was)?.partition}`, units: 1 });
   }
   return writes;
+}
+
+/**
+ * What an UpdateItem does to an item's dictionary entry: its SET and REMOVE of indexed attributes (the posting
+ * writer's df update removes the df class, postings.ts; the dictionary backfill sets the entry). An update that
+ * touches no indexed attribute leaves the entry as it was.
+ */
+export function updatedEntry(expression: string, names: Record<string, string>, values: AttributeMap) {
+  const name = (token: string) => names[token] ?? token;
+  const set = new Map<string, AttributeValue>();
+  const removed = new Set<string>();
+  for (const clause of expression.split(/\b(?=SET |REMOVE |ADD |DELETE )/)) {
+    const [verb, ...rest] = clause.trim().split(/\s+/);
+    const body = rest.join(' ');
+    if (verb === 'SET')
+      for (const assignment of body.split(',')) {
+        const [left, right] = assignment.split('=').map((part) => part.trim());
+        if (left && right && values[right]) set.set(name(left), values[right]);
+      }
+    if (verb === 'REMOVE') for (const attribute of body.split(',')) removed.add(name(attribute.trim()));
+  }
+  if (![...set.keys(), ...removed].some((attribute) => INDEXED_ATTRIBUTES.has(attribute))) return undefined;
+  return (before: DictionaryEntry | undefined): DictionaryEntry | null => {
+    // The attributes the entry had (its keys and projections), then the update applied to them.
+    const item: AttributeMap = {};
+    for (const index of INDEXES) {
+      const entry = before?.[index.name];
+      if (!entry) continue;
+      item[index.hash] = { S: entry.partition };
+      for (const key of index.keys) item[key] ??= { S: '?' };
+      (JSON.parse(entry.projected) as (AttributeValue | null)[]).forEach((value, i) => {
+        const attribute = index.projected[i];
+        if (attribute && value) item[attribute] = value;
+      });
+    }
+    for (const attribute of removed) delete item[attribute];
+    for (const [attribute, value] of set) item[attribute] = value;
+    return entryOfItem(item);
+  };
 }
 
 const KB = 1024;
@@ -149,20 +217,18 @@ function writeActions(
       entry: entryOfItem(item),
     };
   };
-  const update = (
-    key: AttributeMap,
-    factor: number,
-    values?: AttributeMap,
-    expression?: string,
-  ): WriteAction => ({
+  const update = (key: AttributeMap, factor: number, input?: Record<string, unknown>): WriteAction => ({
     pk: pkOf(key),
     sk: skOf(key),
     units: factor * unitsOf(old(key)),
     after: undefined,
-    // The posting writer's df update sets the entry (postings.ts); other updates leave it as it was.
     entry:
-      expression?.includes('wt = :wt') && values
-        ? entryOfItem({ wt: values[':wt'] ?? {}, wp: values[':wp'] ?? {}, wl: values[':wl'] ?? {} })
+      typeof input?.UpdateExpression === 'string'
+        ? updatedEntry(
+            input.UpdateExpression,
+            (input.ExpressionAttributeNames ?? {}) as Record<string, string>,
+            (input.ExpressionAttributeValues ?? {}) as AttributeMap,
+          )
         : undefined,
   });
   const remove = (key: AttributeMap, factor: number): WriteAction => ({
@@ -173,12 +239,7 @@ function writeActions(
     entry: null,
   });
   const updateOf = (input: Record<string, unknown>, factor: number) =>
-    update(
-      input.Key as AttributeMap,
-      factor,
-      input.ExpressionAttributeValues as AttributeMap | undefined,
-      input.UpdateExpression as string | undefined,
-    );
+    update(input.Key as AttributeMap, factor, input);
   switch (command) {
     case 'PutItemCommand':
       return [put(input.Item as AttributeMap, 1)];
@@ -424,7 +485,9 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
           const key = `${action.pk} ${action.sk}`;
           if (action.after === null) meter.sizes.delete(key);
           else if (action.after !== undefined) meter.sizes.set(key, action.after);
-          for (const write of indexWrites(meter.entries.get(key), action.entry)) {
+          const before = meter.entries.get(key);
+          const entry = typeof action.entry === 'function' ? action.entry(before) : action.entry;
+          for (const write of indexWrites(before, entry)) {
             counts.wcu += write.units;
             phase.wcu += write.units;
             phase.indexWcu += write.units;
@@ -432,8 +495,8 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
             entry.wcu += write.units;
             entry.writes++;
           }
-          if (action.entry === null) meter.entries.delete(key);
-          else if (action.entry !== undefined) meter.entries.set(key, action.entry);
+          if (entry === null) meter.entries.delete(key);
+          else if (entry !== undefined) meter.entries.set(key, entry);
         }
       } else {
         const total = units.rcu || units.total;
