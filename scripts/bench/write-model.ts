@@ -4,14 +4,15 @@
 // on the synthetic collection, created in id order and indexed in stream batches, and costs each write by AWS's
 // rules as capacity.ts costs a measured run: a Put ceil(max(old, new size) / 1 KB), an Update of a directory page
 // by the larger of its sizes, each × 2 inside a transaction; the doc records' write-ahead Put and commit (× 2), the
-// corpus counts once per 99 items, and the dictionary's index writes (terms-by-prefix on every df change of a term,
-// terms-by-length when a term is born). For each size it reports the batches that end there.
+// corpus counts once per 99 items, and the dictionary's index writes (terms-by-prefix-v2 when a term is born or its
+// df class changes, terms-by-length when it is born; exact forms in neither). For each size it reports the batches
+// that end there.
 //
 // Options (environment): BENCH_MODEL_SIZES (1000,10000,100000), BENCH_MODEL_BATCH (1000: a backlog drains in
 // batches of the stream's batchSize), BENCH_MODEL_WINDOW (items measured before each size: 10% of it).
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
+import { dfClass, isDictionaryTerm, pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { itemBytes } from './capacity.ts';
@@ -75,8 +76,9 @@ function indexBatch(ids: number[]) {
         cost += 2 * wcu(Math.max(before, size({ pk: termPk(term), sk, ...page })));
       }
     }
-    // The dictionary: terms-by-prefix projects df (every change), terms-by-length is written when a term is born.
-    cost += 1 + (tail ? 0 : 1);
+    // The dictionary: terms-by-prefix-v2 projects the df class (a change of class), terms-by-length is written when a
+    // term is born; an exact form is in neither (keys.ts).
+    if (isDictionaryTerm(term)) cost += tail ? Number(dfClass(tail.df) !== dfClass(next.df)) : 2;
     tails.set(term, next);
     termCost.set(term, cost);
     index += cost;
