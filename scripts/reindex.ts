@@ -6,12 +6,16 @@
 //   npm run reindex -- --migrate                                      moves an index of layout 1 (before issue #19) to
 //                                                                     layout 2: the full reindex, then layout 1's
 //                                                                     records removed; resumable, with progress
+//   npm run reindex -- --dictionary                                   puts every term's dictionary entry (its df
+//                                                                     class) on its tail, for an index written before
+//                                                                     issue #20; the full reindex ends with it too
 // Locally (default) against DynamoDB Local on DYNAMODB_PORT; on AWS with TABLE_NAME and AWS_REGION set.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { createDocumentClient } from '../lib/dynamodb/client.ts';
 import { createItemRepository } from '../lib/items/repository.ts';
+import { backfillDictionary } from '../lib/search/operations/backfill-dictionary.ts';
 import { migrateIndex } from '../lib/search/operations/migrate.ts';
 import { rebuildIndex } from '../lib/search/operations/rebuild.ts';
 import { type BatchResult, reindexBatch } from '../lib/search/write/batch.ts';
@@ -28,6 +32,7 @@ const { values: args } = parseArgs({
     'page-size': { type: 'string', default: '100' },
     restart: { type: 'boolean', default: false },
     migrate: { type: 'boolean', default: false },
+    dictionary: { type: 'boolean', default: false },
   },
 });
 const positive = (name: string, text: string) => {
@@ -74,8 +79,26 @@ const fullReindex = () => ({
   onProgress: progressPrinter({ write: (line) => process.stderr.write(`${line}\n`) }),
 });
 
+/** The dictionary backfill; alone (`--dictionary`), with a line of progress a page. */
+const dictionary = (progress = false) =>
+  backfillDictionary({
+    client,
+    tableName,
+    ...(progress
+      ? {
+          onPage: ({ tails, entries }: { tails: number; entries: number }) =>
+            process.stderr.write(`dictionary: ${tails} terms seen, ${entries} entries written\n`),
+        }
+      : {}),
+  });
+
 try {
-  if (args.migrate) {
+  if (args.dictionary) {
+    const { tails, entries } = await dictionary(true);
+    console.log(
+      `Term dictionary of ${tableName}: ${entries} of ${tails} terms' entries written (${Date.now() - started} ms).`,
+    );
+  } else if (args.migrate) {
     const { rebuild, swept } = await migrateIndex({
       ...fullReindex(),
       onSwept: (count, scanned) =>
@@ -124,6 +147,8 @@ try {
     process.exitCode = gone > 0 ? 2 : ok ? 0 : 1;
   } else {
     const report = await rebuildIndex(fullReindex());
+    // Terms whose postings the rebuild left as they were keep their tails: their entries are brought up to date.
+    const { entries } = await dictionary();
     console.log(
       `Reindexed ${report.items} items in ${tableName} (${Date.now() - started} ms)` +
         (report.resumedAfter !== undefined ? `, resuming after item ${report.resumedAfter}` : '') +
@@ -133,7 +158,7 @@ try {
           ? ` (${report.countsSkipped} changed by writers while checked: run again to check them)`
           : '') +
         (report.invalid ? `; ${report.invalid} items have invalid stored records (not indexed)` : '') +
-        '.',
+        `; ${entries} dictionary entries written.`,
     );
   }
 } finally {

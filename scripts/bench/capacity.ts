@@ -17,6 +17,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
+import { tableDefinition } from '../local/dynamodb.ts';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -65,32 +66,97 @@ const text = (value: unknown): string =>
 const keyOf = (key: AttributeMap): string => `${text(key.pk)} ${text(key.sk)}`;
 const unitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 
-/** The partitions a record occupies in the dictionary's two indexes (lib/search/format/keys.ts). */
-interface DictionaryEntry {
-  'terms-by-prefix': string;
-  'terms-by-length': string;
-}
-const entryOf = (item: AttributeMap): DictionaryEntry | null =>
-  item.wt ? { 'terms-by-prefix': text(item.wp), 'terms-by-length': text(item.wl) } : null;
-/** Whether an index projects df (every dictionary write changes it) or keys only (infra/table.json). */
-const PROJECTS_DF = { 'terms-by-prefix': true, 'terms-by-length': false } as const;
+/** The table's global secondary indexes as infra/table.json defines them: hash key and projected attributes. */
+const INDEXES = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => ({
+  name: index.IndexName ?? '',
+  keys: (index.KeySchema ?? []).map((k) => k.AttributeName ?? ''),
+  hash: index.KeySchema?.find((k) => k.KeyType === 'HASH')?.AttributeName ?? '',
+  projected: index.Projection?.ProjectionType === 'INCLUDE' ? (index.Projection.NonKeyAttributes ?? []) : [],
+}));
+/** Per index the item is in, its partition and the values it projects there (as JSON). */
+export type DictionaryEntry = Record<string, { partition: string; projected: string }>;
+/** Attributes the indexes are keyed on or project: only a change of these can write an index. */
+const INDEXED_ATTRIBUTES = new Set(INDEXES.flatMap((index) => [...index.keys, ...index.projected]));
+
+export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
+  const entry: DictionaryEntry = {};
+  for (const index of INDEXES) {
+    if (!index.keys.every((key) => item[key] !== undefined)) continue;
+    entry[index.name] = {
+      partition: text(item[index.hash]),
+      projected: JSON.stringify(index.projected.map((name) => item[name] ?? null)),
+    };
+  }
+  return Object.keys(entry).length > 0 ? entry : null;
+};
 
 /**
- * The index writes of a base-table write (AWS's rules for a global secondary index): one when the item enters or
- * leaves an index, or stays in it with a projected attribute changed (in an index projecting df, every dictionary
- * write; a keys-only index only when its keys change), two when its index key changes. An index item is a few dozen
- * bytes: 1 WCU, a standard write even under a transaction, to the key `<index> <partition>`.
+ * The index writes of a base-table write (AWS's rules for a global secondary index): one write when the item enters
+ * or leaves an index, or stays in it with a projected attribute's value changed (so the prefix index, which projects
+ * a term's df class, is written when the class changes, not at every df change; a keys-only index only when its keys
+ * change), two when its index key changes; none when it is in neither, or stays with the same keys and projected
+ * values. An index item here is a few dozen bytes: 1 WCU each, counted as a standard write whether the base write
+ * was transactional or not. Each goes to the key `<index> <partition>`, so a hot dictionary partition shows among
+ * the hottest keys.
  */
-function indexWrites(before: DictionaryEntry | null | undefined, after: DictionaryEntry | null | undefined) {
-  const keys: string[] = [];
-  for (const index of ['terms-by-prefix', 'terms-by-length'] as const) {
-    const was = before?.[index];
-    const is = after === undefined ? was : after?.[index];
-    if ((was === undefined && is === undefined) || (was === is && !PROJECTS_DF[index])) continue;
-    if (was !== undefined && is !== undefined && was !== is) keys.push(`${index} ${was}`, `${index} ${is}`);
-    else keys.push(`${index} ${is ?? was}`);
+export function indexWrites(
+  before: DictionaryEntry | null | undefined,
+  after: DictionaryEntry | null | undefined,
+) {
+  const writes: { key: string; units: number }[] = [];
+  for (const { name } of INDEXES) {
+    const was = before?.[name];
+    const is = after === undefined ? was : after?.[name];
+    if (was === undefined && is === undefined) continue;
+    if (was !== undefined && is !== undefined) {
+      if (was.partition !== is.partition)
+        writes.push(
+          { key: `${name} ${was.partition}`, units: 1 },
+          { key: `${name} ${is.partition}`, units: 1 },
+        );
+      else if (was.projected !== is.projected) writes.push({ key: `${name} ${is.partition}`, units: 1 });
+    } else writes.push({ key: `${name} ${(is ?? was)?.partition}`, units: 1 });
   }
-  return keys;
+  return writes;
+}
+
+/**
+ * What an UpdateItem does to an item's dictionary entry: its SET and REMOVE of indexed attributes (the posting
+ * writer's df update removes the df class, postings.ts; the dictionary backfill sets the entry). An update that
+ * touches no indexed attribute leaves the entry as it was.
+ */
+export function updatedEntry(expression: string, names: Record<string, string>, values: AttributeMap) {
+  const name = (token: string) => names[token] ?? token;
+  const set = new Map<string, AttributeValue>();
+  const removed = new Set<string>();
+  for (const clause of expression.split(/\b(?=SET |REMOVE |ADD |DELETE )/)) {
+    const [verb, ...rest] = clause.trim().split(/\s+/);
+    const body = rest.join(' ');
+    if (verb === 'SET')
+      for (const assignment of body.split(',')) {
+        const [left, right] = assignment.split('=').map((part) => part.trim());
+        if (left && right && values[right]) set.set(name(left), values[right]);
+      }
+    if (verb === 'REMOVE') for (const attribute of body.split(',')) removed.add(name(attribute.trim()));
+  }
+  if (![...set.keys(), ...removed].some((attribute) => INDEXED_ATTRIBUTES.has(attribute))) return undefined;
+  return (before: DictionaryEntry | undefined): DictionaryEntry | null => {
+    // The attributes the entry had (its keys and projections), then the update applied to them.
+    const item: AttributeMap = {};
+    for (const index of INDEXES) {
+      const entry = before?.[index.name];
+      if (!entry) continue;
+      item[index.hash] = { S: entry.partition };
+      for (const key of index.keys) item[key] ??= { S: '?' };
+      (JSON.parse(entry.projected) as (AttributeValue | null)[]).forEach((value, i) => {
+        const attribute = index.projected[i];
+        if (attribute && value) item[attribute] = value;
+      });
+    }
+    for (const attribute of removed) delete item[attribute];
+    for (const [attribute, value] of set) item[attribute] = value;
+    return entryOfItem(item);
+  };
 }
 
 /** One write action: its key, its AWS units, the item's size after it (null: deleted) and its dictionary entry. */
@@ -99,7 +165,12 @@ interface WriteAction {
   key: string;
   units: number;
   after: number | null | undefined;
-  entry: DictionaryEntry | null | undefined;
+  /** The entry afterwards: null when in no index, undefined when unchanged; an Update's from the entry before. */
+  entry:
+    | DictionaryEntry
+    | null
+    | undefined
+    | ((before: DictionaryEntry | undefined) => DictionaryEntry | null);
 }
 
 /** The write actions of a (marshalled) write command's input, costed by AWS's rules (see the header). */
@@ -108,22 +179,30 @@ function writeActions(
   input: Record<string, unknown>,
   sizes: Map<string, number>,
 ): WriteAction[] {
-  const action = (key: AttributeMap, units: number, after?: number | null, entry?: DictionaryEntry | null) =>
+  const action = (key: AttributeMap, units: number, after?: number | null, entry?: WriteAction['entry']) =>
     ({ pk: text(key.pk), key: keyOf(key), units, after, entry }) satisfies WriteAction;
   const old = (key: AttributeMap) => unitsOf(sizes.get(keyOf(key)) ?? 0);
   const put = (item: AttributeMap, factor: number) => {
     const bytes = itemBytes(item);
-    return action(item, factor * unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0)), bytes, entryOf(item));
+    return action(
+      item,
+      factor * unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0)),
+      bytes,
+      entryOfItem(item),
+    );
   };
   const remove = (key: AttributeMap, factor: number) => action(key, factor * old(key), null, null);
-  // The posting writer's df update sets the entry (postings.ts); other updates leave it as it was.
+  // An update's SET and REMOVE of indexed attributes change the entry (postings.ts, the dictionary backfill).
   const update = (update: Record<string, unknown>, factor: number) => {
     const key = update.Key as AttributeMap;
-    const values = update.ExpressionAttributeValues as AttributeMap | undefined;
-    const setsEntry = String(update.UpdateExpression).includes('wt = :wt') && values;
-    const entry = setsEntry
-      ? entryOf({ wt: values[':wt'] ?? {}, wp: values[':wp'] ?? {}, wl: values[':wl'] ?? {} })
-      : undefined;
+    const entry =
+      typeof update.UpdateExpression === 'string'
+        ? updatedEntry(
+            update.UpdateExpression,
+            (update.ExpressionAttributeNames ?? {}) as Record<string, string>,
+            (update.ExpressionAttributeValues ?? {}) as AttributeMap,
+          )
+        : undefined;
     return action(key, factor * old(key), undefined, entry);
   };
   switch (command) {
@@ -295,13 +374,15 @@ export function meterClient(client: DynamoDBClient | DynamoDBDocumentClient, met
         addWrite(tally.items, action.key, action.units);
         if (action.after === null) meter.sizes.delete(action.key);
         else if (action.after !== undefined) meter.sizes.set(action.key, action.after);
-        for (const key of indexWrites(meter.entries.get(action.key), action.entry)) {
-          tally.wcu += 1;
-          tally.indexWcu += 1;
-          addWrite(tally.keys, key, 1);
+        const before = meter.entries.get(action.key);
+        const entry = typeof action.entry === 'function' ? action.entry(before) : action.entry;
+        for (const write of indexWrites(before, entry)) {
+          tally.wcu += write.units;
+          tally.indexWcu += write.units;
+          addWrite(tally.keys, write.key, write.units);
         }
-        if (action.entry === null) meter.entries.delete(action.key);
-        else if (action.entry !== undefined) meter.entries.set(action.key, action.entry);
+        if (entry === null) meter.entries.delete(action.key);
+        else if (entry !== undefined) meter.entries.set(action.key, entry);
       }
       return result;
     },

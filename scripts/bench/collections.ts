@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary } from '../../lib/search/read/dictionary.ts';
+import { createDictionary, type DictionaryOptions } from '../../lib/search/read/dictionary.ts';
 import { createSearch, type SearchOptions } from '../../lib/search/read/query.ts';
 import { createRetriever } from '../../lib/search/read/retrieve.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
@@ -141,9 +141,13 @@ export function collectionRetriever(endpoint: string, options: Partial<SearchOpt
   const { raw, client, meter } = meteredClient(endpoint);
   const table = { client, tableName: TABLE };
   const dictionary = createDictionary(table);
+  const items = createItemRepository(table);
   const search = createSearch({ ...table, ...options });
-  const retrieve = createRetriever({ search, items: createItemRepository(table), dictionary });
-  return { raw, meter, dictionary, retrieve };
+  const retrieve = createRetriever({ search, items, dictionary });
+  /** Another retriever on the same metered client, its dictionary with other options (its cache). */
+  const withDictionary = (dictionaryOptions: Omit<DictionaryOptions, 'client' | 'tableName'>) =>
+    createRetriever({ search, items, dictionary: createDictionary({ ...table, ...dictionaryOptions }) });
+  return { raw, meter, dictionary, retrieve, withDictionary };
 }
 
 /**

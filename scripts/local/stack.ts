@@ -5,10 +5,18 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LAYOUT_KEY } from '../../lib/items/keys.ts';
 import { migrateItems } from '../../lib/items/migrate.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { LEGACY } from '../../lib/search/format/keys.ts';
+import { LEGACY, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
+import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
 import { migrateIndex } from '../../lib/search/operations/migrate.ts';
+import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
-import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from './dynamodb.ts';
+import {
+  type DynamoDbLocal,
+  ensureTable,
+  type IndexChanges,
+  localClient,
+  startDynamoDbLocal,
+} from './dynamodb.ts';
 import { LOCAL_TABLE, localEnv } from './env.ts';
 import type { Issuer } from './issuer.ts';
 import { startOffline } from './offline.ts';
@@ -77,10 +85,20 @@ export async function startStack(options: StackOptions) {
     dynamodbDone();
     const tableDone = progress('table', LOCAL_TABLE);
     const client = localClient(dynamodb.endpoint);
-    const created = await ensureTable(client, LOCAL_TABLE).finally(() => client.destroy());
-    tableDone(created ? 'created' : 'found');
+    let indexes: IndexChanges | undefined;
+    const created = await ensureTable(client, LOCAL_TABLE, (changes) => {
+      indexes = changes;
+    }).finally(() => client.destroy());
+    tableDone(
+      created
+        ? 'created'
+        : indexes
+          ? `found; indexes ${[...indexes.created.map((i) => `+${i}`), ...indexes.deleted.map((i) => `-${i}`)].join(' ')}`
+          : 'found',
+    );
     await migrateItemLayout(dynamodb.endpoint, created ? undefined : progress);
     if (!created) await migrateLegacyIndex(dynamodb.endpoint, progress);
+    if (indexes?.created.includes(PREFIX_INDEX)) await reindexForDictionary(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
     consumer = startStreamConsumer(env);
     consumerDone(`started, pid ${consumer.process.pid}`);
@@ -135,6 +153,24 @@ async function migrateLegacyIndex(endpoint: string, progress: Progress) {
     const indexer = createIndexer({ client, tableName: LOCAL_TABLE, items });
     const { rebuild, swept } = await migrateIndex({ client, tableName: LOCAL_TABLE, indexer });
     done(`${rebuild.items} items indexed, ${swept} old records removed`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * A table kept under .local/ by a version before issue #20 has just got the prefix index of df classes: its index is
+ * rebuilt as `npm run reindex` rebuilds it (exact forms beside stems, every tail's dictionary entry with its class).
+ */
+async function reindexForDictionary(endpoint: string, progress: Progress) {
+  const client = DynamoDBDocumentClient.from(localClient(endpoint));
+  try {
+    const done = progress('index', 'made before exact forms and df classes: rebuilding it (npm run reindex)');
+    const items = createItemRepository({ client, tableName: LOCAL_TABLE });
+    const indexer = createIndexer({ client, tableName: LOCAL_TABLE, items });
+    const rebuild = await rebuildIndex({ client, tableName: LOCAL_TABLE, indexer });
+    const { entries } = await backfillDictionary({ client, tableName: LOCAL_TABLE });
+    done(`${rebuild.items} items indexed, ${entries} dictionary entries written`);
   } finally {
     client.destroy();
   }

@@ -1,18 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+} from '@aws-sdk/client-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { TAIL_SK } from '../../lib/search/format/keys.ts';
+import { dfClass, isDictionaryTerm, TAIL_SK, termOfPk } from '../../lib/search/format/keys.ts';
+import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
 import { createDictionary, type Dictionary } from '../../lib/search/read/dictionary.ts';
-import { dictionaryInMemory, expandQuery } from '../../lib/search/read/expand.ts';
+import { completions, dictionaryInMemory, expandQuery, PREFIX_TERMS } from '../../lib/search/read/expand.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { rankInMemory } from '../../lib/search/read/rank.ts';
 import { createRetriever } from '../../lib/search/read/retrieve.ts';
-import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
+import { indexTerms, itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
-import { ensureTable, localClient } from '../../scripts/local/dynamodb.ts';
+import { ensureTable, type IndexChanges, localClient } from '../../scripts/local/dynamodb.ts';
 import { seeded } from '../support/random.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
@@ -35,24 +40,46 @@ let items: ItemRepository;
 let dictionary: Dictionary;
 const corpus = new Map<number, Item>();
 
-/** Every indexed term with its df, from the items themselves. */
+/** Every term of the dictionary with its df, from the items themselves (exact forms are no dictionary terms). */
 function vocabulary(): Map<string, number> {
   const df = new Map<string, number>();
   for (const item of corpus.values())
     for (const term of new Set(tokenize(itemText(item)))) df.set(term, (df.get(term) ?? 0) + 1);
   return df;
 }
+/** The items as the index holds them: stems, and exact forms beside them (tokenizer.ts, step 7). */
+const indexed = () => [...corpus.values()].map((item) => ({ id: item.id, ...indexTerms(itemText(item)) }));
+/** The terms of a list of dictionary terms. */
+const termsOf = (list: { term: string }[]) => list.map(({ term }) => term);
+/** The exhaustive answer: every term that begins with `prefix`, the `limit` with the most postings, in term order. */
+const exhaustiveTop = (prefix: string, limit: number) =>
+  [...vocabulary()]
+    .filter(([term]) => term.startsWith(prefix))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit)
+    .map(([term]) => term)
+    .sort();
+/**
+ * An expansion without the completions and corrections that have no postings: an entry may linger for a term whose
+ * postings are all gone, and a reader passes it on unless it must rank by df (they match nothing: dictionary.ts).
+ */
+const live = ({ weights, origins }: Awaited<ReturnType<typeof expandQuery>>) => {
+  const dfs = vocabulary();
+  return [...weights].filter(
+    ([term]) => !['prefix', 'typo'].includes(origins.get(term)?.kind ?? '') || (dfs.get(term) ?? 0) > 0,
+  );
+};
 
 beforeAll(async () => {
   table = await freshTable();
   items = createItemRepository(table);
-  dictionary = createDictionary(table);
+  dictionary = createDictionary({ ...table, cacheMs: 0 });
   // Blocks of three postings: common terms split (their DF record is their dictionary entry), rare ones do not.
   const indexer = createIndexer({ ...table, items, blockCapacity: 3 });
   for (let i = 0; i < 90; i++) {
     const item = await items.create({
       name: sentence(1 + Math.floor(next() * 3)),
-      description: `${sentence(Math.floor(next() * 25))} ${rare(i)} ${rare(i % 7)}`,
+      description: `${sentence(Math.floor(next() * 25))} ${rare(i)} ${rare(i % 7)} ${rare(90 + i)}`,
       tags: [word()].filter((tag) => /^[a-z]+$/.test(tag)),
       attributes: {},
     });
@@ -83,22 +110,36 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the term dictionary', () => {
-  it('lists exactly the indexed terms with their dfs, by prefix and by length', async () => {
+  it('lists exactly the indexed terms with their df classes, by prefix and by length', async () => {
     const expected = vocabulary();
     expect(expected.size).toBeGreaterThan(60);
     // Both kinds of entry are there: terms of one block (at most three postings) and split terms.
     expect([...expected.values()].filter((df) => df <= 3).length).toBeGreaterThan(40);
     expect([...expected.values()].filter((df) => df > 3).length).toBeGreaterThan(20);
-    const reference = dictionaryInMemory(expected);
     const prefixes = new Set(
       [...expected.keys()].flatMap((t) => [[...t].slice(0, 2).join(''), [...t].slice(0, 3).join('')]),
     );
+    const zero = await splitTermsAtZero();
+    let unknown = 0;
     for (const prefix of prefixes) {
       if ([...prefix].length < 2) continue;
-      expect(await dictionary.withPrefix(prefix), prefix).toStrictEqual(await reference.withPrefix(prefix));
+      const listed = await dictionary.withPrefix(prefix);
+      // Every indexed term that begins with it, with its df class; a term whose class a removal from a sealed block
+      // took away has none (and may have no postings left).
+      expect(
+        listed.filter(({ term }) => expected.has(term)).map(({ term }) => term),
+        prefix,
+      ).toStrictEqual([...expected.keys()].filter((t) => t.startsWith(prefix)).sort());
+      for (const { term, dfClass: known } of listed) {
+        if (known === undefined) unknown++;
+        else expect(known, term).toBe(dfClass(expected.get(term) ?? 0));
+        if (!expected.has(term)) expect(known, term).toBeUndefined();
+      }
     }
+    // The edits and deletions of beforeAll removed postings from sealed blocks: such terms are there.
+    expect(unknown).toBeGreaterThan(0);
     // The length index holds keys only: its terms with a df above 0 are exactly the indexed ones.
-    const zero = await splitTermsAtZero();
+    const reference = dictionaryInMemory(expected);
     for (let length = 1; length <= 12; length++) {
       const listed = await dictionary.ofLength(length);
       const dfs = await dictionary.dfOf(listed);
@@ -109,6 +150,28 @@ describe('the term dictionary', () => {
       for (const term of listed) expect(dfs.get(term)).toBe(expected.get(term) ?? 0);
       for (const term of listed.filter((t) => !expected.has(t))) expect(zero.has(`T#${term}`)).toBe(true);
     }
+  });
+
+  it('completes a prefix with exactly the terms an exhaustive ranking by df over every term picks, at any cut', async () => {
+    const expected = vocabulary();
+    const prefixes = [...new Set([...expected.keys()].map((t) => [...t].slice(0, 2).join('')))].filter(
+      (p) => [...p].length === 2,
+    );
+    // "zq" has more rare terms (df 1–14) than PREFIX_TERMS, so classes are cut and their dfs read.
+    expect([...expected.keys()].filter((t) => t.startsWith('zq')).length).toBeGreaterThan(PREFIX_TERMS);
+    for (const prefix of prefixes) {
+      const found = await completions(dictionary, prefix);
+      expect(termsOf(found), prefix).toStrictEqual(exhaustiveTop(prefix, PREFIX_TERMS));
+      // Each with its df class, unless a removal from a sealed block took it away and no ranking needed it.
+      for (const { term, dfClass: c } of found)
+        if (c !== undefined) expect(c, term).toBe(dfClass(expected.get(term) ?? 0));
+    }
+    // Every cut of the largest families: the class where it falls is ranked by the dfs read from the tails.
+    for (const prefix of ['zq', 'hi', 'bo', 'wa'])
+      for (let limit = 1; limit <= 60; limit++)
+        expect(termsOf(await completions(dictionary, prefix, limit)), `${prefix} ${limit}`).toStrictEqual(
+          exhaustiveTop(prefix, limit),
+        );
   });
 
   const cases = [
@@ -129,7 +192,7 @@ describe('the term dictionary', () => {
   it.each(cases)('expands %j %j exactly as over every indexed term', async (query, options) => {
     const fromTable = await expandQuery(query, options, dictionary);
     const exhaustive = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
-    expect([...fromTable.weights]).toStrictEqual([...exhaustive.weights]);
+    expect(live(fromTable)).toStrictEqual([...exhaustive.weights]);
     expect(fromTable.weights.size).toBeGreaterThan(tokenize(query).length - 1);
   });
 
@@ -142,17 +205,12 @@ describe('the term dictionary', () => {
         dictionary,
       });
       const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
-      const expected = rankInMemory(
-        [...corpus.values()].map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
-        weights,
-        10,
-        groups,
-      );
+      const expected = rankInMemory(indexed(), weights, 10, groups);
       const { results } = await retrieve({ query, topK: 10, minScore: 0, ...options });
       expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((r) => r.id));
       results.forEach((result, i) => {
         expect(Math.abs(result.score - (expected[i]?.score ?? 0)) / result.score).toBeLessThan(1e-9);
-        expect(result.matchedTerms).toStrictEqual(expected[i]?.matchedTerms);
+        expect(result.matchedTerms).toStrictEqual(expected[i]?.matchedTerms.filter(isDictionaryTerm));
       });
     },
   );
@@ -163,7 +221,7 @@ describe('the term dictionary', () => {
       items,
       dictionary,
     });
-    const docs = [...corpus.values()].map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) }));
+    const docs = indexed();
     for (const [query, options] of [
       ['hil', { prefix: true }],
       ['hikr', { typos: 1 }],
@@ -216,8 +274,115 @@ async function splitTermsAtZero(): Promise<Set<string>> {
   return new Set(Items.map((item) => String(item.pk)));
 }
 
-describe('a table made before the dictionary (npm start keeps its data under .local/)', () => {
-  it('is refused by ensureTable with what to do', async () => {
+describe('a warm container’s dictionary', () => {
+  /** The table's client, counting the commands it sends. */
+  const counting = () => {
+    const sent: string[] = [];
+    const send = table.client.send.bind(table.client);
+    const client = new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (...args: Parameters<typeof send>) => {
+          sent.push(args[0].constructor.name);
+          return send(...args);
+        };
+      },
+    });
+    return { client, sent };
+  };
+
+  it('reads a partition once while it is fresh, and again once it is cacheMs old', async () => {
+    const { client, sent } = counting();
+    let clock = 0;
+    const warm = createDictionary({ client, tableName: table.tableName, cacheMs: 1_000, now: () => clock });
+    const first = await warm.ofLength(4);
+    expect(await warm.ofLength(4)).toStrictEqual(first);
+    expect(await warm.withPrefix('hi')).toStrictEqual(await warm.withPrefix('hi'));
+    await warm.dfOf(['hike', 'hill']);
+    await warm.dfOf(['hike', 'hill', 'boot']);
+    expect(sent).toStrictEqual(['QueryCommand', 'QueryCommand', 'BatchGetCommand', 'BatchGetCommand']);
+    clock = 999;
+    await Promise.all([warm.ofLength(4), warm.withPrefix('hi'), warm.dfOf(['boot'])]);
+    expect(sent).toHaveLength(4);
+    clock = 2_000;
+    expect(await warm.ofLength(4)).toStrictEqual(first);
+    await warm.dfOf(['boot']);
+    expect(sent).toHaveLength(6);
+    // Concurrent requests for one partition share one read.
+    clock = 4_000;
+    await Promise.all([warm.ofLength(5), warm.ofLength(5), warm.ofLength(5)]);
+    expect(sent).toHaveLength(7);
+  });
+
+  it('keeps at most cacheTerms terms, the least recently used going first', async () => {
+    const { client, sent } = counting();
+    const lengths = [4, 5, 6];
+    const sizes = await Promise.all(lengths.map((l) => dictionary.ofLength(l)));
+    const small = createDictionary({
+      client,
+      tableName: table.tableName,
+      cacheTerms: (sizes[1]?.length ?? 0) + (sizes[2]?.length ?? 0),
+    });
+    for (const length of lengths) await small.ofLength(length);
+    expect(sent).toHaveLength(3);
+    // 4 went to make room for 6; 5 and 6 are still there.
+    await small.ofLength(6);
+    await small.ofLength(5);
+    expect(sent).toHaveLength(3);
+    await small.ofLength(4);
+    expect(sent).toHaveLength(4);
+  });
+});
+
+describe('npm run reindex -- --dictionary (an index written before df classes)', () => {
+  it('puts every tail’s entry with its df class back, leaves the rest, and gives exhaustive completions again', async () => {
+    const rows = await tails();
+    // Strip every class, as an index written before issue #20 has none; keep one tail's entry wrong on purpose.
+    for (const row of rows)
+      await table.client.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk: row.pk, sk: TAIL_SK },
+          UpdateExpression: 'REMOVE wf',
+        }),
+      );
+    const withEntries = rows.filter((row) => row.wt !== undefined && (row.df as number) > 0);
+    expect(withEntries.length).toBeGreaterThan(60);
+    const first = await backfillDictionary(table);
+    expect(first).toStrictEqual({ tails: rows.length, entries: rows.filter(needsEntry).length });
+    for (const row of await tails()) {
+      const term = termOfPk(row.pk) ?? '';
+      const df = row.df as number;
+      if (df > 0 && isDictionaryTerm(term)) expect(row.wf, term).toBe(dfClass(df));
+      else expect([row.wt, row.wf], term).toStrictEqual([undefined, undefined]);
+    }
+    // Nothing left to do.
+    expect(await backfillDictionary(table)).toStrictEqual({ tails: rows.length, entries: 0 });
+    for (const prefix of ['zq', 'hi', 'bo'])
+      expect(termsOf(await completions(dictionary, prefix))).toStrictEqual(
+        exhaustiveTop(prefix, PREFIX_TERMS),
+      );
+  });
+});
+
+/** Every term's tail (a consistent scan). */
+async function tails() {
+  const { Items = [] } = await table.client.send(
+    new ScanCommand({
+      TableName: table.tableName,
+      FilterExpression: 'sk = :tail',
+      ExpressionAttributeValues: { ':tail': TAIL_SK },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
+/** Whether a tail without its df class needs an entry written: a dictionary term with postings, or one to remove. */
+const needsEntry = (row: Record<string, unknown>) =>
+  ((row.df as number) > 0 && isDictionaryTerm(termOfPk(row.pk) ?? '')) || row.wt !== undefined;
+
+describe('a table kept by an older npm start (data under .local/)', () => {
+  const oldTable = async (indexes: CreateTableCommandInput['GlobalSecondaryIndexes']) => {
     const raw = localClient(stack.dynamodbEndpoint);
     const tableName = `old-${randomUUID()}`;
     await raw.send(
@@ -227,16 +392,63 @@ describe('a table made before the dictionary (npm start keeps its data under .lo
         AttributeDefinitions: [
           { AttributeName: 'pk', AttributeType: 'S' },
           { AttributeName: 'sk', AttributeType: 'S' },
+          ...(indexes?.length
+            ? (['wp', 'wl', 'wt'] as const).map((name) => ({
+                AttributeName: name,
+                AttributeType: 'S' as const,
+              }))
+            : []),
         ],
         KeySchema: [
           { AttributeName: 'pk', KeyType: 'HASH' },
           { AttributeName: 'sk', KeyType: 'RANGE' },
         ],
+        ...(indexes?.length ? { GlobalSecondaryIndexes: indexes } : {}),
       }),
     );
+    return { raw, tableName };
+  };
+
+  it('made before the dictionary is refused by ensureTable with what to do', async () => {
+    const { raw, tableName } = await oldTable([]);
     await expect(ensureTable(raw, tableName)).rejects.toThrow(
-      /lacks the index\(es\) terms-by-prefix, terms-by-length.*rm -rf \.local\/dynamodb/,
+      /lacks the index\(es\) terms-by-prefix-v2, terms-by-length.*rm -rf \.local\/dynamodb/,
     );
+    raw.destroy();
+  });
+
+  it('made with the dictionary of df (before issue #20) gets the prefix index of df classes in its place', async () => {
+    const { raw, tableName } = await oldTable([
+      {
+        IndexName: 'terms-by-prefix',
+        KeySchema: [
+          { AttributeName: 'wp', KeyType: 'HASH' },
+          { AttributeName: 'wt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['df'] },
+      },
+      {
+        IndexName: 'terms-by-length',
+        KeySchema: [
+          { AttributeName: 'wl', KeyType: 'HASH' },
+          { AttributeName: 'wt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+    const heard: IndexChanges[] = [];
+    expect(await ensureTable(raw, tableName, (changes) => heard.push(changes))).toBe(false);
+    expect(heard).toStrictEqual([{ created: ['terms-by-prefix-v2'], deleted: ['terms-by-prefix'] }]);
+    const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(
+      (Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection]).sort(),
+    ).toStrictEqual([
+      ['terms-by-length', { ProjectionType: 'KEYS_ONLY' }],
+      ['terms-by-prefix-v2', { ProjectionType: 'INCLUDE', NonKeyAttributes: ['wf'] }],
+    ]);
+    // Once in line, nothing more happens.
+    expect(await ensureTable(raw, tableName, (changes) => heard.push(changes))).toBe(false);
+    expect(heard).toHaveLength(1);
     raw.destroy();
   });
 });

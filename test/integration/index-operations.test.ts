@@ -11,19 +11,30 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isItemKey, itemSk } from '../../lib/items/keys.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import { termFrequencies } from '../../lib/search/format/bm25.ts';
+import {
+  dfClass,
+  docKey,
+  isDictionaryTerm,
+  statsKey,
+  TAIL_SK,
+  termOfPk,
+} from '../../lib/search/format/keys.ts';
 import type { Progress } from '../../lib/search/operations/progress.ts';
 import { CHECKPOINT_KEY, readCheckpoint, rebuildIndex } from '../../lib/search/operations/rebuild.ts';
-import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
+import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
+import { createIndexer, type Indexer, stored } from '../../lib/search/write/indexer.ts';
+import { createPostingWriter, postingsOf } from '../../lib/search/write/postings.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { deliverBatch, failureRecord, streamSettings } from '../../scripts/local/stream-batches.ts';
 import type { FailureRecord } from '../../scripts/redrive.ts';
-import { scanAll } from '../support/index-state.ts';
+import { expected, scanAll, snapshot } from '../support/index-state.ts';
 import { FIXTURE, isLegacy, loadLegacyIndex } from '../support/legacy-index.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
@@ -244,6 +255,88 @@ function crashingIndexer(real: Indexer, crashAfter = Number.POSITIVE_INFINITY) {
   };
   return { indexer: wrapped, batches };
 }
+
+describe('npm run reindex after issue #20 (exact forms beside stems, df classes in the dictionary)', {
+  timeout: 180_000,
+}, () => {
+  /** The index as the version before issue #20 wrote it: stems only, tails without a df class. */
+  async function writeOldIndex(created: Item[]) {
+    const writer = createPostingWriter(table);
+    let len = 0;
+    for (const item of created) {
+      const tokens = tokenize(itemText(item));
+      const old = {
+        version: item.version,
+        dl: tokens.length,
+        terms: Object.fromEntries(termFrequencies(tokens)),
+      };
+      len += old.dl;
+      await writer.add([...postingsOf(item.id, old).values()]);
+      await table.client.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...docKey(item.id), ...stored(old), rev: 1 } }),
+      );
+    }
+    await table.client.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...statsKey(0), docs: created.length, len, commits: 1 },
+      }),
+    );
+    await stripClasses();
+  }
+  async function stripClasses() {
+    for (const row of (await scanAll(table)).filter((r) => r.sk === TAIL_SK))
+      await table.client.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk: row.pk, sk: TAIL_SK },
+          UpdateExpression: 'REMOVE wf',
+        }),
+      );
+  }
+  /** Every dictionary term's tail with its df class, and no exact form in the dictionary. */
+  async function expectClasses() {
+    const tails = (await scanAll(table)).filter((r) => r.sk === TAIL_SK && Number(r.df) > 0);
+    expect(tails.length).toBeGreaterThan(10);
+    for (const tail of tails) {
+      const term = termOfPk(tail.pk) ?? '';
+      expect([tail.wt, tail.wf], term).toStrictEqual(
+        isDictionaryTerm(term) ? [term, dfClass(Number(tail.df))] : [undefined, undefined],
+      );
+    }
+  }
+
+  it('the full reindex rebuilds an index written before them into what a fresh build gives', async () => {
+    const created = await createItems(5);
+    await writeOldIndex(created);
+    // Each item is at its version, but indexed by an older analysis: none is up to date.
+    expect((await snapshot(table)).postings.some((p) => p.startsWith('=camping:'))).toBe(false);
+    const run = await reindex(table, '--page-size', '2');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Reindexed 5 items in test-\S+ .*; \d+ dictionary entries written\.$/m);
+    const { postings, df, stats } = await snapshot(table);
+    expect({ postings, df, stats }).toStrictEqual(expected(created));
+    expect(postings.some((p) => p.startsWith('=camping:'))).toBe(true);
+    await expectClasses();
+    const ids = created.map((item) => item.id);
+    expect(await upToDate(ids)).toStrictEqual(ids);
+  });
+
+  it('--dictionary puts back the df classes of an index whose tails have none, and says how many', async () => {
+    const created = await createItems(5);
+    await indexer.reindexItems(created.map((item) => item.id));
+    await stripClasses();
+    const run = await reindex(table, '--dictionary');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^Term dictionary of test-\S+: \d+ of \d+ terms' entries written \(\d+ ms\)\.$/m,
+    );
+    expect(run.stderr).toMatch(/^dictionary: \d+ terms seen, \d+ entries written$/m);
+    await expectClasses();
+    const again = await reindex(table, '--dictionary');
+    expect(again.stdout).toMatch(/: 0 of \d+ terms' entries written/);
+  });
+});
 
 describe('npm run reindex at scale', { timeout: 180_000 }, () => {
   it('resumes after a crash from its checkpoint, skipping the items done, and ends with the index up to date', async () => {

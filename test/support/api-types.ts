@@ -194,12 +194,12 @@ export interface components {
             minScore?: number;
             where?: components["schemas"]["Where"];
             /**
-             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ its length); the word and its completions score as one term, the best of them (§8.6).
+             * @description Search as you type (§8.3): the last word of the query (2 characters at least, before stemming) also matches the 50 indexed terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ its length), a tenth of that when the word has 4 characters or more and is itself an indexed word (it may be typed in full); the word and its completions score as one term, the best weighted of them (§8.6).
              * @default false
              */
             prefix?: boolean;
             /**
-             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits); the word and its corrections score as one term, the best of them (§8.6).
+             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, the closest then the most frequent, weighted 1 / (1 + edits); the word and its corrections score as one term, the best weighted of them (§8.6).
              * @default 0
              * @enum {number}
              */
@@ -214,8 +214,10 @@ export interface components {
             query: string;
             results: {
                 rank: number;
+                /** @description BM25 (§5), summed over the query’s words. Each word scores as one term (§8.6): the best weighted BM25 among the alternatives the item holds: the word as written (weight 1; for an English word whose stem cut a suffix, the word up to its plural), its stem (1, or 0.5 beside such an exact form, so an item holding the word as written ranks above one holding only another word with its stem), its corrections (1 / (1 + edits)) and, for the last word with `prefix`, its completions. */
                 score: number;
                 item: components["schemas"]["Item"];
+                /** @description The indexed terms (stems, completions, corrections) of the query that the item holds. */
                 matchedTerms: string[];
                 /** @description One entry per field that matched: name, description, tags, in that order. */
                 highlights?: {
@@ -248,12 +250,12 @@ export interface components {
             temperature?: number;
             where?: components["schemas"]["Where"];
             /**
-             * @description Search as you type (§8.3): the last word of the query (2 characters at least) also matches the 50 indexed terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ its length); the word and its completions score as one term, the best of them (§8.6).
+             * @description Search as you type (§8.3): the last word of the query (2 characters at least, before stemming) also matches the 50 indexed terms with the most postings that begin with it, each weighted by the share of it typed (typed length ÷ its length), a tenth of that when the word has 4 characters or more and is itself an indexed word (it may be typed in full); the word and its completions score as one term, the best weighted of them (§8.6).
              * @default false
              */
             prefix?: boolean;
             /**
-             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, scored × 1 / (1 + edits); the word and its corrections score as one term, the best of them (§8.6).
+             * @description Typo tolerance (§8.4): a query term of 4 characters or more also matches indexed terms within this many edits (1 at most for terms of 4–7 characters), at most 20 a word, the closest then the most frequent, weighted 1 / (1 + edits); the word and its corrections score as one term, the best weighted of them (§8.6).
              * @default 0
              * @enum {number}
              */

@@ -8,14 +8,18 @@ import { expect } from 'vitest';
 import type { Item } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, blockMax, decodeBlock } from '../../lib/search/format/blocks.ts';
 import {
+  DF_CLASS_ATTRIBUTE,
+  dfClass,
   endOfPageEntry,
   endOfSealedSk,
   idOfDocKey,
+  isDictionaryTerm,
   pageEntry,
   pageSk,
   STATS_PK,
   sumCounts,
   TAIL_SK,
+  termOfPk,
 } from '../../lib/search/format/keys.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
 import type { freshTable } from './stack.ts';
@@ -29,7 +33,8 @@ export type Table = Awaited<ReturnType<typeof freshTable>>;
  * The layout's invariants (lib/search/format/keys.ts), term by term: sealed blocks within capacity, each holding ids
  * after the previous block's end up to its own end (a block emptied while it ended at the tail's `lo` is kept, and
  * stays, empty, when later seals move `lo` past it: it still covers its range); the tail's
- * ids above `lo` and within capacity; its df the term's posting count, and a term with postings in the dictionary;
+ * ids above `lo` and within capacity; its df the term's posting count, a term with postings in the dictionary with
+ * its df class (or none, after a removal from a sealed block), an exact form never;
  * the directory listing exactly the sealed blocks, in their pages, each entry at or above its block's impacts, as
  * the tail's `m` is above its own.
  */
@@ -75,7 +80,15 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
     for (const p of postings) expect(p.id > lo, `${pk} tail holds ${p.id} above lo`).toBe(true);
     expect(Number(tail.m), `${pk} tail m`).toBeGreaterThanOrEqual(blockMax(postings));
     expect(tail.df, `df of ${pk}`).toBe(count);
-    if (count > 0) expect(tail.wt, `${pk} in the dictionary`).toBe(pk.slice(2));
+    const term = termOfPk(pk) ?? '';
+    if (count > 0 && isDictionaryTerm(term)) {
+      expect(tail.wt, `${pk} in the dictionary`).toBe(term);
+      // Its df class, unless a removal from a sealed block took it away (a reader then reads the df).
+      if (tail[DF_CLASS_ATTRIBUTE] !== undefined)
+        expect(tail[DF_CLASS_ATTRIBUTE], `${pk} df class`).toBe(dfClass(count));
+    }
+    if (!isDictionaryTerm(term))
+      expect(tail.wt, `${pk}, an exact form, is no dictionary term`).toBeUndefined();
   }
 }
 

@@ -17,12 +17,15 @@
  *   STATS    / INDEX, INDEX#<k>  the corpus counts in STATS_SHARDS parts: docs (N) and len (sum of dl) over indexed
  *                                items and `commits`, summed by the reader; each commit of a batch adds to one part
  * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's tail,
- * which carries `wt` (the term), `wp` (P#<its first two code points>) and `wl` (L#<its length in code points>):
- * `terms-by-prefix` is keyed (wp, wt) and `terms-by-length` (wl, wt), both projecting df.
+ * which carries `wt` (the term), `wp` (P#<its first two code points>), `wl` (L#<its length in code points>) and `wf`
+ * (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and projects wf, `terms-by-length` is keyed
+ * (wl, wt), keys only. An exact form (`=…`, tokenizer.ts) is a term of the index but not of the dictionary.
  *
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
  */
+import { isExactForm } from '../text/tokenizer.ts';
+
 /**
  * The corpus counts' parts. Each commit adds its docs' counts to one part, chosen at random, in its transaction:
  * DynamoDB applies transactions on one item one at a time, so a single counts record touched by every commit would cap
@@ -101,19 +104,42 @@ export const endOfPageEntry = (name: string): number | undefined =>
   /^e[0-9a-z]+$/.test(name) ? Number.parseInt(name.slice(1), 36) : undefined;
 export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK });
 
-/** The dictionary's two indexes (see above). */
-export const PREFIX_INDEX = 'terms-by-prefix';
+/**
+ * The dictionary's two indexes (see above). The prefix index projects a term's df class, not its df, so it is written
+ * when a term enters or leaves it or its class changes, not at every df change (AWS writes a global secondary index
+ * only when an item enters or leaves it or a key or projected attribute changes). `terms-by-prefix` (before issue
+ * #20) projected df; a projection cannot change in place, so its successor has a name of its own.
+ */
+export const PREFIX_INDEX = 'terms-by-prefix-v2';
 export const LENGTH_INDEX = 'terms-by-length';
+/** Indexes of an older dictionary that a table may still have (scripts/local/dynamodb.ts removes them). */
+export const RETIRED_INDEXES = ['terms-by-prefix'] as const;
 /** Code points a prefix partition is named by: a prefix query needs at least this many. */
 export const PREFIX_PARTITION_LENGTH = 2;
 export const prefixPartition = (word: string): string =>
   `P#${[...word].slice(0, PREFIX_PARTITION_LENGTH).join('')}`;
 export const lengthPartition = (length: number): string => `L#${length}`;
-/** The attributes that put a term's tail in the dictionary. */
-export const dictionaryEntry = (term: string) => ({
+/**
+ * A df's class in the prefix index: ⌊log₂ df⌋ (1 → 0, 2–3 → 1, 4–7 → 2, …), so a term's entry is rewritten about
+ * log₂ df times over its life, not df times. Every df of a higher class is larger than every df of a lower one: a
+ * reader ranks terms by class and needs exact dfs only within the class where its cut falls.
+ */
+export const dfClass = (df: number): number => Math.floor(Math.log2(Math.max(1, df)));
+/** The df range of a class: [2^c, 2^(c+1)). */
+export const dfRangeOfClass = (c: number): { min: number; max: number } => ({
+  min: 2 ** c,
+  max: 2 ** (c + 1) - 1,
+});
+/** The attribute that holds a tail's df class. A write that changes df without knowing it removes it (postings.ts). */
+export const DF_CLASS_ATTRIBUTE = 'wf';
+/** Whether a term belongs in the dictionary: every stem does, an exact form (`=…`, tokenizer.ts) does not. */
+export const isDictionaryTerm = (term: string): boolean => !isExactForm(term);
+/** The attributes that put a term's tail in the dictionary, for a df above 0. */
+export const dictionaryEntry = (term: string, df: number) => ({
   wt: term,
   wp: prefixPartition(term),
   wl: lengthPartition([...term].length),
+  [DF_CLASS_ATTRIBUTE]: dfClass(df),
 });
 /** Whether a dictionary index row is a term's entry in this layout (layout 1's head records may linger). */
 export const isDictionaryEntry = (row: { sk?: unknown }): boolean => row.sk === TAIL_SK;

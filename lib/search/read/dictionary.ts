@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import {
+  DF_CLASS_ATTRIBUTE,
   isDictionaryEntry,
   LENGTH_INDEX,
   lengthPartition,
@@ -12,16 +13,20 @@ import {
   termOfPk,
 } from '../format/keys.ts';
 
-/** A term of the dictionary with its df (its number of postings). */
-export interface DictionaryTerm {
+/** A term of the dictionary with its df class (keys.ts `dfClass`); undefined when the index does not know it. */
+export interface ClassedTerm {
   term: string;
-  df: number;
+  dfClass: number | undefined;
 }
 
 /** Reads the term dictionary (keys.ts: two indexes over each term's tail). */
 export interface Dictionary {
-  /** Every indexed term that begins with `word` (at least PREFIX_PARTITION_LENGTH code points), in term order. */
-  withPrefix(word: string): Promise<DictionaryTerm[]>;
+  /**
+   * Every indexed term that begins with `word` (at least PREFIX_PARTITION_LENGTH code points), in term order, with
+   * its df class; a term whose class is not known (a df changed by a removal from a sealed block: postings.ts) may
+   * have no postings left, and `dfOf` tells.
+   */
+  withPrefix(word: string): Promise<ClassedTerm[]>;
   /**
    * The terms of `length` code points, in term order: every indexed one, and perhaps terms whose postings are all
    * gone (a tail emptied by a removal from a sealed block keeps its entry at df 0); `dfOf` tells them apart.
@@ -32,50 +37,146 @@ export interface Dictionary {
 }
 
 /**
- * The dictionary on the table's two term indexes. Index reads are eventually consistent (a term indexed a moment
- * ago may be missing for that moment); the query reads each chosen term's postings and df from the table itself.
- * A term whose postings were all removed may keep its entry at df 0 (postings.ts), and is skipped here; so are the
- * head records of an index of layout 1 that a migration has not removed yet (keys.ts).
+ * How long a warm container keeps what it read of the dictionary: 1 s. Contract §5: a write shows in results within
+ * 2 s; a new term reaches prefix and typo expansion once the index has it (issue #19's target: 1 s after the write)
+ * and the cached read it would be in is at most this old, so within those 2 s. What a container reads of the
+ * dictionary is then bounded by the partitions it serves a second, whatever its request rate.
+ */
+export const DICTIONARY_CACHE_MS = 1_000;
+/** Terms (and dfs) a container keeps at most: a few MB. The least recently used reads go first. */
+export const DICTIONARY_CACHE_TERMS = 100_000;
+
+export interface DictionaryOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  /** How long a read is reused (0: never). */
+  cacheMs?: number;
+  /** Terms kept at most. */
+  cacheTerms?: number;
+  now?: () => number;
+}
+
+/**
+ * The dictionary on the table's two term indexes, its reads kept per container for `cacheMs` (a bounded LRU). Index
+ * reads are eventually consistent (a term indexed a moment ago may be missing for that moment); the query reads each
+ * chosen term's postings and df from the table itself. A term whose postings were all removed may keep its entry
+ * (postings.ts), and is skipped by the reader of dfs; so are the head records of an index of layout 1 that a
+ * migration has not removed yet (keys.ts).
  */
 export function createDictionary({
   client,
   tableName,
-}: {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-}): Dictionary {
-  async function all(indexName: string, key: string, partition: string, prefix?: string) {
-    const terms: { term: string; df: number | undefined }[] = [];
-    const rows = await queryAll(client, {
+  cacheMs = DICTIONARY_CACHE_MS,
+  cacheTerms = DICTIONARY_CACHE_TERMS,
+  now = Date.now,
+}: DictionaryOptions): Dictionary {
+  const cache = createCache(cacheMs, cacheTerms, now);
+
+  async function rows(indexName: string, key: string, partition: string, prefix?: string) {
+    const found = await queryAll(client, {
       TableName: tableName,
       IndexName: indexName,
       KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
       ExpressionAttributeNames: { '#k': key },
       ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
-      ProjectionExpression: indexName === PREFIX_INDEX ? 'sk, wt, df' : 'sk, wt',
+      ProjectionExpression: indexName === PREFIX_INDEX ? `sk, wt, ${DF_CLASS_ATTRIBUTE}` : 'sk, wt',
     });
-    for (const { sk, wt, df } of rows)
+    const terms: ClassedTerm[] = [];
+    for (const { sk, wt, [DF_CLASS_ATTRIBUTE]: dfClass } of found)
       if (typeof wt === 'string' && isDictionaryEntry({ sk }))
-        terms.push({ term: wt, df: typeof df === 'number' ? df : undefined });
+        terms.push({ term: wt, dfClass: typeof dfClass === 'number' ? dfClass : undefined });
     return terms;
   }
+
+  // Each term's tail holds its df (postings.ts).
+  async function readDfs(terms: readonly string[]): Promise<Map<string, number>> {
+    const records = await batchGet(client, tableName, terms.map(tailKey));
+    const found = new Map(records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]));
+    return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
+  }
+
   return {
     withPrefix: async (word) => {
       if ([...word].length < PREFIX_PARTITION_LENGTH)
         throw new RangeError(`A prefix needs ${PREFIX_PARTITION_LENGTH} code points at least`);
-      return (await all(PREFIX_INDEX, 'wp', prefixPartition(word), word)).flatMap(({ term, df }) =>
-        df !== undefined && df > 0 ? [{ term, df }] : [],
-      );
+      return cache.get(`P\u0000${word}`, () => rows(PREFIX_INDEX, 'wp', prefixPartition(word), word));
     },
     ofLength: async (length) =>
-      (await all(LENGTH_INDEX, 'wl', lengthPartition(length))).map(({ term }) => term),
-    // Each term's tail holds its df (postings.ts).
+      (await cache.get(`L\u0000${length}`, () => rows(LENGTH_INDEX, 'wl', lengthPartition(length)))).map(
+        ({ term }) => term,
+      ),
     dfOf: async (terms) => {
-      const records = await batchGet(client, tableName, terms.map(tailKey));
-      const found = new Map(
-        records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]),
-      );
-      return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
+      const known = new Map<string, number>();
+      const missing: string[] = [];
+      for (const term of new Set(terms)) {
+        const df = cache.peek(`D\u0000${term}`);
+        if (df === undefined) missing.push(term);
+        else known.set(term, df);
+      }
+      if (missing.length > 0)
+        for (const [term, df] of await readDfs(missing)) {
+          known.set(term, df);
+          cache.put(`D\u0000${term}`, df);
+        }
+      return new Map(terms.map((term) => [term, known.get(term) ?? 0]));
     },
+  };
+}
+
+/**
+ * A least-recently-used cache of reads, each kept `ms` at most; `limit` bounds the terms it holds (a list counts its
+ * length, a df one). Concurrent requests for one key share its read; a failed read is not kept.
+ */
+function createCache(ms: number, limit: number, now: () => number) {
+  const entries = new Map<string, { at: number; size: number; value: unknown }>();
+  let size = 0;
+  const fresh = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    entries.delete(key);
+    size -= entry.size;
+    if (now() - entry.at >= ms) return undefined;
+    // Moved to the end: the most recently used.
+    entries.set(key, entry);
+    size += entry.size;
+    return entry;
+  };
+  const put = (key: string, value: unknown, weight: number) => {
+    if (ms <= 0) return;
+    const old = entries.get(key);
+    if (old) {
+      entries.delete(key);
+      size -= old.size;
+    }
+    entries.set(key, { at: now(), size: weight, value });
+    size += weight;
+    for (const [oldest, entry] of entries) {
+      if (size <= limit) break;
+      entries.delete(oldest);
+      size -= entry.size;
+    }
+  };
+  return {
+    /** The read of `key`, from the cache while fresh, else from `read` (and kept). */
+    get<T extends readonly unknown[]>(key: string, read: () => Promise<T>): Promise<T> {
+      const entry = fresh(key);
+      if (entry) return entry.value as Promise<T>;
+      const pending = read();
+      put(key, pending, 1);
+      pending.then(
+        (value) => {
+          if (entries.get(key)?.value === pending) put(key, pending, Math.max(1, value.length));
+        },
+        () => {
+          if (entries.get(key)?.value === pending) {
+            size -= entries.get(key)?.size ?? 0;
+            entries.delete(key);
+          }
+        },
+      );
+      return pending;
+    },
+    peek: (key: string) => fresh(key)?.value as number | undefined,
+    put: (key: string, value: number) => put(key, value, 1),
   };
 }

@@ -1,8 +1,8 @@
-import { queryWeights } from '../format/bm25.ts';
-import { PREFIX_PARTITION_LENGTH } from '../format/keys.ts';
+import { BLOCK_CAPACITY } from '../format/blocks.ts';
+import { dfClass, dfRangeOfClass, PREFIX_PARTITION_LENGTH } from '../format/keys.ts';
 import { editDistance } from '../text/edits.ts';
-import { MAX_TOKEN_LENGTH, tokenize, words } from '../text/tokenizer.ts';
-import type { Dictionary, DictionaryTerm } from './dictionary.ts';
+import { MAX_TOKEN_LENGTH, tokenize, words, wordTerms } from '../text/tokenizer.ts';
+import type { ClassedTerm, Dictionary } from './dictionary.ts';
 
 /** Contract §8.3–8.4. */
 export const PREFIX_MIN_LENGTH = PREFIX_PARTITION_LENGTH;
@@ -11,39 +11,99 @@ export const TYPO_MIN_LENGTH = 4;
 /** Terms up to this many code points are allowed one edit whatever `typos` says. */
 export const ONE_TYPO_MAX_LENGTH = 7;
 export const CORRECTIONS_PER_WORD = 20;
+/**
+ * The weight of a word's stem beside its exact form (contract §8.6's last sentence): an item that holds only another
+ * word with the same stem scores as a correction of one edit does, half; one that holds the word as written scores
+ * its exact form's BM25 at weight 1, or its stem's at this weight, the better.
+ */
+export const STEM_WEIGHT = 0.5;
 
 export interface ExpansionOptions {
   prefix?: boolean | undefined;
   typos?: 0 | 1 | 2 | undefined;
 }
 
-/** How a query term entered the query: as written, as a completion of the last word, or as a correction. */
-export type TermOrigin = { kind: 'exact' } | { kind: 'prefix' } | { kind: 'typo'; of: string; edits: number };
+/**
+ * How a query term entered the query: as written (a word's exact form, or the stem of a word that has none), as the
+ * stem of a word written with a suffix, as a completion of the last word, or as a correction.
+ */
+export type TermOrigin =
+  | { kind: 'exact' }
+  | { kind: 'stem' }
+  | { kind: 'prefix' }
+  | { kind: 'typo'; of: string; edits: number };
 
 /** A query's terms with their weights (a multiplier of each term's BM25 score), in scoring order. */
 export interface ExpandedQuery {
   weights: Map<string, number>;
   origins: Map<string, TermOrigin>;
   /**
-   * Each term's word (contract §8.6): a query term is its own, a correction joins the term it corrects, and a
-   * completion the last word; a word's alternatives score as one term, the best of them.
+   * Each term's word (contract §8.6), named by the word's stem: a word's exact form and its stem, its corrections, and
+   * for the last word its completions; a word's alternatives score as one term, the best of them.
    */
   groups: Map<string, string>;
+  /**
+   * Terms the dictionary puts below a block's capacity (completions of a df class under it): they have no sealed
+   * blocks unless they lost postings since, so the search reads their directory only if their tail shows blocks.
+   */
+  unsealed: Set<string>;
 }
-
-const byDfThenTerm = (a: DictionaryTerm, b: DictionaryTerm) =>
-  b.df - a.df || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
 
 /** The last word of the query as the tokenizer reads it (normalised, before stopwords and stemming), if any. */
 export function lastWord(query: string): string | undefined {
   return words(query).at(-1);
 }
 
-/** The terms that complete `word` (§8.3): the PREFIX_TERMS with the most postings, then in term order. */
-export async function completions(dictionary: Dictionary, word: string): Promise<DictionaryTerm[]> {
+const inTermOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The `limit` terms with the most postings among `terms` (ties in term order), in term order. The dictionary gives
+ * each term's df class, and every df of a class is above every df of a lower one (keys.ts), so whole classes are
+ * taken from the top while they fit; only the class where the cut falls needs its terms' dfs, read by `dfOf` (and a
+ * term whose class is not known is read first). A term whose df reads 0 has no postings left, and is not one.
+ */
+export async function mostFrequent(
+  terms: readonly ClassedTerm[],
+  limit: number,
+  dfOf: Dictionary['dfOf'],
+): Promise<ClassedTerm[]> {
+  if (terms.length <= limit) return [...terms].sort((a, b) => inTermOrder(a.term, b.term));
+  const unknown = terms.filter((t) => t.dfClass === undefined).map((t) => t.term);
+  const read = unknown.length > 0 ? await dfOf(unknown) : new Map<string, number>();
+  const byClass = new Map<number, string[]>();
+  for (const { term, dfClass: known } of terms) {
+    const df = read.get(term);
+    const c = known ?? (df !== undefined && df > 0 ? dfClass(df) : undefined);
+    if (c !== undefined) byClass.set(c, [...(byClass.get(c) ?? []), term]);
+  }
+  const taken: ClassedTerm[] = [];
+  for (const c of [...byClass.keys()].sort((a, b) => b - a)) {
+    const members = byClass.get(c) ?? [];
+    const room = limit - taken.length;
+    if (members.length <= room) taken.push(...members.map((term) => ({ term, dfClass: c })));
+    else {
+      const unread = members.filter((term) => !read.has(term));
+      const dfs = new Map([...read, ...(unread.length > 0 ? await dfOf(unread) : [])]);
+      const ranked = members
+        .map((term) => ({ term, df: dfs.get(term) ?? 0 }))
+        .filter(({ df }) => df > 0)
+        .sort((a, b) => b.df - a.df || inTermOrder(a.term, b.term));
+      taken.push(...ranked.slice(0, room).map(({ term, df }) => ({ term, dfClass: dfClass(df) })));
+    }
+    if (taken.length >= limit) break;
+  }
+  return taken.sort((a, b) => inTermOrder(a.term, b.term));
+}
+
+/** The terms that complete `word` (§8.3): the `limit` with the most postings, in term order, with their df classes. */
+export async function completions(
+  dictionary: Dictionary,
+  word: string,
+  limit = PREFIX_TERMS,
+): Promise<ClassedTerm[]> {
   const length = [...word].length;
   if (length < PREFIX_MIN_LENGTH || length > MAX_TOKEN_LENGTH) return [];
-  return (await dictionary.withPrefix(word)).sort(byDfThenTerm).slice(0, PREFIX_TERMS);
+  return mostFrequent(await dictionary.withPrefix(word), limit, dictionary.dfOf);
 }
 
 /** The edits a term of this length may be corrected by, given the request's `typos` (§8.4). */
@@ -56,14 +116,16 @@ export function allowedEdits(term: string, typos: number): number {
 /**
  * The indexed terms within `maxEdits` of `term` (other than `term` and the terms in `exclude`): closest first, then
  * the most frequent, then in term order; at most CORRECTIONS_PER_WORD. Only terms within `maxEdits` of the term's
- * length can be within `maxEdits` edits, so `ofLength` lists the candidates; `dfOf` gives the dfs of those in reach.
+ * length can be within `maxEdits` edits, so `ofLength` lists the candidates. Their dfs are read only when there are
+ * more than CORRECTIONS_PER_WORD at the distance where the cut falls; otherwise every candidate is one, and a term
+ * whose postings are all gone (its entry lingers: dictionary.ts) matches nothing.
  */
 export async function corrections(
   dictionary: Pick<Dictionary, 'ofLength' | 'dfOf'>,
   term: string,
   maxEdits: number,
   exclude: ReadonlySet<string> = new Set(),
-): Promise<(DictionaryTerm & { edits: number })[]> {
+): Promise<{ term: string; edits: number }[]> {
   if (maxEdits <= 0) return [];
   const length = [...term].length;
   const lengths: number[] = [];
@@ -77,85 +139,121 @@ export async function corrections(
       if (edits <= maxEdits) near.push({ term: candidate, edits });
     }
   }
-  if (near.length === 0) return [];
-  const dfs = await dictionary.dfOf(near.map((c) => c.term));
-  return near
-    .map((candidate) => ({ ...candidate, df: dfs.get(candidate.term) ?? 0 }))
-    .filter((candidate) => candidate.df > 0)
-    .sort((a, b) => a.edits - b.edits || byDfThenTerm(a, b))
-    .slice(0, CORRECTIONS_PER_WORD);
+  near.sort((a, b) => a.edits - b.edits || inTermOrder(a.term, b.term));
+  if (near.length <= CORRECTIONS_PER_WORD) return near;
+  // The closest distances that fit whole need no df; the distance where the cut falls is ranked by df.
+  const chosen: { term: string; edits: number }[] = [];
+  for (let edits = 1; edits <= maxEdits && chosen.length < CORRECTIONS_PER_WORD; edits++) {
+    const at = near.filter((c) => c.edits === edits);
+    const room = CORRECTIONS_PER_WORD - chosen.length;
+    const kept = await mostFrequent(
+      at.map((c) => ({ term: c.term, dfClass: undefined })),
+      room,
+      dictionary.dfOf,
+    );
+    chosen.push(...kept.map(({ term: t }) => ({ term: t, edits })));
+  }
+  return chosen;
 }
 
 /**
- * The terms a query searches for (contract §8.3–8.4): its own terms, weighted by their count (bm25.ts); with
- * `prefix`, the completions of its last word, weight 1 each; with `typos`, for each of its terms long enough, its
- * corrections, weight count / (1 + edits). A term reached several ways keeps its largest weight, and a query term
- * is never replaced by a completion or a correction of another. Dictionary partitions are read once per query.
+ * The terms a query searches for (contract §8.3–8.4, §8.6). Each word as written: its stem, and where stemming cut
+ * a suffix its exact form (tokenizer.ts) at weight 1 and its stem at STEM_WEIGHT, all weighted by the word's count
+ * (bm25.ts); with `prefix`, the completions of its last word, each weighted by the share typed; with `typos`, for each
+ * stem long enough, its corrections, weight count / (1 + edits). A term reached several ways keeps its largest
+ * weight, and a query term is never replaced by a completion or a correction of another.
  */
 export async function expandQuery(
   query: string,
   { prefix = false, typos = 0 }: ExpansionOptions,
   dictionary: Dictionary,
 ): Promise<ExpandedQuery> {
-  const weights = queryWeights(tokenize(query));
-  const origins = new Map<string, TermOrigin>([...weights.keys()].map((term) => [term, { kind: 'exact' }]));
-  const exact = new Set(weights.keys());
-  const groups = new Map<string, string>([...exact].map((term) => [term, term]));
+  const weights = new Map<string, number>();
+  const origins = new Map<string, TermOrigin>();
+  const groups = new Map<string, string>();
+  /** Words per stem, and the stems that are a word as written (the stem of a word without an exact form). */
+  const counts = new Map<string, number>();
+  const written = new Set<string>();
+  for (const { term, exact } of wordTerms(query)) {
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+    weights.set(term, (weights.get(term) ?? 0) + (exact === undefined ? 1 : STEM_WEIGHT));
+    groups.set(term, term);
+    if (exact === undefined) written.add(term);
+    else {
+      weights.set(exact, (weights.get(exact) ?? 0) + 1);
+      groups.set(exact, term);
+      origins.set(exact, { kind: 'exact' });
+    }
+  }
+  for (const term of counts.keys()) origins.set(term, { kind: written.has(term) ? 'exact' : 'stem' });
+  const stems = new Set(counts.keys());
   const offer = (term: string, weight: number, origin: TermOrigin, group: string) => {
-    if (exact.has(term) || (weights.get(term) ?? 0) >= weight) return;
+    if (stems.has(term) || (weights.get(term) ?? 0) >= weight) return;
     weights.set(term, weight);
     origins.set(term, origin);
     groups.set(term, group);
   };
-  const byLength = new Map<number, Promise<string[]>>();
-  const ofLength = (length: number) => {
-    let terms = byLength.get(length);
-    if (!terms) {
-      terms = dictionary.ofLength(length);
-      byLength.set(length, terms);
-    }
-    return terms;
-  };
-  const reader = { ofLength, dfOf: dictionary.dfOf };
   const word = prefix ? lastWord(query) : undefined;
-  const [completed, corrected] = await Promise.all([
+  // The completions join the last word's own stem (when it is one: not a stopword), or a word of their own.
+  const typed = word === undefined ? undefined : tokenize(word)[0];
+  const typedLength = word === undefined ? 0 : [...word].length;
+  const [completed, whole, corrected] = await Promise.all([
     word === undefined ? [] : completions(dictionary, word),
+    mayBeWhole(typedLength, typed, dictionary),
     Promise.all(
-      [...exact].map(async (term) => ({
+      [...stems].map(async (term) => ({
         term,
-        found: await corrections(reader, term, allowedEdits(term, typos), exact),
+        found: await corrections(dictionary, term, allowedEdits(term, typos), stems),
       })),
     ),
   ]);
-  // The completions join the last word's own term (when it is one: not a stopword), or a word of their own.
-  const typed = word === undefined ? undefined : tokenize(word)[0];
-  const prefixGroup = typed !== undefined && exact.has(typed) ? typed : '\u0000prefix';
-  const typedLength = word === undefined ? 0 : [...word].length;
-  for (const { term } of completed)
-    offer(term, completionWeight(typedLength, [...term].length), { kind: 'prefix' }, prefixGroup);
+  const prefixGroup = typed !== undefined && stems.has(typed) ? typed : '\u0000prefix';
+  const unsealed = new Set<string>();
+  for (const { term, dfClass: c } of completed) {
+    offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, prefixGroup);
+    if (c !== undefined && dfRangeOfClass(c).max < BLOCK_CAPACITY && origins.get(term)?.kind === 'prefix')
+      unsealed.add(term);
+  }
   for (const { term: of, found } of corrected)
     for (const { term, edits } of found)
-      offer(term, (weights.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
-  return { weights, origins, groups };
+      offer(term, (counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
+  return { weights, origins, groups, unsealed };
+}
+
+/** A typed last word this long whose stem is an indexed term may be a whole word (see completionWeight). */
+export const WHOLE_WORD_MIN_LENGTH = TYPO_MIN_LENGTH;
+/** What a completion of a last word that may be whole weighs, times the share typed. */
+export const WHOLE_WORD_COMPLETION = 0.1;
+
+/** Whether the last word, typed `typedLength` code points long with stem `typed`, may be a whole word. */
+async function mayBeWhole(typedLength: number, typed: string | undefined, dictionary: Dictionary) {
+  if (typed === undefined || typedLength < WHOLE_WORD_MIN_LENGTH) return false;
+  return ((await dictionary.dfOf([typed])).get(typed) ?? 0) > 0;
 }
 
 /**
  * A completion's weight (contract §8.6): the share of it that was typed, so it scores below the word written in
- * full, and the less of it typed the lower ("aer" → "aerodynam": 3/9). Measured against a weight of 1 and its square
- * root on Cranfield as typed: BENCHMARKS.md, Ranking with `prefix` and `typos`.
+ * full, and the less of it typed the lower ("aer" → "aerodynam": 3/9). A last word of WHOLE_WORD_MIN_LENGTH code
+ * points or more whose stem is indexed may be whole ("mode", not yet "model"): its completions weigh a tenth of
+ * that, so they rank after the items that hold the word and no longer displace them (issue #20: a whole query with
+ * `prefix` scored below the same query without it). Measured on Cranfield as typed and whole: BENCHMARKS.md, Ranking
+ * with `prefix` and `typos`.
  */
-export function completionWeight(typed: number, completion: number): number {
-  return Math.min(1, typed / Math.max(1, completion));
+export function completionWeight(typed: number, completion: number, whole = false): number {
+  const share = Math.min(1, typed / Math.max(1, completion));
+  return whole ? WHOLE_WORD_COMPLETION * share : share;
 }
 
 /** A dictionary over terms held in memory (every term with its df): the exhaustive reference, and for tests. */
 export function dictionaryInMemory(terms: ReadonlyMap<string, number>): Dictionary {
-  const all = [...terms].filter(([, df]) => df > 0).map(([term, df]) => ({ term, df }));
-  const inOrder = (list: DictionaryTerm[]) => list.sort((a, b) => (a.term < b.term ? -1 : 1));
+  const all = [...terms]
+    .filter(([, df]) => df > 0)
+    .map(([term, df]) => ({ term, df }))
+    .sort((a, b) => inTermOrder(a.term, b.term));
   return {
-    withPrefix: async (word) => inOrder(all.filter(({ term }) => term.startsWith(word))),
-    ofLength: async (length) =>
-      inOrder(all.filter(({ term }) => [...term].length === length)).map(({ term }) => term),
+    withPrefix: async (word) =>
+      all.filter(({ term }) => term.startsWith(word)).map(({ term, df }) => ({ term, dfClass: dfClass(df) })),
+    ofLength: async (length) => all.filter(({ term }) => [...term].length === length).map(({ term }) => term),
     dfOf: async (list) => new Map(list.map((term) => [term, terms.get(term) ?? 0])),
   };
 }

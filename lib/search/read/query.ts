@@ -33,6 +33,11 @@ export interface SearchRequest {
   groups?: ReadonlyMap<string, string>;
   /** Keeps the ids that pass the caller's filter (and still exist). */
   accept: (ids: number[]) => Promise<Set<number>>;
+  /**
+   * Terms the caller expects to have no sealed blocks (the dictionary puts their df below a block's capacity): their
+   * directory is not read beside their tail, only after it, should the tail show sealed blocks after all.
+   */
+  unsealed?: ReadonlySet<string>;
 }
 
 export interface SearchOptions {
@@ -186,7 +191,7 @@ export function createSearch({
   }
 
   /** Corpus counts, tails and directories, read at once (a directory read before a seal is read again). */
-  async function readTerms(terms: readonly string[]) {
+  async function readTerms(terms: readonly string[], unsealed: ReadonlySet<string> = new Set()) {
     const [parts, meta, directories] = await Promise.all([
       queryAll(client, countsQuery(tableName)),
       batchGet(
@@ -194,7 +199,7 @@ export function createSearch({
         tableName,
         terms.map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
       ),
-      Promise.all(terms.map(readDirectory)),
+      Promise.all(terms.map((term) => (unsealed.has(term) ? [] : readDirectory(term)))),
     ]);
     const stats = sumCounts(parts);
     const tails = new Map(meta.map((r) => [termOfPk(r.pk) ?? '', r]));
@@ -217,8 +222,15 @@ export function createSearch({
     return { stats, found };
   }
 
-  return async function search({ terms, groups, topK, minScore, accept }: SearchRequest): Promise<Hit[]> {
-    const { stats, found } = await readTerms([...terms.keys()]);
+  return async function search({
+    terms,
+    groups,
+    topK,
+    minScore,
+    accept,
+    unsealed,
+  }: SearchRequest): Promise<Hit[]> {
+    const { stats, found } = await readTerms([...terms.keys()], unsealed);
     const docs = stats.docs;
     if (docs <= 0) return [];
     const avgdl = stats.len / docs || 1;

@@ -1,9 +1,13 @@
 import { idf, queryWeights, termFrequencies, termScore } from '../format/bm25.ts';
 
-/** A document as the ranker sees it: an id and its tokens, in order. */
+/**
+ * A document as the ranker sees it: an id and its tokens, in order, and its length when the tokens are not all
+ * words (an item's exact forms stand beside their stems: `indexTerms`); otherwise the number of tokens.
+ */
 export interface TokenizedDoc {
   readonly id: number;
   readonly tokens: readonly string[];
+  readonly dl?: number;
 }
 
 /** One ranked document. `matchedTerms`: the distinct query terms it contains, in query order. */
@@ -28,7 +32,11 @@ export type Ranker = (
  * Term frequencies and lengths are computed once, so one index serves many queries.
  */
 export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
-  const stats = docs.map((doc) => ({ id: doc.id, tf: termFrequencies(doc.tokens), dl: doc.tokens.length }));
+  const stats = docs.map((doc) => ({
+    id: doc.id,
+    tf: termFrequencies(doc.tokens),
+    dl: doc.dl ?? doc.tokens.length,
+  }));
   const avgdl = stats.length > 0 ? stats.reduce((sum, doc) => sum + doc.dl, 0) / stats.length : 0;
   const docFreq = new Map<string, number>();
   for (const doc of stats) for (const term of doc.tf.keys()) docFreq.set(term, (docFreq.get(term) ?? 0) + 1);

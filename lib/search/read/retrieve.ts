@@ -1,5 +1,6 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
+import { isExactForm } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
@@ -42,7 +43,7 @@ export function createRetriever({
   dictionary: Dictionary;
 }): Retriever {
   return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
-    const { weights: terms, groups } = await expandQuery(query, { prefix, typos }, dictionary);
+    const { weights: terms, groups, unsealed } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0) return { query, results: [] };
     const fetched = new Map<number, Item>();
     const accept = async (ids: number[]) => {
@@ -58,11 +59,13 @@ export function createRetriever({
         }),
       );
     };
-    const hits = await search({ terms, groups, topK, minScore, accept });
+    const hits = await search({ terms, groups, topK, minScore, accept, unsealed });
     const results = hits.flatMap((hit) => {
       const item = fetched.get(hit.id);
       if (!item) return [];
-      const { score, matchedTerms } = hit;
+      const { score } = hit;
+      // An exact form (tokenizer.ts) is matched only beside its stem: the stems name what matched.
+      const matchedTerms = hit.matchedTerms.filter((term) => !isExactForm(term));
       return [
         { score, item, matchedTerms, ...(highlight ? { highlights: highlights(item, matchedTerms) } : {}) },
       ];

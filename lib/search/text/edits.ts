@@ -4,18 +4,24 @@
  * (Lowrance–Wagner), so text may be edited between two swapped characters: `ca` → `abc` is 2 (swap, insert), where
  * the restricted "optimal string alignment" variant answers 3.
  *
- * `max` skips the work for strings whose lengths alone differ by more: then `max + 1` is returned.
+ * `max` bounds the work: when the answer is above it, `max + 1` is returned as soon as that is certain. Two
+ * lower bounds come first: the lengths' difference, and the bag distance (the characters one string has more of than
+ * the other: an edit changes that count by one at most, a swap not at all); then the table's rows stop once the
+ * smallest value of a row is above `max` (no later row can go below it: each row's minimum is at least the previous
+ * row's). Typo expansion (lib/search/read/expand.ts) compares a word with every term of nearby lengths, nearly all
+ * of them far away, so nearly all end at a bound.
  */
 export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
   const s = [...a];
   const t = [...b];
   if (Math.abs(s.length - t.length) > max) return max + 1;
   if (s.length === 0 || t.length === 0) return Math.max(s.length, t.length);
+  if (Number.isFinite(max) && bagDistance(s, t) > max) return max + 1;
   const infinity = s.length + t.length;
   const width = t.length + 2;
   // d[(i + 1) * width + (j + 1)] is the distance between s's first i and t's first j code points; row and column 0
   // hold the infinity sentinel of the algorithm.
-  const d = new Array<number>((s.length + 2) * width).fill(0);
+  const d = new Int32Array((s.length + 2) * width);
   d[0] = infinity;
   for (let i = 0; i <= s.length; i++) {
     d[(i + 1) * width] = infinity;
@@ -29,21 +35,39 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
   const lastRow = new Map<string, number>();
   for (let i = 1; i <= s.length; i++) {
     let lastMatchColumn = 0;
+    let rowMin = infinity;
+    const row = (i + 1) * width;
+    const above = i * width;
     for (let j = 1; j <= t.length; j++) {
       const k = lastRow.get(t[j - 1] as string) ?? 0;
       const l = lastMatchColumn;
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
       if (cost === 0) lastMatchColumn = j;
-      const at = (row: number, column: number) => d[(row + 1) * width + column + 1] as number;
       const value = Math.min(
-        at(i - 1, j - 1) + cost,
-        at(i, j - 1) + 1,
-        at(i - 1, j) + 1,
-        at(k - 1, l - 1) + (i - k - 1) + 1 + (j - l - 1),
+        (d[above + j] as number) + cost,
+        (d[row + j] as number) + 1,
+        (d[above + j + 1] as number) + 1,
+        (d[k * width + l] as number) + (i - k - 1) + 1 + (j - l - 1),
       );
-      d[(i + 1) * width + j + 1] = value;
+      d[row + j + 1] = value;
+      if (value < rowMin) rowMin = value;
     }
+    if (Math.min(rowMin, d[row + 1] as number) > max) return max + 1;
     lastRow.set(s[i - 1] as string, i);
   }
   return d[(s.length + 1) * width + t.length + 1] as number;
+}
+
+/** The most characters (counted with repeats) that one of two strings has and the other lacks. */
+function bagDistance(s: readonly string[], t: readonly string[]): number {
+  const counts = new Map<string, number>();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  for (const c of t) counts.set(c, (counts.get(c) ?? 0) - 1);
+  let more = 0;
+  let fewer = 0;
+  for (const n of counts.values()) {
+    if (n > 0) more += n;
+    else fewer -= n;
+  }
+  return Math.max(more, fewer);
 }

@@ -18,6 +18,13 @@
  * 6. Optionally stem with the Porter stemmer (npm `stemmer`), applied only to words made of the letters
  *    a–z: Porter's rules are for English, so `café`, `b747` and non-Latin words are left as they are.
  *
+ * 7. The index also keeps a word's *exact form* beside its stem where stemming cut a suffix (contract v1.2 §8.6,
+ *    issue #20): the word with only a plural removed (Lucene's `EnglishMinimalStemmer`, Harman's S-stemmer), marked
+ *    `=`, when it is at least two code points longer than the stem (`experimental` → `experiment` and
+ *    `=experimental`; `boots` → `boot` alone; `studies` → `studi` alone, a letter changed is no suffix cut). As
+ *    Lucene's `KeywordRepeatFilter` + `RemoveDuplicatesTokenFilter` index a word and its stem at one position, the
+ *    exact form does not count in the item's length. `wordTerms` gives both, `indexTerms` what an item is indexed on.
+ *
  * The default `tokenize` drops the `classic45` stopwords and stems: the best of the variants measured on the
  * Cranfield collection by `scripts/bench/cranfield.ts`. `wordSpans` gives the same terms with where each word is
  * in the text as written (`normalized-offsets.ts` maps step 1 back), for highlighting.
@@ -109,6 +116,64 @@ export function createTokenizer(options: TokenizerOptions): Tokenizer {
 export const tokenize: Tokenizer = createTokenizer({ stopwords: 'classic45', stem: true });
 
 const serviceStopwords = stopwordLists.classic45;
+
+/** What marks an exact form (step 7): never inside a word, so an exact form is never a stem. */
+export const EXACT_FORM_MARK = '=';
+/** Whether a term is an exact form (step 7) rather than a stem. */
+export const isExactForm = (term: string): boolean => term.startsWith(EXACT_FORM_MARK);
+
+/**
+ * Lucene's `EnglishMinimalStemmer` (Harman's S-stemmer, "How Effective Is Suffixing?"): `-ies` → `-y` (not
+ * `-eies`, `-aies`), `-es` → `-e` (not `-aes`, `-ees`, `-oes`; `-ies` as above), `-s` → `` (not `-us`, `-ss`).
+ */
+export function minimalStem(word: string): string {
+  const length = word.length;
+  if (length < 3 || !word.endsWith('s')) return word;
+  const [third, second] = [word.at(-3), word.at(-2)];
+  if (second === 'u' || second === 's') return word;
+  if (second === 'e') {
+    if (length > 3 && third === 'i' && word.at(-4) !== 'a' && word.at(-4) !== 'e')
+      return `${word.slice(0, -3)}y`;
+    if (third === 'i' || third === 'a' || third === 'o' || third === 'e') return word;
+  }
+  return word.slice(0, -1);
+}
+
+/** A word of a text as the index holds it: its term (the stem) and its exact form, when it has one (step 7). */
+export interface WordTerm {
+  readonly term: string;
+  readonly exact: string | undefined;
+}
+
+/** The exact form of a word whose stem is `term` (step 7), or undefined. */
+function exactFormOf(word: string, term: string): string | undefined {
+  if (!PORTER_INPUT.test(word)) return undefined;
+  const light = minimalStem(word);
+  return light.length - term.length >= 2 ? `${EXACT_FORM_MARK}${light}` : undefined;
+}
+
+/** The service's words of `text`, each with its term and exact form (steps 1–7): the terms are `tokenize(text)`. */
+export function wordTerms(text: string): WordTerm[] {
+  const out: WordTerm[] = [];
+  for (const [match] of normalize(text).matchAll(WORD)) {
+    const word = dropApostrophes(match);
+    const term = termOf(word, serviceStopwords, true);
+    if (term !== undefined) out.push({ term, exact: exactFormOf(word, term) });
+  }
+  return out;
+}
+
+/**
+ * What a text is indexed on: every word's term and exact form (step 7) as tokens, and its length `dl`, the number
+ * of words (an exact form stands at its word's position and adds no length, as Lucene's BM25 discounts overlaps).
+ */
+export function indexTerms(text: string): { tokens: string[]; dl: number } {
+  const words = wordTerms(text);
+  return {
+    tokens: words.flatMap(({ term, exact }) => (exact === undefined ? [term] : [term, exact])),
+    dl: words.length,
+  };
+}
 
 /** A word of a text: where it is, in code points of the original text, and its term as `tokenize` gives it. */
 export interface WordSpan {

@@ -22,7 +22,7 @@ import { type RetryPolicy, retry } from '../../retry.ts';
 import { termFrequencies } from '../format/bm25.ts';
 import { docKey, idOfDocKey, STATS_SHARDS, statsKey } from '../format/keys.ts';
 import { TermsText } from '../format/terms.ts';
-import { itemText, tokenize } from '../text/tokenizer.ts';
+import { indexTerms, itemText } from '../text/tokenizer.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
 
 const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: TermsText });
@@ -54,11 +54,24 @@ export const stored = (state: Indexed) => ({
 
 const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
 
-/** What an item contributes to the index: its version, length and term frequencies. */
+/**
+ * What an item contributes to the index: its version, length (its words) and term frequencies, its words' exact
+ * forms beside their stems (tokenizer.ts, step 7).
+ */
 export function analyze(item: Item): Indexed {
-  const tokens = tokenize(itemText(item));
-  return { version: item.version, dl: tokens.length, terms: Object.fromEntries(termFrequencies(tokens)) };
+  const { tokens, dl } = indexTerms(itemText(item));
+  return { version: item.version, dl, terms: Object.fromEntries(termFrequencies(tokens)) };
 }
+
+/** Whether a committed state is what `analyze` gives now (an index written by an older analysis is not). */
+const sameAnalysis = (committed: Indexed, target: Indexed): boolean => {
+  const terms = Object.entries(target.terms);
+  return (
+    committed.dl === target.dl &&
+    terms.length === Object.keys(committed.terms).length &&
+    terms.every(([term, tf]) => committed.terms[term] === tf)
+  );
+};
 
 /** `invalid`: the item's stored record (or its doc record) does not parse; retrying cannot fix it. */
 export type IndexOutcome = 'unchanged' | 'indexed' | 'removed' | 'invalid';
@@ -282,7 +295,12 @@ export function createIndexer({
         continue;
       }
       const unfinished = doc?.pending ?? [];
-      if ((!item && !doc) || (item && doc && unfinished.length === 0 && doc.version === item.version)) {
+      const target = item ? analyze(item) : EMPTY;
+      // An item indexed at its version is left, unless the analysis changed since (npm run reindex then rewrites it).
+      if (
+        (!item && !doc) ||
+        (item && doc && unfinished.length === 0 && doc.version === item.version && sameAnalysis(doc, target))
+      ) {
         outcomes.set(id, 'unchanged');
         continue;
       }
@@ -295,7 +313,7 @@ export function createIndexer({
         id,
         item,
         committed,
-        target: item ? analyze(item) : EMPTY,
+        target,
         unfinished,
         rev: doc?.rev ?? 0,
       });

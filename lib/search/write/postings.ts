@@ -20,8 +20,10 @@ import {
   splitInto,
 } from '../format/blocks.ts';
 import {
+  DF_CLASS_ATTRIBUTE,
   dictionaryEntry,
   endOfSealedSk,
+  isDictionaryTerm,
   PAGE_IDS,
   pageEntry,
   pageSk,
@@ -66,7 +68,10 @@ export interface Sealed {
   v: number;
 }
 
-/** The stored form of a tail: a term with postings is in the dictionary (keys.ts), an emptied one leaves it. */
+/**
+ * The stored form of a tail: a term of the dictionary with postings is in it, with its df class (keys.ts), an emptied
+ * one leaves it; an exact form is never in it.
+ */
 export const tailItem = (term: string, tail: Tail) => ({
   ...tailKey(term),
   p: encodeBlock(tail.postings),
@@ -74,7 +79,7 @@ export const tailItem = (term: string, tail: Tail) => ({
   lo: tail.lo,
   m: tail.m,
   v: tail.v,
-  ...(tail.df > 0 ? dictionaryEntry(term) : {}),
+  ...(tail.df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, tail.df) : {}),
 });
 export const sealedItem = (term: string, block: Sealed) => ({
   pk: termPk(term),
@@ -379,8 +384,10 @@ export function createPostingWriter({
                 Update: {
                   TableName: tableName,
                   Key: tailKey(term),
-                  // Any write of the tail moves its version, so a writer that read it before loses its swap.
-                  UpdateExpression: 'ADD df :d, v :one',
+                  // Any write of the tail moves its version, so a writer that read it before loses its swap. The
+                  // new df is not known here: its class in the dictionary is removed (a reader reads the df), and
+                  // the tail's next write puts it back (keys.ts).
+                  UpdateExpression: `ADD df :d, v :one REMOVE ${DF_CLASS_ATTRIBUTE}`,
                   ConditionExpression: 'attribute_exists(pk)',
                   ExpressionAttributeValues: { ':d': delta, ':one': 1 },
                 },

@@ -50,7 +50,7 @@ beforeAll(async () => {
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const TABLE_ARN = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
-const DICTIONARY_RESOURCES = ['terms-by-prefix', 'terms-by-length'].map((index) => ({
+const DICTIONARY_RESOURCES = ['terms-by-prefix-v2', 'terms-by-length'].map((index) => ({
   'Fn::Sub': `\${ItemsTable.Arn}/index/${index}`,
 }));
 interface Statement {
@@ -89,13 +89,13 @@ describe('osls package --stage prod', () => {
     expect(
       indexes.map((index) => [index.IndexName, index.KeySchema.map((k) => k.AttributeName)]),
     ).toStrictEqual([
-      ['terms-by-prefix', ['wp', 'wt']],
+      ['terms-by-prefix-v2', ['wp', 'wt']],
       ['terms-by-length', ['wl', 'wt']],
     ]);
-    // The prefix index carries df (a prefix ranks its completions by it); the length index only the keys, so a df
-    // change never writes it (README, "The term dictionary").
+    // The prefix index carries a term's df class (a prefix ranks its completions by it), so only a change of class
+    // writes it; the length index only the keys, so a df change never writes it (README, "The term dictionary").
     expect(indexes.map((index) => index.Projection)).toStrictEqual([
-      { ProjectionType: 'INCLUDE', NonKeyAttributes: ['df'] },
+      { ProjectionType: 'INCLUDE', NonKeyAttributes: ['wf'] },
       { ProjectionType: 'KEYS_ONLY' },
     ]);
     const readers = ofType('AWS::IAM::Role')

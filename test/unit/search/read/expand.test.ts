@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { dfClass } from '../../../../lib/search/format/keys.ts';
 import {
   allowedEdits,
   CORRECTIONS_PER_WORD,
+  completionWeight,
+  corrections,
   dictionaryInMemory,
   expandQuery,
   lastWord,
+  mostFrequent,
   PREFIX_TERMS,
+  STEM_WEIGHT,
+  WHOLE_WORD_COMPLETION,
+  WHOLE_WORD_MIN_LENGTH,
 } from '../../../../lib/search/read/expand.ts';
 import { tokenize } from '../../../../lib/search/text/tokenizer.ts';
 
@@ -23,13 +30,37 @@ const dictionary = dictionaryInMemory(
   ]),
 );
 
+const termsOf = (list: { term: string }[]) => list.map(({ term }) => term);
+
 describe('expandQuery', () => {
   it('is the query’s own terms, weighted by count, without options', async () => {
-    const { weights } = await expandQuery('boot boot hiking', {}, dictionary);
+    const { weights } = await expandQuery('boot boot hike', {}, dictionary);
     expect([...weights]).toStrictEqual([
       ['boot', 2],
       ['hike', 1],
     ]);
+  });
+
+  it('gives a word whose stem cut a suffix its exact form at weight 1 and its stem at half, as one word (§8.6)', async () => {
+    const { weights, groups, origins } = await expandQuery('boots hiking hiking', {}, dictionary);
+    // "boots" loses only its plural: no exact form. "hiking" keeps "=hiking" beside "hike".
+    expect([...weights]).toStrictEqual([
+      ['boot', 1],
+      ['hike', 2 * STEM_WEIGHT],
+      ['=hiking', 2],
+    ]);
+    expect(groups.get('=hiking')).toBe('hike');
+    expect(groups.get('hike')).toBe('hike');
+    expect(origins.get('=hiking')).toStrictEqual({ kind: 'exact' });
+    expect(origins.get('hike')).toStrictEqual({ kind: 'stem' });
+    expect(origins.get('boot')).toStrictEqual({ kind: 'exact' });
+    // A stem written as a word of its own too is exact, at the weight of its words.
+    const both = await expandQuery('hike hiking', {}, dictionary);
+    expect([...both.weights]).toStrictEqual([
+      ['hike', 1 + STEM_WEIGHT],
+      ['=hiking', 1],
+    ]);
+    expect(both.origins.get('hike')).toStrictEqual({ kind: 'exact' });
   });
 
   it('completes the last word, before stemming, with the terms that begin with it, weighted by the share typed', async () => {
@@ -40,6 +71,7 @@ describe('expandQuery', () => {
       ['hike', 3 / 4],
       ['hiker', 3 / 5],
     ]);
+    expect(completionWeight(3, 4)).toBe(3 / 4);
     expect(origins.get('hiker')).toStrictEqual({ kind: 'prefix' });
     // One word: the typed word's own term and its completions (contract §8.6).
     expect([...groups]).toStrictEqual([
@@ -48,10 +80,27 @@ describe('expandQuery', () => {
       ['hike', 'hik'],
       ['hiker', 'hik'],
     ]);
-    // "hi" reaches every hi… term, the most postings first; a term with no postings left is not one.
+    // "hi" reaches every hi… term (in term order); a term with no postings left is not one.
     const hi = await expandQuery('hi', { prefix: true }, dictionary);
-    expect([...hi.weights.keys()]).toStrictEqual(['hi', 'hill', 'hike', 'hiker']);
+    expect([...hi.weights.keys()]).toStrictEqual(['hi', 'hike', 'hiker', 'hill']);
     expect((await expandQuery('de', { prefix: true }, dictionary)).weights.has('dead')).toBe(false);
+  });
+
+  it(`weighs a tenth of the share typed the completions of a last word of ${WHOLE_WORD_MIN_LENGTH}+ code points whose stem is indexed`, async () => {
+    // "hike" is indexed: the user may have typed it in full; "hiker" still matches, after the items that hold "hike".
+    const { weights, groups } = await expandQuery('boot hike', { prefix: true }, dictionary);
+    expect(weights.get('hiker')).toBeCloseTo(WHOLE_WORD_COMPLETION * (4 / 5), 12);
+    expect(groups.get('hiker')).toBe('hike');
+    // "hik" is not a word of the index, and "hil" is too short to be taken as whole.
+    expect((await expandQuery('hil', { prefix: true }, dictionary)).weights.get('hill')).toBe(3 / 4);
+    const withHil = dictionaryInMemory(
+      new Map([
+        ['hil', 1],
+        ['hill', 9],
+      ]),
+    );
+    expect((await expandQuery('hil', { prefix: true }, withHil)).weights.get('hill')).toBe(3 / 4);
+    expect(completionWeight(4, 5, true)).toBeCloseTo(0.08, 12);
   });
 
   it('completes a stopword typed as the last word, and needs two code points', async () => {
@@ -62,22 +111,66 @@ describe('expandQuery', () => {
   });
 
   it(`keeps at most ${PREFIX_TERMS} completions, the most postings first, then in term order`, async () => {
-    const many = dictionaryInMemory(
-      new Map(Array.from({ length: 80 }, (_, i) => [`ab${i}`, i % 10] as const)),
-    );
-    const { weights } = await expandQuery('ab', { prefix: true }, many);
+    const dfs = new Map<string, number>(Array.from({ length: 80 }, (_, i) => [`ab${i}`, i % 10]));
+    const { weights } = await expandQuery('ab', { prefix: true }, dictionaryInMemory(dfs));
     const completed = [...weights.keys()].filter((t) => t !== 'ab');
-    expect(completed).toHaveLength(PREFIX_TERMS);
-    expect(completed.slice(0, 8)).toStrictEqual([
-      'ab19',
-      'ab29',
-      'ab39',
-      'ab49',
-      'ab59',
-      'ab69',
-      'ab79',
-      'ab9',
+    const exhaustive = [...dfs]
+      .filter(([, df]) => df > 0)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, PREFIX_TERMS)
+      .map(([term]) => term)
+      .sort();
+    expect(completed).toStrictEqual(exhaustive);
+    // df 9 … 4 fill 48 places; the cut falls in class 1 (df 2–3): of the eight of df 3, the first two in term order.
+    expect(completed.filter((t) => dfs.get(t) === 3)).toStrictEqual(['ab13', 'ab23']);
+    expect(completed.filter((t) => (dfs.get(t) ?? 0) < 3)).toStrictEqual([]);
+  });
+
+  it('ranks terms by df class, and reads the dfs of the class where the cut falls only', async () => {
+    const dfs = new Map([
+      ['a', 40],
+      ['b', 33],
+      ['c', 20],
+      ['d', 17],
+      ['e', 16],
+      ['f', 3],
+      ['g', 0],
     ]);
+    const read: string[][] = [];
+    const dfOf = async (terms: readonly string[]) => {
+      read.push([...terms]);
+      return new Map(terms.map((term) => [term, dfs.get(term) ?? 0]));
+    };
+    const classed = [...dfs].map(([term, df]) => ({ term, dfClass: df > 0 ? dfClass(df) : undefined }));
+    // Classes: a, b 5 (32–63); c, d, e 4 (16–31); f 1; g unknown (its df class was removed), read first.
+    expect(termsOf(await mostFrequent(classed, 4, dfOf))).toStrictEqual(['a', 'b', 'c', 'd']);
+    expect(read).toStrictEqual([['g'], ['c', 'd', 'e']]);
+    read.length = 0;
+    expect(termsOf(await mostFrequent(classed, 2, dfOf))).toStrictEqual(['a', 'b']);
+    expect(read).toStrictEqual([['g']]);
+    read.length = 0;
+    // As many as there are, or more: every term, nothing read.
+    expect(termsOf(await mostFrequent(classed, 7, dfOf))).toStrictEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    expect(read).toStrictEqual([]);
+    // Ties at the cut go in term order.
+    expect(
+      termsOf(
+        await mostFrequent(
+          ['z', 'y', 'x'].map((term) => ({ term, dfClass: 2 })),
+          2,
+          async (terms) => new Map(terms.map((term) => [term, 5])),
+        ),
+      ),
+    ).toStrictEqual(['x', 'y']);
+  });
+
+  it('corrects a stem as its word counts, not as its stem weighs beside an exact form', async () => {
+    // "hikeing" → stem "hike", exact form "=hikeing"; "hiker" is one edit from "hike": weight 1 / 2, not 1 / 4.
+    const { weights, groups } = await expandQuery('hikeing', { typos: 1 }, dictionary);
+    expect(weights.get('hike')).toBe(STEM_WEIGHT);
+    expect(weights.get('=hikeing')).toBe(1);
+    expect(weights.get('hiker')).toBe(0.5);
+    expect(groups.get('hiker')).toBe(groups.get('=hikeing'));
   });
 
   it('corrects each term within its edits, weighted 1 / (1 + edits), closest then most frequent', async () => {
@@ -129,5 +222,36 @@ describe('expandQuery', () => {
     const { weights } = await expandQuery('tent', { typos: 1 }, many);
     expect(weights.size).toBe(1 + CORRECTIONS_PER_WORD);
     expect(weights.has('tenta')).toBe(true);
+    // The 20 most frequent of the 40 at one edit: tenta … tentt (dfs 40 … 21).
+    expect([...weights.keys()].slice(1)).toStrictEqual(
+      Array.from({ length: 20 }, (_, i) => `tent${String.fromCodePoint(97 + i)}`),
+    );
+  });
+
+  it('reads no df when the corrections fit, and only those at the distance where the cut falls', async () => {
+    const dfs = new Map([
+      ['tents', 5],
+      ...Array.from(
+        { length: 30 },
+        (_, i) => [`tex${String.fromCodePoint(97 + (i % 26))}${i >= 26 ? 'q' : ''}`, i + 1] as const,
+      ),
+    ]);
+    const read: string[][] = [];
+    const reader = {
+      ...dictionaryInMemory(dfs),
+      dfOf: async (terms: readonly string[]) => {
+        read.push([...terms]);
+        return new Map(terms.map((term) => [term, dfs.get(term) ?? 0]));
+      },
+    };
+    expect(await corrections(reader, 'tent', 1)).toStrictEqual([
+      { term: 'tents', edits: 1 },
+      { term: 'text', edits: 1 },
+    ]);
+    expect(read).toStrictEqual([]);
+    // "texts" is 2 edits from every tex?: 1 at distance 1 fits whole, 19 of the 26 at distance 2 are ranked by df.
+    const found = await corrections(reader, 'texts', 2);
+    expect(found).toHaveLength(CORRECTIONS_PER_WORD);
+    expect(read.flat().every((term) => term.startsWith('tex'))).toBe(true);
   });
 });

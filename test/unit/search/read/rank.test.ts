@@ -39,6 +39,13 @@ describe('rankInMemory', () => {
     expect(rankInMemory([], ['boot'], 10)).toStrictEqual([]);
   });
 
+  it('takes a document’s length as given when its tokens are not all words (exact forms beside stems)', () => {
+    const withExact = [{ id: 1, tokens: ['hike', '=hiking', 'boot'], dl: 2 }, ...docs.slice(1)];
+    const [first] = rankInMemory(withExact, ['boot'], 1);
+    // avgdl over the lengths given: (2 + 6 + 3 + 3 + 1) / 5.
+    expect(first?.score).toBeCloseTo(termScore({ tf: 1, dl: 2, avgdl: 15 / 5, idf: idf(5, 3) }), 12);
+  });
+
   it('counts a repeated query term once per occurrence and lists it once', () => {
     const once = rankInMemory(docs, ['tent', 'boot'], 10);
     const twice = rankInMemory(docs, ['tent', 'boot', 'boot'], 10);

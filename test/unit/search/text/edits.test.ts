@@ -63,4 +63,13 @@ describe('editDistance (Damerau–Levenshtein)', () => {
   ])('equals the fewest edits found by search, up to 3', (a, b) => {
     expect(Math.min(editDistance(a, b), 4)).toBe(fewestEdits(a, b, 3));
   });
+
+  test.prop([
+    fc.string({ unit: fc.constantFrom('a', 'b', 'c', '😀'), maxLength: 7 }),
+    fc.string({ unit: fc.constantFrom('a', 'b', 'c', '😀'), maxLength: 7 }),
+    fc.integer({ min: 0, max: 3 }),
+  ])('with a bound, equals the distance when within it and answers bound + 1 otherwise', (a, b, max) => {
+    const exact = editDistance(a, b);
+    expect(editDistance(a, b, max)).toBe(exact <= max ? exact : max + 1);
+  });
 });

@@ -3,11 +3,15 @@ import { stemmer } from 'stemmer';
 import { describe, expect, it } from 'vitest';
 import {
   createTokenizer,
+  indexTerms,
+  isExactForm,
   itemText,
+  minimalStem,
   stopwordLists,
   tokenize,
   wordSpans,
   wordSpansMatching,
+  wordTerms,
 } from '../../../../lib/search/text/tokenizer.ts';
 
 const plain = createTokenizer({ stopwords: 'none', stem: false });
@@ -105,6 +109,62 @@ describe('tokenizer stemming', () => {
       'boot',
     ]);
   });
+});
+
+describe('exact forms beside stems (step 7)', () => {
+  it('removes only a plural, as Lucene’s EnglishMinimalStemmer does', () => {
+    const cases: [string, string][] = [
+      ['boots', 'boot'],
+      ['studies', 'study'],
+      ['series', 'sery'],
+      ['aies', 'aies'],
+      ['shoes', 'shoes'],
+      ['horses', 'horse'],
+      ['toes', 'toes'],
+      ['bus', 'bus'],
+      ['glass', 'glass'],
+      ['is', 'is'],
+      ['flows', 'flow'],
+      ['boot', 'boot'],
+    ];
+    for (const [word, light] of cases) expect(minimalStem(word), word).toBe(light);
+  });
+
+  it('keeps a word’s exact form where Porter cut a suffix of two code points or more', () => {
+    expect(wordTerms('Experimental boots, hiking studies; cafés')).toStrictEqual([
+      { term: 'experiment', exact: '=experimental' },
+      { term: 'boot', exact: undefined },
+      { term: 'hike', exact: '=hiking' },
+      // Porter's "studi" is "study" with a letter changed: no suffix cut.
+      { term: 'studi', exact: undefined },
+      { term: 'cafés', exact: undefined },
+    ]);
+    expect(wordTerms('Experimental boots').map(({ term }) => term)).toStrictEqual(
+      tokenize('Experimental boots'),
+    );
+    expect(isExactForm('=hiking')).toBe(true);
+    expect(isExactForm('hike')).toBe(false);
+  });
+
+  it('indexes the exact forms beside the stems, the length counting words', () => {
+    expect(indexTerms('the hiking boots of hikers')).toStrictEqual({
+      tokens: ['hike', '=hiking', 'boot', 'hiker'],
+      dl: 3,
+    });
+  });
+
+  test.prop([fc.array(fc.constantFrom(...'hiking hikes flowed experimental a the boots café'.split(' ')))])(
+    'gives tokenize’s terms, each word’s exact form right after its stem, and their number as the length',
+    (list) => {
+      const text = list.join(' ');
+      const { tokens, dl } = indexTerms(text);
+      expect(tokens.filter((token) => !isExactForm(token))).toStrictEqual(tokenize(text));
+      expect(dl).toBe(tokenize(text).length);
+      tokens.forEach((token, i) => {
+        if (isExactForm(token)) expect(isExactForm(tokens[i - 1] ?? '=')).toBe(false);
+      });
+    },
+  );
 });
 
 describe('itemText', () => {
