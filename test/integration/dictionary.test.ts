@@ -381,7 +381,9 @@ async function tails() {
 const needsEntry = (row: Record<string, unknown>) =>
   ((row.df as number) > 0 && isDictionaryTerm(termOfPk(row.pk) ?? '')) || row.wt !== undefined;
 
-describe('a table kept by an older npm start (data under .local/)', () => {
+// Creating and deleting an index waits on DynamoDB Local, which the suite's other files keep busy (2 s alone, 30 s+
+// beside them).
+describe('a table kept by an older npm start (data under .local/)', { timeout: 180_000 }, () => {
   const oldTable = async (indexes: CreateTableCommandInput['GlobalSecondaryIndexes']) => {
     const raw = localClient(stack.dynamodbEndpoint);
     const tableName = `old-${randomUUID()}`;
