@@ -293,10 +293,11 @@ function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
     const sk = text(item.sk);
     if (sk.startsWith(PAGE_PREFIX))
       tally.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
-    const p = item.p as { B?: Uint8Array; S?: string } | undefined;
+    // Plain in a document client's reply (bytes or text), marshalled (`{ B }` or `{ S }`) in a low-level one's.
+    const p = item.p as Uint8Array | string | { B?: Uint8Array; S?: string } | undefined;
     if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
     if (sk !== TAIL_SK) tally.blocks++;
-    const postings = decodeBlock(p.B ?? p.S);
+    const postings = decodeBlock(p instanceof Uint8Array || typeof p === 'string' ? p : (p.B ?? p.S));
     tally.postings += postings.length;
     for (const { id } of postings) tally.normPages.add(Math.floor(id / NORM_PAGE));
   }
