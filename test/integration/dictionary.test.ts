@@ -5,7 +5,7 @@ import {
   DescribeTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { dfClass, isDictionaryTerm, TAIL_SK, termOfPk } from '../../lib/search/format/keys.ts';
@@ -17,9 +17,16 @@ import { rankInMemory } from '../../lib/search/read/rank.ts';
 import { createRetriever } from '../../lib/search/read/retrieve.ts';
 import { indexTerms, itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
-import { ensureTable, type IndexChanges, localClient } from '../../scripts/local/dynamodb.ts';
+import {
+  type DynamoDbLocal,
+  ensureTable,
+  type IndexChanges,
+  localClient,
+  startDynamoDbLocal,
+} from '../../scripts/local/dynamodb.ts';
+import { freePort } from '../../scripts/local/ports.ts';
 import { seeded } from '../support/random.ts';
-import { freshTable, stack } from '../support/stack.ts';
+import { freshTable } from '../support/stack.ts';
 
 // Words in families a prefix reaches and words a typo or two apart, with a skewed frequency so some terms split into
 // several blocks (and get a DF record) while others keep one.
@@ -381,11 +388,16 @@ async function tails() {
 const needsEntry = (row: Record<string, unknown>) =>
   ((row.df as number) > 0 && isDictionaryTerm(termOfPk(row.pk) ?? '')) || row.wt !== undefined;
 
-// Creating and deleting an index waits on DynamoDB Local, which the suite's other files keep busy (2 s alone, 30 s+
-// beside them).
 describe('a table kept by an older npm start (data under .local/)', { timeout: 180_000 }, () => {
+  // A DynamoDB Local of its own: on the stack's, which the suite's other files keep busy, an index's change was seen
+  // to stay CREATING or DELETING for minutes (it takes about a second alone).
+  let own: DynamoDbLocal;
+  beforeAll(async () => {
+    own = await startDynamoDbLocal({ port: await freePort() });
+  }, 120_000);
+  afterAll(() => own?.stop());
   const oldTable = async (indexes: CreateTableCommandInput['GlobalSecondaryIndexes']) => {
-    const raw = localClient(stack.dynamodbEndpoint);
+    const raw = localClient(own.endpoint);
     const tableName = `old-${randomUUID()}`;
     await raw.send(
       new CreateTableCommand({

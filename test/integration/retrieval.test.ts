@@ -135,6 +135,39 @@ describe('BM25 search over the DynamoDB index', () => {
     });
   });
 
+  // A word's alternatives (a prefix's completions, a word's corrections) weigh less than the word: the reader leaves a
+  // weak alternative's blocks unread only where no item can reach the k-th score through it (split, query.ts).
+  const worded = (words: Record<string, Record<string, number>>) => {
+    const terms = new Map<string, number>();
+    const groups = new Map<string, string>();
+    for (const [word, alternatives] of Object.entries(words))
+      for (const [text, weight] of Object.entries(alternatives)) {
+        const [term = text] = tokenize(text);
+        terms.set(term, weight);
+        groups.set(term, word);
+      }
+    return { terms, groups };
+  };
+  const wordCases = [
+    { a: { rain: 1, jacket: 0.4, trail: 0.2, winter: 0.1 }, b: { boot: 1 } },
+    { a: { light: 1, tent: 0.3, lamp: 0.25, sun: 0.05 }, b: { night: 1 }, c: { snow: 0.5 } },
+    { a: { boot: 0.3, rain: 0.9 }, b: { coffee: 0.2, kettle: 1, cup: 0.6 } },
+  ];
+  it.each(wordCases.flatMap((words) => [1, 5, 20].map((topK) => [words, topK] as const)))(
+    'gives exactly the exhaustive ranking when words have weighted alternatives, %j top %i',
+    async (words, topK) => {
+      const { terms, groups } = worded(words);
+      const hits = await search({ terms, groups, topK, minScore: 0, accept: async (ids) => new Set(ids) });
+      const docs = corpus.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) }));
+      const expected = rankInMemory(docs, terms, topK, groups);
+      expect(hits.map((h) => h.id)).toStrictEqual(expected.map((h) => h.id));
+      hits.forEach((hit, i) => {
+        expect(Math.abs(hit.score - (expected[i]?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
+        expect(hit.matchedTerms).toStrictEqual(expected[i]?.matchedTerms);
+      });
+    },
+  );
+
   it('applies a filter exactly, reading on past rejected candidates', async () => {
     const retrieve = createRetriever({ search, items, dictionary: createDictionary(table) });
     const { results } = await retrieve({
@@ -413,15 +446,19 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     expect(queries).toStrictEqual([`K#${String(ids[3]).padStart(16, '0')}`]);
     expect(ranged.blocks[0]).toBe(`T#kettl K#${String(ids[3]).padStart(16, '0')}`);
 
-    // The tails (BatchGetItem) are read while the directories and the corpus counts are (Query): each is held here
-    // until the other has been sent; one after the other, they stall.
-    const directory = signal('a directory');
+    // A term's tail and directory (one Query, `sk >= K#~`) are read while the corpus counts are (another): the
+    // counts' Query is held here until the term's has been sent; one after the other, they stall.
+    const termRead = signal("a term's tail and directory");
+    const reads: string[] = [];
     const gated = {
       send: async (command: unknown) => {
-        if (command instanceof QueryCommand) directory.fire();
-        if (command instanceof BatchGetCommand) {
-          const keys = Object.values(command.input.RequestItems ?? {}).flatMap(({ Keys = [] }) => Keys);
-          if (keys.some((key) => key.sk === TAIL_SK)) await directory.sent();
+        if (command instanceof QueryCommand) {
+          const values = command.input.ExpressionAttributeValues ?? {};
+          reads.push(
+            `${values[':pk']} ${values[':tail'] ?? values[':sk'] ?? values[':x'] ?? values[':from']}`,
+          );
+          if (values[':tail'] === TAIL_SK) termRead.fire();
+          if (values[':pk'] === 'STATS') await termRead.sent();
         }
         return own.client.send(command as never);
       },
@@ -435,7 +472,47 @@ describe('block reads: the early stop, the budget and the round trips', () => {
         accept: everything,
       }),
     ).toStrictEqual(hits);
+    // The first round trip: the counts and the term's tail with its directory, nothing else (no read by key).
+    expect(reads.slice(0, 2).sort()).toStrictEqual([`STATS INDEX`, `T#kettl ${TAIL_SK}`]);
   }, 60_000);
+
+  it("reads a word's weaker alternative where an item reaches the top k through it alone", async () => {
+    // Every item 64 words long (the reference length), so a block's bound is its best posting's score. `kettle` and
+    // `coffee` are one word (weights 1 and 0.5), `cup` another. Items 0–3 hold coffee ×2 and cup ×2 (2.06 idf), the
+    // best; items 4–7 kettle ×3 (1.65 idf), sealed in a block that spans 0–7 but holds none of 0–3; 8–10 stay in the
+    // tails and set the first k-th score (kettle ×3). The piece of items 0–3 has kettle's block, empty there: a split
+    // that took the word whole at kettle's bound would pass over items 0–3 (cup's bound alone is below 1.65 idf).
+    const filled = (words: string) => ({
+      name: 'filler',
+      description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
+    });
+    const { own, ids } = await ownIndex([
+      ...Array.from({ length: 4 }, () => filled('coffee coffee cup cup')),
+      ...Array.from({ length: 5 }, () => filled('kettle kettle kettle')),
+      filled('coffee'),
+      filled('cup'),
+    ]);
+    const [kettle = '', coffee = '', cup = ''] = tokenize('kettle coffee cup');
+    const terms = new Map([
+      [kettle, 1],
+      [coffee, 0.5],
+      [cup, 1],
+    ]);
+    const groups = new Map([
+      [kettle, 'kettle'],
+      [coffee, 'kettle'],
+      [cup, 'cup'],
+    ]);
+    const hits = await createSearch({ ...own, blocksPerRound: 1 })({
+      terms,
+      groups,
+      topK: 1,
+      minScore: 0,
+      accept: everything,
+    });
+    expect(hits.map((hit) => hit.id)).toStrictEqual([ids[0]]);
+    expect(hits[0]?.matchedTerms).toStrictEqual([coffee, cup]);
+  });
 
   it('breaks ties by id, from the postings alone', async () => {
     // Twelve items score exactly the same for "kettle": the top 3 are the three lowest ids.

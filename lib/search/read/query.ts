@@ -174,13 +174,8 @@ export function createSearch({
     return runs;
   }
 
-  /** A term's directory: every page's entries. */
-  async function readDirectory(term: string): Promise<[number, number][]> {
-    const pages = await queryAll(client, {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
-      ExpressionAttributeValues: { ':pk': termPk(term), ':x': PAGE_PREFIX },
-    });
+  /** The entries of a term's directory pages, in id order. */
+  function entriesOf(pages: readonly Record<string, unknown>[]): [number, number][] {
     const entries: [number, number][] = [];
     for (const page of pages)
       for (const [name, max] of Object.entries(page)) {
@@ -190,25 +185,54 @@ export function createSearch({
     return entries.sort((a, b) => a[0] - b[0]);
   }
 
-  /** Corpus counts, tails and directories, read at once (a directory read before a seal is read again). */
+  /** A term's directory: every page's entries. */
+  async function readDirectory(term: string): Promise<[number, number][]> {
+    return entriesOf(
+      await queryAll(client, {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
+        ExpressionAttributeValues: { ':pk': termPk(term), ':x': PAGE_PREFIX },
+      }),
+    );
+  }
+
+  /**
+   * A term's tail and directory pages in one Query (the tail's key, `K#~`, sorts right before the pages' `X#…`, and
+   * nothing of the term's lies between): DynamoDB charges a Query by the bytes it returns, so the two cost one half
+   * unit where a read of each cost one each.
+   */
+  async function readTailAndDirectory(term: string) {
+    const rows = await queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk >= :tail',
+      ExpressionAttributeValues: { ':pk': termPk(term), ':tail': TAIL_SK },
+    });
+    return { tail: rows.find((row) => row.sk === TAIL_SK), entries: entriesOf(rows) };
+  }
+
+  /**
+   * Corpus counts, tails and directories, read at once: a term expected to have no sealed blocks (`unsealed`) its
+   * tail alone (with the others of its kind, by key), any other its tail and directory by one Query. A directory read
+   * before a seal the tail shows is read again.
+   */
   async function readTerms(terms: readonly string[], unsealed: ReadonlySet<string> = new Set()) {
-    const [parts, meta, directories] = await Promise.all([
+    const [parts, byKey, read] = await Promise.all([
       queryAll(client, countsQuery(tableName)),
       batchGet(
         client,
         tableName,
-        terms.map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
+        terms.filter((term) => unsealed.has(term)).map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
       ),
-      Promise.all(terms.map((term) => (unsealed.has(term) ? [] : readDirectory(term)))),
+      Promise.all(terms.map((term) => (unsealed.has(term) ? undefined : readTailAndDirectory(term)))),
     ]);
     const stats = sumCounts(parts);
-    const tails = new Map(meta.map((r) => [termOfPk(r.pk) ?? '', r]));
+    const tails = new Map(byKey.map((r) => [termOfPk(r.pk) ?? '', r]));
     const found = await Promise.all(
       terms.map(async (term, i) => {
-        const tail = tails.get(term);
+        const tail = read[i]?.tail ?? tails.get(term);
         if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
         const lo = Number(tail.lo ?? 0);
-        let entries = directories[i] ?? [];
+        let entries = read[i]?.entries ?? [];
         // The tail was read after a seal the directory missed: its blocks are below lo and unknown. Read it again.
         if (lo > 0 && (entries.at(-1)?.[0] ?? 0) < lo) entries = await readDirectory(term);
         return {
@@ -339,17 +363,30 @@ export function createSearch({
     }
 
     /**
-     * A piece's essential blocks: those of the words of greatest bound (a word's bound: its alternatives' best),
-     * until the other words' bounds (`rest`) add up to less than the threshold.
+     * A piece's essential blocks, MaxScore's split taken down to a word's alternatives: an item in none of them holds
+     * each word, if at all, through alternatives no stronger than the word's strongest non-essential one (its cap), so
+     * its score is at most the caps' sum (`rest`). The strongest alternative of the word of greatest cap is made
+     * essential until that sum is below the threshold: a word of one term is taken whole, as MaxScore takes it, and a
+     * prefix's weak completions stay unread where no item can reach the threshold through them alone.
      */
     function split(interval: Interval, threshold: number): { essential: Block[]; rest: number } {
-      const byWord = [...wordsOf(interval.blocks).values()].sort((x, y) => y.bound - x.bound);
-      let rest = byWord.reduce((sum, word) => sum + word.bound, 0);
+      const byWord = [...wordsOf(interval.blocks).values()].map((word) => ({
+        blocks: word.blocks.sort((x, y) => y.bound - x.bound),
+        taken: 0,
+      }));
+      const cap = (word: (typeof byWord)[number]) => word.blocks[word.taken]?.bound ?? 0;
+      // Summed afresh each time (a few words): no rounding drift below the true sum.
+      const caps = () => byWord.reduce((sum, word) => sum + cap(word), 0);
+      let rest = caps();
       const essential: Block[] = [];
-      for (const word of byWord) {
-        if (!reaches(rest, threshold)) break;
-        essential.push(...word.blocks);
-        rest -= word.bound;
+      while (reaches(rest, threshold)) {
+        let strongest = byWord[0];
+        for (const word of byWord) if (strongest === undefined || cap(word) > cap(strongest)) strongest = word;
+        const block = strongest?.blocks[strongest.taken];
+        if (!strongest || !block) break;
+        essential.push(block);
+        strongest.taken++;
+        rest = caps();
       }
       return { essential, rest };
     }

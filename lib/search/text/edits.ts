@@ -55,7 +55,9 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
     if (Math.min(rowMin, d[row + 1] as number) > max) return max + 1;
     lastRow.set(s[i - 1] as string, i);
   }
-  return d[(s.length + 1) * width + t.length + 1] as number;
+  // A row's minimum within the bound does not make the last cell so (the minimum may lie in another column).
+  const distance = d[(s.length + 1) * width + t.length + 1] as number;
+  return distance > max ? max + 1 : distance;
 }
 
 /** The most characters (counted with repeats) that one of two strings has and the other lacks. */
