@@ -381,7 +381,8 @@ export function createSearch({
       const essential: Block[] = [];
       while (reaches(rest, threshold)) {
         let strongest = byWord[0];
-        for (const word of byWord) if (strongest === undefined || cap(word) > cap(strongest)) strongest = word;
+        for (const word of byWord)
+          if (strongest === undefined || cap(word) > cap(strongest)) strongest = word;
         const block = strongest?.blocks[strongest.taken];
         if (!strongest || !block) break;
         essential.push(block);
