@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { queryPages } from './pages.ts';
 
 /** Every item a Query matches, page after page (DynamoDB returns at most 1 MB a page). */
 export async function queryAll(
@@ -6,13 +7,6 @@ export async function queryAll(
   input: QueryCommandInput,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of queryPages(client, input)) items.push(...(page.Items ?? []));
   return items;
 }

@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../concurrency.ts';
 import { isConditionFailure } from '../../dynamodb/conditions.ts';
+import { scanPages } from '../../dynamodb/pages.ts';
 import {
   DF_CLASS_ATTRIBUTE,
   dictionaryEntry,
@@ -35,19 +36,14 @@ export async function backfillDictionary({
 }): Promise<{ tails: number; entries: number }> {
   let tails = 0;
   let entries = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'begins_with(pk, :t) AND sk = :tail',
-        ExpressionAttributeValues: { ':t': TERM_PK_PREFIX, ':tail': TAIL_SK },
-        ProjectionExpression: ['pk', 'v', 'df', ...ENTRY_ATTRIBUTES].join(', '),
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    startKey = page.LastEvaluatedKey;
+  const pages = scanPages(client, {
+    TableName: tableName,
+    FilterExpression: 'begins_with(pk, :t) AND sk = :tail',
+    ExpressionAttributeValues: { ':t': TERM_PK_PREFIX, ':tail': TAIL_SK },
+    ProjectionExpression: ['pk', 'v', 'df', ...ENTRY_ATTRIBUTES].join(', '),
+    ConsistentRead: true,
+  });
+  for await (const page of pages) {
     const rows = page.Items ?? [];
     tails += rows.length;
     const written = await mapLimit(rows, concurrency, async (row) => {
@@ -84,6 +80,6 @@ export async function backfillDictionary({
     });
     entries += written.filter(Boolean).length;
     onPage({ tails, entries });
-  } while (startKey);
+  }
   return { tails, entries };
 }

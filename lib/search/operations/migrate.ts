@@ -1,4 +1,5 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanPages } from '../../dynamodb/pages.ts';
 import { retry } from '../../retry.ts';
 import { DOC_PK_PREFIX, LEGACY, TERM_PK_PREFIX } from '../format/keys.ts';
 import type { Indexer } from '../write/indexer.ts';
@@ -65,27 +66,23 @@ export async function sweepLegacy(
 ): Promise<number> {
   let swept = 0;
   let scanned = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ProjectionExpression: 'pk, sk',
-        FilterExpression:
-          '(begins_with(pk, :t) AND (begins_with(sk, :b) OR sk = :df)) OR (begins_with(pk, :d) AND sk = :doc) OR (pk = :stats AND sk = :corpus)',
-        ExpressionAttributeValues: {
-          ':t': TERM_PK_PREFIX,
-          ':b': LEGACY.blockPrefix,
-          ':df': LEGACY.dfSk,
-          ':d': DOC_PK_PREFIX,
-          ':doc': LEGACY.docSk,
-          ':stats': LEGACY.statsKey.pk,
-          ':corpus': LEGACY.statsKey.sk,
-        },
-        ...(scanLimit ? { Limit: scanLimit } : {}),
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
+  const pages = scanPages(client, {
+    TableName: tableName,
+    ProjectionExpression: 'pk, sk',
+    FilterExpression:
+      '(begins_with(pk, :t) AND (begins_with(sk, :b) OR sk = :df)) OR (begins_with(pk, :d) AND sk = :doc) OR (pk = :stats AND sk = :corpus)',
+    ExpressionAttributeValues: {
+      ':t': TERM_PK_PREFIX,
+      ':b': LEGACY.blockPrefix,
+      ':df': LEGACY.dfSk,
+      ':d': DOC_PK_PREFIX,
+      ':doc': LEGACY.docSk,
+      ':stats': LEGACY.statsKey.pk,
+      ':corpus': LEGACY.statsKey.sk,
+    },
+    ...(scanLimit ? { Limit: scanLimit } : {}),
+  });
+  for await (const page of pages) {
     scanned += page.ScannedCount ?? 0;
     const keys = (page.Items ?? []).map(({ pk, sk }) => ({ pk, sk }));
     for (let i = 0; i < keys.length; i += 25) {
@@ -106,7 +103,6 @@ export async function sweepLegacy(
     }
     swept += keys.length;
     onSwept?.(swept, scanned);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return swept;
 }

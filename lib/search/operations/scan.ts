@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { scanPages } from '../../dynamodb/pages.ts';
 import { decodeBlock } from '../format/blocks.ts';
 import { idOfDocKey, SEALED_PREFIX, termOfPk } from '../format/keys.ts';
 import type { Posting } from '../write/postings.ts';
@@ -27,22 +28,15 @@ export interface IndexScan {
 
 /** Every record of the table, page by page (keys, `p`, `dl`, `version`), optionally only those whose pk has a prefix. */
 export async function* scan(client: DynamoDBDocumentClient, tableName: string, filter?: string) {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        ExclusiveStartKey: startKey,
-        ProjectionExpression: 'pk, sk, #p, dl, version',
-        ExpressionAttributeNames: { '#p': 'p' },
-        ...(filter
-          ? { FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': filter } }
-          : {}),
-      }),
-    );
-    for (const row of page.Items ?? []) yield v.parse(Row, row);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = scanPages(client, {
+    TableName: tableName,
+    ProjectionExpression: 'pk, sk, #p, dl, version',
+    ExpressionAttributeNames: { '#p': 'p' },
+    ...(filter
+      ? { FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': filter } }
+      : {}),
+  });
+  for await (const page of pages) for (const row of page.Items ?? []) yield v.parse(Row, row);
 }
 
 /** One scan of the index records. */
