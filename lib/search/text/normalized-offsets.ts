@@ -1,13 +1,13 @@
 /**
- * Maps the tokenizer's normalized text, `text.normalize('NFKC').toLowerCase()`, back to the text it came from, so
+ * Maps the tokenizer's normalized text, `foldCase(text.normalize('NFKC'))`, back to the text it came from, so
  * that a word found in the one can be shown in the other. Normalization changes lengths: the ligature `ﬁ` becomes
  * `fi`, `…` becomes `...`, `e` + U+0301 becomes `é`, `İ` lowercases to `i` + U+0307.
  *
  * The text is cut into units: a code point with the characters after it that normalization may join to it (see
  * JOINING). Each unit is normalized on its own, and the pieces must line up with the normalization of the whole
  * text; where one does not, the unit takes in the next until it does (a safeguard: the test of JOINING against
- * every code point says it never has to). Lowercasing is done on the whole normalized text, as the tokenizer does
- * (a final sigma depends on its neighbours); no code point's lowercase length depends on its neighbours.
+ * every code point says it never has to). Lowercasing is done on the whole normalized text, as the tokenizer does;
+ * no code point's lowercase length depends on its neighbours.
  *
  * Text that normalization leaves as it is costs nothing more; otherwise stretches of 64 units that it leaves as
  * they are map one to one, and the rest costs a `normalize` call per non-ASCII unit. Grapheme segmentation
@@ -16,7 +16,7 @@
 
 /** The normalized text, and for each of its UTF-16 units the code points of the original it came from. */
 export interface NormalizedText {
-  /** `text.normalize('NFKC').toLowerCase()`, exactly. */
+  /** `foldCase(text.normalize('NFKC'))`, exactly. */
   readonly value: string;
   /** The first code point of the original behind the unit of `value` at `index`. */
   start(index: number): number;
@@ -50,10 +50,19 @@ const isPair = (text: string, i: number) => {
   return unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff;
 };
 
+/**
+ * Lowercase with the final sigma folded: `toLowerCase` writes a capital sigma as `ς` or `σ` by what is around it,
+ * past the word too (`ΟΔΟΣ.Α` gives `οδοσ.α`, `ΟΔΟΣ Α` gives `οδος α`), so a word's term would depend on its
+ * neighbours, and a query word written `οδοσ` would miss `οδος`. Folding `ς` to `σ` (Lucene's
+ * `GreekLowerCaseFilter` and Unicode case folding do the same) makes a term the word's alone. Same length: the
+ * offsets do not move.
+ */
+export const foldCase = (text: string): string => text.toLowerCase().replaceAll('ς', 'σ');
+
 /** The normalized text with the offsets of every unit in the original (rules in the module comment). */
 export function normalizeWithOffsets(text: string): NormalizedText {
   const nfkc = text.normalize('NFKC');
-  const value = nfkc.toLowerCase();
+  const value = foldCase(nfkc);
   // No code point lowercases to fewer UTF-16 units, so equal lengths mean each unit stays where it was.
   if (nfkc === text && value.length === text.length) return unchanged(text, value);
   return lineUp(text, nfkc, value) ?? whole(text, value);

@@ -1,8 +1,9 @@
 /**
  * The retrieval tokenizer. Items and queries go through the same steps, in this order:
  *
- * 1. Normalize with Unicode NFKC, then lowercase (`String.prototype.toLowerCase`, locale-independent):
- *    full-width `Ｂｏｏｔ` → `boot`, the ligature `ﬁ` → `fi`, `²` → `2`.
+ * 1. Normalize with Unicode NFKC, then lowercase (`String.prototype.toLowerCase`, locale-independent) and fold the
+ *    final sigma `ς` to `σ` (`foldCase`): full-width `Ｂｏｏｔ` → `boot`, the ligature `ﬁ` → `fi`, `²` → `2`,
+ *    `ΟΔΟΣ` → `οδοσ`.
  * 2. Split into words. A word is a run of letters and digits (`\p{L}`, `\p{N}`), which may also contain
  *    combining marks (`\p{M}`, so Devanagari or decomposed accents stay inside their word). Everything else
  *    separates words: spaces, punctuation, symbols, hyphens (`lift-drag` → `lift`, `drag`) and the decimal
@@ -30,7 +31,7 @@
  * in the text as written (`normalized-offsets.ts` maps step 1 back), for highlighting.
  */
 import { stemmer } from 'stemmer';
-import { normalizeWithOffsets } from './normalized-offsets.ts';
+import { foldCase, normalizeWithOffsets } from './normalized-offsets.ts';
 
 /** Stopword lists a tokenizer can drop. */
 export type StopwordList = 'none' | 'lucene33' | 'classic45';
@@ -80,7 +81,7 @@ const APOSTROPHES = /['’]/gu;
 const PORTER_INPUT = /^[a-z]+$/;
 
 /** Step 1: the text the words are found in. */
-const normalize = (text: string) => text.normalize('NFKC').toLowerCase();
+const normalize = (text: string) => foldCase(text.normalize('NFKC'));
 
 /** Step 3 on a word as the regular expression found it. */
 const dropApostrophes = (match: string) =>
