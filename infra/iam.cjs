@@ -46,8 +46,8 @@ const PERMISSIONS = {
  * The term dictionary's two indexes (lib/search/format/keys.ts), which retrieval queries for prefix and typo matching. They
  * hold only terms and their df classes, so the statement is scoped to the two index ARNs and to Query.
  */
-const DICTIONARY_INDEXES = ['terms-by-prefix-v2', 'terms-by-length'].map((index) => ({
-  'Fn::Sub': `\${ItemsTable.Arn}/index/${index}`,
+const DICTIONARY_INDEXES = require('./table.json').GlobalSecondaryIndexes.map(({ IndexName }) => ({
+  'Fn::Sub': `\${ItemsTable.Arn}/index/${IndexName}`,
 }));
 const readDictionary = { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: DICTIONARY_INDEXES };
 

@@ -5,7 +5,7 @@
 // rules as capacity.ts costs a measured run: a Put ceil(max(old, new size) / 1 KB), an Update of a directory page
 // by the larger of its sizes, each × 2 inside a transaction; the doc records' write-ahead Put and commit (× 2), the
 // corpus counts once per 99 items, and the dictionary's index writes (terms-by-prefix-v2 when a term is born or its
-// df class changes, terms-by-length when it is born; exact forms in neither), each on its index partition. It also
+// df class changes, terms-by-length-v2 when it is born; exact forms in neither), each on its index partition. It also
 // counts the requests a batch makes, by the writer's phases (lib/search/write/indexer.ts), for bench:capacity's
 // ingest ceiling. For each size it reports the batches that end there.
 //
@@ -113,7 +113,7 @@ export function replayIngest(sizes: readonly number[], batch: number): Map<numbe
         }
       }
       // The dictionary: terms-by-prefix-v2 projects the df class (written when a term is born or its class changes),
-      // terms-by-length is written when a term is born; an exact form is in neither (keys.ts).
+      // terms-by-length-v2 is written when a term is born; an exact form is in neither (keys.ts).
       if (isDictionaryTerm(term)) {
         if (!tail || dfClass(tail.df) !== dfClass(next.df))
           indexWrite(`${PREFIX_INDEX} ${prefixPartition(term)}`);

@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LAYOUT_KEY } from '../../lib/items/keys.ts';
 import { migrateItems } from '../../lib/items/migrate.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { LEGACY, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
+import { LEGACY, LENGTH_INDEX, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
 import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
 import { migrateIndex } from '../../lib/search/operations/migrate.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
@@ -98,7 +98,8 @@ export async function startStack(options: StackOptions) {
     );
     await migrateItemLayout(dynamodb.endpoint, created ? undefined : progress);
     if (!created) await migrateLegacyIndex(dynamodb.endpoint, progress);
-    if (indexes?.created.includes(PREFIX_INDEX)) await reindexForDictionary(dynamodb.endpoint, progress);
+    if (indexes?.created.some((name) => name === PREFIX_INDEX || name === LENGTH_INDEX))
+      await reindexForDictionary(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
     consumer = startStreamConsumer(env);
     consumerDone(`started, pid ${consumer.process.pid}`);
@@ -165,7 +166,10 @@ async function migrateLegacyIndex(endpoint: string, progress: Progress) {
 async function reindexForDictionary(endpoint: string, progress: Progress) {
   const client = DynamoDBDocumentClient.from(localClient(endpoint));
   try {
-    const done = progress('index', 'made before exact forms and df classes: rebuilding it (npm run reindex)');
+    const done = progress(
+      'index',
+      'made before this analysis and dictionary: rebuilding it (npm run reindex)',
+    );
     const items = createItemRepository({ client, tableName: LOCAL_TABLE });
     const indexer = createIndexer({ client, tableName: LOCAL_TABLE, items });
     const rebuild = await rebuildIndex({ client, tableName: LOCAL_TABLE, indexer });

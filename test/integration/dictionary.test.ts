@@ -156,6 +156,12 @@ describe('the term dictionary', () => {
       ).toStrictEqual(await reference.ofLength(length));
       for (const term of listed) expect(dfs.get(term)).toBe(expected.get(term) ?? 0);
       for (const term of listed.filter((t) => !expected.has(t))) expect(zero.has(`T#${term}`)).toBe(true);
+      // And by last code point: the same terms, a range of the index each.
+      const lasts = new Set(listed.map((term) => [...term].at(-1) ?? ''));
+      const ending = await Promise.all([...lasts].map((last) => dictionary.endingWith(length, last)));
+      expect(ending.flat().sort(), `length ${length}`).toStrictEqual([...listed].sort());
+      for (const [i, last] of [...lasts].entries())
+        expect(ending[i]?.every((term) => term.endsWith(last))).toBe(true);
     }
   });
 
@@ -194,6 +200,9 @@ describe('the term dictionary', () => {
     ['北', { prefix: true, typos: 2 }],
     ['zq', { prefix: true }],
     ['zqab zqzz', { typos: 1 }],
+    // Edits at the first letters and at the last: found by the terms that end as the word does, or begin as it does.
+    ['rtail qantern pocke', { typos: 1 }],
+    ['xwaterproof waterproofs', { typos: 1 }],
   ] as const;
 
   it.each(cases)('expands %j %j exactly as over every indexed term', async (query, options) => {
@@ -426,12 +435,12 @@ describe('a table kept by an older npm start (data under .local/)', { timeout: 1
   it('made before the dictionary is refused by ensureTable with what to do', async () => {
     const { raw, tableName } = await oldTable([]);
     await expect(ensureTable(raw, tableName)).rejects.toThrow(
-      /lacks the index\(es\) terms-by-prefix-v2, terms-by-length.*rm -rf \.local\/dynamodb/,
+      /lacks the index\(es\) terms-by-prefix-v2, terms-by-length-v2.*rm -rf \.local\/dynamodb/,
     );
     raw.destroy();
   });
 
-  it('made with the dictionary of df (before issue #20) gets the prefix index of df classes in its place', async () => {
+  it('made with the dictionary of df (before issue #20) gets the prefix index of df classes and the length index by last letters in their places', async () => {
     const { raw, tableName } = await oldTable([
       {
         IndexName: 'terms-by-prefix',
@@ -452,13 +461,21 @@ describe('a table kept by an older npm start (data under .local/)', { timeout: 1
     ]);
     const heard: IndexChanges[] = [];
     expect(await ensureTable(raw, tableName, (changes) => heard.push(changes))).toBe(false);
-    expect(heard).toStrictEqual([{ created: ['terms-by-prefix-v2'], deleted: ['terms-by-prefix'] }]);
+    // Created in infra/table.json's order; deleted in the order the table lists them.
+    expect(heard.map(({ created, deleted }) => ({ created, deleted: [...deleted].sort() }))).toStrictEqual([
+      {
+        created: ['terms-by-prefix-v2', 'terms-by-length-v2'],
+        deleted: ['terms-by-length', 'terms-by-prefix'],
+      },
+    ]);
     const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
     expect(
-      (Table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.Projection]).sort(),
+      (Table?.GlobalSecondaryIndexes ?? [])
+        .map((index) => [index.IndexName, index.KeySchema?.map((k) => k.AttributeName), index.Projection])
+        .sort(),
     ).toStrictEqual([
-      ['terms-by-length', { ProjectionType: 'KEYS_ONLY' }],
-      ['terms-by-prefix-v2', { ProjectionType: 'INCLUDE', NonKeyAttributes: ['wf'] }],
+      ['terms-by-length-v2', ['wl', 'wr'], { ProjectionType: 'KEYS_ONLY' }],
+      ['terms-by-prefix-v2', ['wp', 'wt'], { ProjectionType: 'INCLUDE', NonKeyAttributes: ['wf'] }],
     ]);
     // Once in line, nothing more happens.
     expect(await ensureTable(raw, tableName, (changes) => heard.push(changes))).toBe(false);

@@ -22,6 +22,7 @@ import {
   dfClass,
   docKey,
   isDictionaryTerm,
+  reversed,
   statsKey,
   TAIL_SK,
   termOfPk,
@@ -259,7 +260,7 @@ function crashingIndexer(real: Indexer, crashAfter = Number.POSITIVE_INFINITY) {
 describe('npm run reindex after issue #20 (exact forms beside stems, df classes in the dictionary)', {
   timeout: 180_000,
 }, () => {
-  /** The index as the version before issue #20 wrote it: stems only, tails without a df class. */
+  /** The index as the version before issue #20 wrote it: stems only, tails without a df class or a reversed term. */
   async function writeOldIndex(created: Item[]) {
     const writer = createPostingWriter(table);
     let len = 0;
@@ -290,7 +291,7 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
         new UpdateCommand({
           TableName: table.tableName,
           Key: { pk: row.pk, sk: TAIL_SK },
-          UpdateExpression: 'REMOVE wf',
+          UpdateExpression: 'REMOVE wf, wr',
         }),
       );
   }
@@ -300,8 +301,10 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     expect(tails.length).toBeGreaterThan(10);
     for (const tail of tails) {
       const term = termOfPk(tail.pk) ?? '';
-      expect([tail.wt, tail.wf], term).toStrictEqual(
-        isDictionaryTerm(term) ? [term, dfClass(Number(tail.df))] : [undefined, undefined],
+      expect([tail.wt, tail.wr, tail.wf], term).toStrictEqual(
+        isDictionaryTerm(term)
+          ? [term, reversed(term), dfClass(Number(tail.df))]
+          : [undefined, undefined, undefined],
       );
     }
   }
@@ -322,7 +325,7 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     expect(await upToDate(ids)).toStrictEqual(ids);
   });
 
-  it('--dictionary puts back the df classes of an index whose tails have none, and says how many', async () => {
+  it('--dictionary puts back the df classes and reversed terms of an index whose tails have none, and says how many', async () => {
     const created = await createItems(5);
     await indexer.reindexItems(created.map((item) => item.id));
     await stripClasses();

@@ -17,9 +17,10 @@
  *   STATS    / INDEX, INDEX#<k>  the corpus counts in STATS_SHARDS parts: docs (N) and len (sum of dl) over indexed
  *                                items and `commits`, summed by the reader; each commit of a batch adds to one part
  * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's tail,
- * which carries `wt` (the term), `wp` (P#<its first two code points>), `wl` (L#<its length in code points>) and `wf`
- * (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and projects wf, `terms-by-length` is keyed
- * (wl, wt), keys only. An exact form (`=…`, tokenizer.ts) is a term of the index but not of the dictionary.
+ * which carries `wt` (the term), `wr` (the term's code points in reverse order), `wp` (P#<its first two code points>),
+ * `wl` (L#<its length in code points>) and `wf` (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and
+ * projects wf, `terms-by-length-v2` is keyed (wl, wr), keys only, so that a length's terms that end in a given letter
+ * are one range. An exact form (`=…`, tokenizer.ts) is a term of the index but not of the dictionary.
  *
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
@@ -111,14 +112,17 @@ export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK })
  * #20) projected df; a projection cannot change in place, so its successor has a name of its own.
  */
 export const PREFIX_INDEX = 'terms-by-prefix-v2';
-export const LENGTH_INDEX = 'terms-by-length';
+/** Its predecessor `terms-by-length` was keyed (wl, wt); an index's key cannot change in place either. */
+export const LENGTH_INDEX = 'terms-by-length-v2';
 /** Indexes of an older dictionary that a table may still have (scripts/local/dynamodb.ts removes them). */
-export const RETIRED_INDEXES = ['terms-by-prefix'] as const;
+export const RETIRED_INDEXES = ['terms-by-prefix', 'terms-by-length'] as const;
 /** Code points a prefix partition is named by: a prefix query needs at least this many. */
 export const PREFIX_PARTITION_LENGTH = 2;
 export const prefixPartition = (word: string): string =>
   `P#${[...word].slice(0, PREFIX_PARTITION_LENGTH).join('')}`;
 export const lengthPartition = (length: number): string => `L#${length}`;
+/** A term's code points in reverse order: `terms-by-length-v2`'s sort key, so a suffix is a `begins_with`. */
+export const reversed = (term: string): string => [...term].reverse().join('');
 /**
  * A df's class in the prefix index: ⌊log₂ df⌋ (1 → 0, 2–3 → 1, 4–7 → 2, …), so a term's entry is rewritten about
  * log₂ df times over its life, not df times. Every df of a higher class is larger than every df of a lower one: a
@@ -137,6 +141,7 @@ export const isDictionaryTerm = (term: string): boolean => !isExactForm(term);
 /** The attributes that put a term's tail in the dictionary, for a df above 0. */
 export const dictionaryEntry = (term: string, df: number) => ({
   wt: term,
+  wr: reversed(term),
   wp: prefixPartition(term),
   wl: lengthPartition([...term].length),
   [DF_CLASS_ATTRIBUTE]: dfClass(df),

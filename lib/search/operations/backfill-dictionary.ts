@@ -12,7 +12,7 @@ import {
 } from '../format/keys.ts';
 
 /** The attributes of a tail's dictionary entry (keys.ts `dictionaryEntry`). */
-const ENTRY_ATTRIBUTES = ['wt', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
+const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
 
 /**
  * `npm run reindex -- --dictionary` (and the end of the full `npm run reindex`): puts every term's dictionary entry on

@@ -9,9 +9,13 @@ import {
   PREFIX_INDEX,
   PREFIX_PARTITION_LENGTH,
   prefixPartition,
+  reversed,
   tailKey,
   termOfPk,
 } from '../format/keys.ts';
+
+/** Term order: by UTF-16 code units, as the search ranks ties (DynamoDB orders by UTF-8 bytes). */
+export const inTermOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A term of the dictionary with its df class (keys.ts `dfClass`); undefined when the index does not know it. */
 export interface ClassedTerm {
@@ -32,6 +36,8 @@ export interface Dictionary {
    * gone (a tail emptied by a removal from a sealed block keeps its entry at df 0); `dfOf` tells them apart.
    */
   ofLength(length: number): Promise<string[]>;
+  /** The terms of `length` code points whose last code point is `last`, in term order (as `ofLength`). */
+  endingWith(length: number, last: string): Promise<string[]>;
   /** The df of each term (0 for a term with no postings). */
   dfOf(terms: readonly string[]): Promise<Map<string, number>>;
 }
@@ -72,20 +78,38 @@ export function createDictionary({
 }: DictionaryOptions): Dictionary {
   const cache = createCache(cacheMs, cacheTerms, now);
 
-  async function rows(indexName: string, key: string, partition: string, prefix?: string) {
+  /** A prefix partition's terms that begin with `prefix`. */
+  async function withPrefixRows(partition: string, prefix: string) {
     const found = await queryAll(client, {
       TableName: tableName,
-      IndexName: indexName,
-      KeyConditionExpression: prefix ? '#k = :k AND begins_with(wt, :w)' : '#k = :k',
-      ExpressionAttributeNames: { '#k': key },
-      ExpressionAttributeValues: { ':k': partition, ...(prefix ? { ':w': prefix } : {}) },
-      ProjectionExpression: indexName === PREFIX_INDEX ? `sk, wt, ${DF_CLASS_ATTRIBUTE}` : 'sk, wt',
+      IndexName: PREFIX_INDEX,
+      KeyConditionExpression: 'wp = :k AND begins_with(wt, :w)',
+      ExpressionAttributeValues: { ':k': partition, ':w': prefix },
+      ProjectionExpression: `sk, wt, ${DF_CLASS_ATTRIBUTE}`,
     });
     const terms: ClassedTerm[] = [];
     for (const { sk, wt, [DF_CLASS_ATTRIBUTE]: dfClass } of found)
       if (typeof wt === 'string' && isDictionaryEntry({ sk }))
         terms.push({ term: wt, dfClass: typeof dfClass === 'number' ? dfClass : undefined });
     return terms;
+  }
+
+  /** A length partition's terms, or those of them that end in `last`, in term order. */
+  async function ofLengthRows(length: number, last?: string) {
+    const found = await queryAll(client, {
+      TableName: tableName,
+      IndexName: LENGTH_INDEX,
+      KeyConditionExpression: last === undefined ? 'wl = :k' : 'wl = :k AND begins_with(wr, :w)',
+      ExpressionAttributeValues: {
+        ':k': lengthPartition(length),
+        ...(last === undefined ? {} : { ':w': last }),
+      },
+      ProjectionExpression: 'sk, wr',
+    });
+    const terms: string[] = [];
+    for (const { sk, wr } of found)
+      if (typeof wr === 'string' && isDictionaryEntry({ sk })) terms.push(reversed(wr));
+    return terms.sort(inTermOrder);
   }
 
   // Each term's tail holds its df (postings.ts).
@@ -99,12 +123,11 @@ export function createDictionary({
     withPrefix: async (word) => {
       if ([...word].length < PREFIX_PARTITION_LENGTH)
         throw new RangeError(`A prefix needs ${PREFIX_PARTITION_LENGTH} code points at least`);
-      return cache.get(`P\u0000${word}`, () => rows(PREFIX_INDEX, 'wp', prefixPartition(word), word));
+      return cache.get(`P\u0000${word}`, () => withPrefixRows(prefixPartition(word), word));
     },
-    ofLength: async (length) =>
-      (await cache.get(`L\u0000${length}`, () => rows(LENGTH_INDEX, 'wl', lengthPartition(length)))).map(
-        ({ term }) => term,
-      ),
+    ofLength: (length) => cache.get(`L\u0000${length}`, () => ofLengthRows(length)),
+    endingWith: (length, last) =>
+      cache.get(`E\u0000${length}\u0000${last}`, () => ofLengthRows(length, last)),
     dfOf: async (terms) => {
       const known = new Map<string, number>();
       const missing: string[] = [];

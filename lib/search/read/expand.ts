@@ -2,7 +2,7 @@ import { BLOCK_CAPACITY } from '../format/blocks.ts';
 import { dfClass, dfRangeOfClass, PREFIX_PARTITION_LENGTH } from '../format/keys.ts';
 import { editDistance } from '../text/edits.ts';
 import { MAX_TOKEN_LENGTH, tokenize, words, wordTerms } from '../text/tokenizer.ts';
-import type { ClassedTerm, Dictionary } from './dictionary.ts';
+import { type ClassedTerm, type Dictionary, inTermOrder } from './dictionary.ts';
 
 /** Contract §8.3–8.4. */
 export const PREFIX_MIN_LENGTH = PREFIX_PARTITION_LENGTH;
@@ -53,8 +53,6 @@ export interface ExpandedQuery {
 export function lastWord(query: string): string | undefined {
   return words(query).at(-1);
 }
-
-const inTermOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The `limit` terms with the most postings among `terms` (ties in term order), in term order. The dictionary gives
@@ -114,30 +112,57 @@ export function allowedEdits(term: string, typos: number): number {
 }
 
 /**
+ * Every indexed term that may be within `maxEdits` of `term`: they have L − d … L + d code points (L the term's,
+ * d = maxEdits). One edit at code point i (a substitution, a deletion, an insertion before it, a swap of i and i + 1)
+ * keeps the code points before i, so with i ≥ 2 the first two, and those after i + 1, so with i ≤ 1 and L ≥ 4 the
+ * last one: the terms within one edit begin with the term's first two code points (its prefix partition, lengths
+ * L − 1 … L + 1 kept) or end with its last one (`endingWith` of each length), a small part of the lengths' terms.
+ * Two edits may change both ends: the length partitions are read whole.
+ */
+async function candidates(
+  dictionary: Pick<Dictionary, 'withPrefix' | 'ofLength' | 'endingWith'>,
+  term: string,
+  maxEdits: number,
+): Promise<Iterable<string>> {
+  const points = [...term];
+  const lengths: number[] = [];
+  for (
+    let l = Math.max(1, points.length - maxEdits);
+    l <= Math.min(MAX_TOKEN_LENGTH, points.length + maxEdits);
+    l++
+  )
+    lengths.push(l);
+  const last = points.at(-1);
+  if (maxEdits > 1 || points.length < TYPO_MIN_LENGTH || last === undefined)
+    return (await Promise.all(lengths.map((l) => dictionary.ofLength(l)))).flat();
+  const [starting, ...ending] = await Promise.all([
+    dictionary.withPrefix(points.slice(0, PREFIX_PARTITION_LENGTH).join('')),
+    ...lengths.map((l) => dictionary.endingWith(l, last)),
+  ]);
+  const found = new Set(ending.flat());
+  for (const { term: t } of starting) if (lengths.includes([...t].length)) found.add(t);
+  return found;
+}
+
+/**
  * The indexed terms within `maxEdits` of `term` (other than `term` and the terms in `exclude`): closest first, then
- * the most frequent, then in term order; at most CORRECTIONS_PER_WORD. Only terms within `maxEdits` of the term's
- * length can be within `maxEdits` edits, so `ofLength` lists the candidates. Their dfs are read only when there are
- * more than CORRECTIONS_PER_WORD at the distance where the cut falls; otherwise every candidate is one, and a term
- * whose postings are all gone (its entry lingers: dictionary.ts) matches nothing.
+ * the most frequent, then in term order; at most CORRECTIONS_PER_WORD. The candidates are read from the dictionary
+ * (`candidates`) and their edit distances computed here. Their dfs are read only when there are more than
+ * CORRECTIONS_PER_WORD at the distance where the cut falls; otherwise every candidate is one, and a term whose
+ * postings are all gone (its entry lingers: dictionary.ts) matches nothing.
  */
 export async function corrections(
-  dictionary: Pick<Dictionary, 'ofLength' | 'dfOf'>,
+  dictionary: Pick<Dictionary, 'withPrefix' | 'ofLength' | 'endingWith' | 'dfOf'>,
   term: string,
   maxEdits: number,
   exclude: ReadonlySet<string> = new Set(),
 ): Promise<{ term: string; edits: number }[]> {
   if (maxEdits <= 0) return [];
-  const length = [...term].length;
-  const lengths: number[] = [];
-  for (let l = Math.max(1, length - maxEdits); l <= Math.min(MAX_TOKEN_LENGTH, length + maxEdits); l++)
-    lengths.push(l);
   const near: { term: string; edits: number }[] = [];
-  for (const terms of await Promise.all(lengths.map((l) => dictionary.ofLength(l)))) {
-    for (const candidate of terms) {
-      if (candidate === term || exclude.has(candidate)) continue;
-      const edits = editDistance(term, candidate, maxEdits);
-      if (edits <= maxEdits) near.push({ term: candidate, edits });
-    }
+  for (const candidate of await candidates(dictionary, term, maxEdits)) {
+    if (candidate === term || exclude.has(candidate)) continue;
+    const edits = editDistance(term, candidate, maxEdits);
+    if (edits <= maxEdits) near.push({ term: candidate, edits });
   }
   near.sort((a, b) => a.edits - b.edits || inTermOrder(a.term, b.term));
   if (near.length <= CORRECTIONS_PER_WORD) return near;
@@ -254,6 +279,8 @@ export function dictionaryInMemory(terms: ReadonlyMap<string, number>): Dictiona
     withPrefix: async (word) =>
       all.filter(({ term }) => term.startsWith(word)).map(({ term, df }) => ({ term, dfClass: dfClass(df) })),
     ofLength: async (length) => all.filter(({ term }) => [...term].length === length).map(({ term }) => term),
+    endingWith: async (length, last) =>
+      all.filter(({ term }) => [...term].length === length && term.endsWith(last)).map(({ term }) => term),
     dfOf: async (list) => new Map(list.map((term) => [term, terms.get(term) ?? 0])),
   };
 }

@@ -50,7 +50,7 @@ beforeAll(async () => {
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const TABLE_ARN = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
-const DICTIONARY_RESOURCES = ['terms-by-prefix-v2', 'terms-by-length'].map((index) => ({
+const DICTIONARY_RESOURCES = ['terms-by-prefix-v2', 'terms-by-length-v2'].map((index) => ({
   'Fn::Sub': `\${ItemsTable.Arn}/index/${index}`,
 }));
 interface Statement {
@@ -90,7 +90,7 @@ describe('osls package --stage prod', () => {
       indexes.map((index) => [index.IndexName, index.KeySchema.map((k) => k.AttributeName)]),
     ).toStrictEqual([
       ['terms-by-prefix-v2', ['wp', 'wt']],
-      ['terms-by-length', ['wl', 'wt']],
+      ['terms-by-length-v2', ['wl', 'wr']],
     ]);
     // The prefix index carries a term's df class (a prefix ranks its completions by it), so only a change of class
     // writes it; the length index only the keys, so a df change never writes it (README, "The term dictionary").

@@ -26,9 +26,12 @@ describe('indexWrites (scripts/bench/capacity.ts)', () => {
   it('writes both indexes when a term enters the dictionary and when it leaves it', () => {
     expect(writes(undefined, tail('boot', 1))).toStrictEqual([
       'terms-by-prefix-v2 P#bo',
-      'terms-by-length L#4',
+      'terms-by-length-v2 L#4',
     ]);
-    expect(writes(tail('boot', 3), null)).toStrictEqual(['terms-by-prefix-v2 P#bo', 'terms-by-length L#4']);
+    expect(writes(tail('boot', 3), null)).toStrictEqual([
+      'terms-by-prefix-v2 P#bo',
+      'terms-by-length-v2 L#4',
+    ]);
   });
 
   it('writes the prefix index only when the df class changes, never the length index', () => {

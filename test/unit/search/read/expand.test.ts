@@ -1,3 +1,4 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { dfClass } from '../../../../lib/search/format/keys.ts';
 import {
@@ -14,6 +15,7 @@ import {
   WHOLE_WORD_COMPLETION,
   WHOLE_WORD_MIN_LENGTH,
 } from '../../../../lib/search/read/expand.ts';
+import { editDistance } from '../../../../lib/search/text/edits.ts';
 import { tokenize } from '../../../../lib/search/text/tokenizer.ts';
 
 const dictionary = dictionaryInMemory(
@@ -254,4 +256,69 @@ describe('expandQuery', () => {
     expect(found).toHaveLength(CORRECTIONS_PER_WORD);
     expect(read.flat().every((term) => term.startsWith('tex'))).toBe(true);
   });
+});
+
+/**
+ * Every term within `maxEdits` of `term` by a comparison with each term of the vocabulary (edits.ts, checked against
+ * a search of the edits themselves), ranked as §8.4 says (closest, most frequent, term order), cut, by distance.
+ */
+function exhaustiveCorrections(vocabulary: ReadonlyMap<string, number>, term: string, maxEdits: number) {
+  return [...vocabulary]
+    .filter(([t, df]) => t !== term && df > 0)
+    .map(([t, df]) => ({ term: t, df, edits: editDistance(term, t) }))
+    .filter(({ edits }) => edits <= maxEdits)
+    .sort((a, b) => a.edits - b.edits || b.df - a.df || (a.term < b.term ? -1 : 1))
+    .slice(0, CORRECTIONS_PER_WORD)
+    .sort((a, b) => a.edits - b.edits || (a.term < b.term ? -1 : 1))
+    .map(({ term: t, edits }) => ({ term: t, edits }));
+}
+
+/** `word` with one edit at code point `at`: kind 0 substitutes, 1 deletes, 2 inserts before, 3 swaps with the next. */
+function edited(word: string, at: number, kind: number, letter: string): string {
+  const points = [...word];
+  const i = Math.min(at, points.length - (kind === 2 ? 0 : 1));
+  if (kind === 0) points[i] = letter;
+  else if (kind === 1) points.splice(i, 1);
+  else if (kind === 2) points.splice(i, 0, letter);
+  else if (i + 1 < points.length) [points[i], points[i + 1]] = [points[i + 1] ?? '', points[i] ?? ''];
+  return points.join('');
+}
+
+describe('corrections properties', () => {
+  const letter = fc.constantFrom('a', 'b', 'e', 'o', 's', 'é', '北', '😀');
+  const word = fc.array(letter, { minLength: 3, maxLength: 10 }).map((points) => points.join(''));
+  // Terms one or two edits from a few roots, the edits at the ends (where a read of the first letters or of the last
+  // one alone would miss them) as often as inside.
+  const edit = fc.record({
+    at: fc.oneof(fc.constantFrom(0, 1, 2, 99), fc.nat(10)),
+    kind: fc.nat(3),
+    letter,
+  });
+  const vocabularyOf = fc
+    .tuple(
+      fc.array(word, { minLength: 1, maxLength: 4 }),
+      fc.array(fc.tuple(fc.nat(3), edit, fc.option(edit), fc.nat(50)), { maxLength: 60 }),
+    )
+    .map(([roots, variants]) => {
+      const vocabulary = new Map<string, number>(roots.map((root, i) => [root, i + 1]));
+      for (const [r, first, second, df] of variants) {
+        const root = roots[r % roots.length] ?? 'boot';
+        let term = edited(root, first.at, first.kind, first.letter);
+        if (second) term = edited(term, second.at, second.kind, second.letter);
+        if (term.length > 0) vocabulary.set(term, df);
+      }
+      return vocabulary;
+    });
+
+  test.prop([vocabularyOf, fc.nat(3), edit, fc.constantFrom(1, 2)], { numRuns: 500 })(
+    'finds exactly the terms an exhaustive search of the vocabulary finds, wherever the edit is',
+    async (vocabulary, r, typo, maxEdits) => {
+      const roots = [...vocabulary.keys()];
+      const term = edited(roots[r % roots.length] ?? 'boot', typo.at, typo.kind, typo.letter);
+      if ([...term].length < 4) return;
+      expect(await corrections(dictionaryInMemory(vocabulary), term, maxEdits)).toStrictEqual(
+        exhaustiveCorrections(vocabulary, term, maxEdits),
+      );
+    },
+  );
 });
