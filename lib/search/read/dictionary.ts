@@ -36,8 +36,8 @@ export interface Dictionary {
    * gone (a tail emptied by a removal from a sealed block keeps its entry at df 0); `dfOf` tells them apart.
    */
   ofLength(length: number): Promise<string[]>;
-  /** The terms of `length` code points whose last code point is `last`, in term order (as `ofLength`). */
-  endingWith(length: number, last: string): Promise<string[]>;
+  /** The terms of `length` code points that end with `ending`, in term order (as `ofLength`). */
+  endingWith(length: number, ending: string): Promise<string[]>;
   /** The df of each term (0 for a term with no postings). */
   dfOf(terms: readonly string[]): Promise<Map<string, number>>;
 }
@@ -94,15 +94,15 @@ export function createDictionary({
     return terms;
   }
 
-  /** A length partition's terms, or those of them that end in `last`, in term order. */
-  async function ofLengthRows(length: number, last?: string) {
+  /** A length partition's terms, or those of them that end with `ending`, in term order. */
+  async function ofLengthRows(length: number, ending?: string) {
     const found = await queryAll(client, {
       TableName: tableName,
       IndexName: LENGTH_INDEX,
-      KeyConditionExpression: last === undefined ? 'wl = :k' : 'wl = :k AND begins_with(wr, :w)',
+      KeyConditionExpression: ending === undefined ? 'wl = :k' : 'wl = :k AND begins_with(wr, :w)',
       ExpressionAttributeValues: {
         ':k': lengthPartition(length),
-        ...(last === undefined ? {} : { ':w': last }),
+        ...(ending === undefined ? {} : { ':w': reversed(ending) }),
       },
       ProjectionExpression: 'sk, wr',
     });
@@ -126,8 +126,8 @@ export function createDictionary({
       return cache.get(`P\u0000${word}`, () => withPrefixRows(prefixPartition(word), word));
     },
     ofLength: (length) => cache.get(`L\u0000${length}`, () => ofLengthRows(length)),
-    endingWith: (length, last) =>
-      cache.get(`E\u0000${length}\u0000${last}`, () => ofLengthRows(length, last)),
+    endingWith: (length, ending) =>
+      cache.get(`E\u0000${length}\u0000${ending}`, () => ofLengthRows(length, ending)),
     dfOf: async (terms) => {
       const known = new Map<string, number>();
       const missing: string[] = [];

@@ -113,11 +113,12 @@ export function allowedEdits(term: string, typos: number): number {
 
 /**
  * Every indexed term that may be within `maxEdits` of `term`: they have L − d … L + d code points (L the term's,
- * d = maxEdits). One edit at code point i (a substitution, a deletion, an insertion before it, a swap of i and i + 1)
- * keeps the code points before i, so with i ≥ 2 the first two, and those after i + 1, so with i ≤ 1 and L ≥ 4 the
- * last one: the terms within one edit begin with the term's first two code points (its prefix partition, lengths
- * L − 1 … L + 1 kept) or end with its last one (`endingWith` of each length), a small part of the lengths' terms.
- * Two edits may change both ends: the length partitions are read whole.
+ * d = maxEdits). One edit at code point i (a substitution or a deletion of i, an insertion before it, a swap of i and
+ * i + 1) keeps the code points before i, and those after i + 1, which end the term. So with p + s = L − 1, a term
+ * one edit away begins with the term's first p code points (the edit at i ≥ p) or ends with its last s (at i < p,
+ * the edit reaches p at most, and p < L − s): the terms of the prefix index that begin with the first half (lengths
+ * L − 1 … L + 1 kept) and those of each length that end with the second half (`endingWith`) are every candidate, a
+ * few ranges of the index instead of whole lengths. Two edits may change both ends: the lengths are read whole.
  */
 async function candidates(
   dictionary: Pick<Dictionary, 'withPrefix' | 'ofLength' | 'endingWith'>,
@@ -132,14 +133,17 @@ async function candidates(
     l++
   )
     lengths.push(l);
-  const last = points.at(-1);
-  if (maxEdits > 1 || points.length < TYPO_MIN_LENGTH || last === undefined)
+  if (maxEdits > 1 || points.length < TYPO_MIN_LENGTH)
     return (await Promise.all(lengths.map((l) => dictionary.ofLength(l)))).flat();
-  const [starting, ...ending] = await Promise.all([
-    dictionary.withPrefix(points.slice(0, PREFIX_PARTITION_LENGTH).join('')),
-    ...lengths.map((l) => dictionary.endingWith(l, last)),
+  // p ≥ 2 (PREFIX_PARTITION_LENGTH) and s ≥ 1 for every L ≥ 4 (TYPO_MIN_LENGTH).
+  const s = Math.floor((points.length - 1) / 2);
+  const p = points.length - 1 - s;
+  const ending = points.slice(points.length - s).join('');
+  const [starting, ...ended] = await Promise.all([
+    dictionary.withPrefix(points.slice(0, p).join('')),
+    ...lengths.map((l) => dictionary.endingWith(l, ending)),
   ]);
-  const found = new Set(ending.flat());
+  const found = new Set(ended.flat());
   for (const { term: t } of starting) if (lengths.includes([...t].length)) found.add(t);
   return found;
 }
@@ -279,8 +283,8 @@ export function dictionaryInMemory(terms: ReadonlyMap<string, number>): Dictiona
     withPrefix: async (word) =>
       all.filter(({ term }) => term.startsWith(word)).map(({ term, df }) => ({ term, dfClass: dfClass(df) })),
     ofLength: async (length) => all.filter(({ term }) => [...term].length === length).map(({ term }) => term),
-    endingWith: async (length, last) =>
-      all.filter(({ term }) => [...term].length === length && term.endsWith(last)).map(({ term }) => term),
+    endingWith: async (length, ending) =>
+      all.filter(({ term }) => [...term].length === length && term.endsWith(ending)).map(({ term }) => term),
     dfOf: async (list) => new Map(list.map((term) => [term, terms.get(term) ?? 0])),
   };
 }
