@@ -254,9 +254,8 @@ export interface Tally {
   wcu: number;
   reportedWcu: number;
   indexWcu: number;
-  /** In the replies: sealed posting blocks (K#<end>), the postings in them and in tails, and the sealed blocks named by the directory pages read (X#<page>). */
+  /** In the replies: sealed posting blocks (K#<end>), and the sealed blocks named by the directory pages read (X#<page>). */
   blocks: number;
-  postings: number;
   listed: number;
   /**
    * The pages of NORM_PAGE ids the postings read fall in: what a layout with lengths apart from the postings (Lucene's
@@ -270,7 +269,7 @@ export interface Tally {
 
 export const newTally = (): Tally => ({
   ...{ calls: 0, failed: 0, reported: 0, units: 0, rcu: 0, wcu: 0, reportedWcu: 0, indexWcu: 0 },
-  ...{ blocks: 0, postings: 0, listed: 0, normPages: new Set<number>(), keys: new Map(), items: new Map() },
+  ...{ blocks: 0, listed: 0, normPages: new Set<number>(), keys: new Map(), items: new Map() },
 });
 
 export interface Meter {
@@ -298,7 +297,6 @@ function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
     if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
     if (sk !== TAIL_SK) tally.blocks++;
     const postings = decodeBlock(p instanceof Uint8Array || typeof p === 'string' ? p : (p.B ?? p.S));
-    tally.postings += postings.length;
     for (const { id } of postings) tally.normPages.add(Math.floor(id / NORM_PAGE));
   }
 }

@@ -7,8 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDocumentClient } from '../../lib/dynamodb/client.ts';
-import { createItemRepository } from '../../lib/items/repository.ts';
 import {
   bootstrap,
   buildBundle,
@@ -84,38 +82,30 @@ function coldRun(bundle: string, event: unknown, env: Record<string, string>): P
 await withLocalService(async (service) => {
   writeFileSync(join(dir, 'driver.mjs'), DRIVER);
   const deployed = packageFunctions(join(dir, 'deployed'));
-  const bundleOf = (name: string) => {
+  const deployedCase = (name: string, event: unknown) => {
     const { bundlePath, bundleBytes } = deployedBundle(deployed, name);
-    return { bundle: bundlePath, bytes: bundleBytes };
+    return { name, bundle: bundlePath, bytes: bundleBytes, event };
   };
-  const built = async (entry: string, out: string) => {
-    const { entryPath, entryBytes } = await buildBundle(`scripts/bench/floor/${entry}.ts`, join(dir, out));
-    return { bundle: entryPath, bytes: entryBytes };
+  const built = async (name: string, entry: string, event: unknown) => {
+    const { entryPath, entryBytes } = await buildBundle(`scripts/bench/floor/${entry}.ts`, join(dir, entry));
+    return { name, bundle: entryPath, bytes: entryBytes, event };
   };
-  const client = createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint });
-  const item = await createItemRepository({ client, tableName: service.tableName }).create(SAMPLE_ITEM);
-  client.destroy();
-  const getEvent = getItemEvent(item.id);
+  const getEvent = getItemEvent(service.itemId);
   const floorName = 'floor (raw GetCommand)';
   const cases = [
-    { name: floorName, ...(await built('get-item', 'floor')), event: getEvent },
-    {
-      name: 'floor + the libraries (Powertools logger and metrics, JWT verifier, valibot, middy)',
-      ...(await built('get-item-with-libraries', 'libraries')),
-      event: getEvent,
-    },
-    { name: 'getItem', ...bundleOf('getItem'), event: getEvent },
-    { name: 'listItems', ...bundleOf('listItems'), event: apiEvent('GET /items', '/items', {}) },
-    {
-      name: 'createItem',
-      ...bundleOf('createItem'),
-      event: postEvent('POST /items', service.token('editor'), SAMPLE_ITEM),
-    },
-    {
-      name: 'retrieve',
-      ...bundleOf('retrieve'),
-      event: postEvent('POST /retrieve', service.token('reader'), { query: 'waterproof boot', topK: 3 }),
-    },
+    await built(floorName, 'get-item', getEvent),
+    await built(
+      'floor + the libraries (Powertools logger and metrics, JWT verifier, valibot, middy)',
+      'get-item-with-libraries',
+      getEvent,
+    ),
+    deployedCase('getItem', getEvent),
+    deployedCase('listItems', apiEvent('GET /items', '/items', {})),
+    deployedCase('createItem', postEvent('POST /items', service.token('editor'), SAMPLE_ITEM)),
+    deployedCase(
+      'retrieve',
+      postEvent('POST /retrieve', service.token('reader'), { query: 'waterproof boot', topK: 3 }),
+    ),
   ];
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // One unmeasured round warms the OS file cache.

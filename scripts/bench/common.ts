@@ -124,13 +124,13 @@ export function deployedEsbuildOptions(root = ROOT): esbuild.BuildOptions {
   } as esbuild.BuildOptions;
 }
 
-/** Builds `entry` of the tree at `root` with its deployed options (plus `overrides`) into `outdir`; the output sizes. */
+/** Builds `entry` of the tree at `root` with its deployed options (plus `overrides`) into `outdir`. */
 export async function buildBundle(
   entry: string,
   outdir: string,
   overrides: esbuild.BuildOptions = {},
   root = ROOT,
-): Promise<{ entryPath: string; entryBytes: number; staticBytes: number; totalBytes: number }> {
+): Promise<{ entryPath: string; entryBytes: number }> {
   const result = await esbuild.build({
     ...deployedEsbuildOptions(root),
     ...overrides,
@@ -140,25 +140,9 @@ export async function buildBundle(
     metafile: true,
     logLevel: 'error',
   });
-  const outputs = result.metafile.outputs;
-  const entryPath = Object.keys(outputs).find((file) => outputs[file]?.entryPoint) ?? '';
-  // What a cold start loads: the entry and the chunks it imports statically (dynamic imports stay lazy).
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const imported of outputs[file]?.imports ?? [])
-      if (!imported.external && imported.kind === 'import-statement') visit(imported.path);
-  };
-  visit(entryPath);
-  const bytesOf = (files: Iterable<string>) =>
-    [...files].reduce((sum, file) => sum + (outputs[file]?.bytes ?? 0), 0);
-  return {
-    entryPath: join(root, entryPath),
-    entryBytes: outputs[entryPath]?.bytes ?? 0,
-    staticBytes: bytesOf(seen),
-    totalBytes: bytesOf(Object.keys(outputs)),
-  };
+  const [entryPath, output] =
+    Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint) ?? [];
+  return { entryPath: join(root, entryPath ?? ''), entryBytes: output?.bytes ?? 0 };
 }
 
 /**

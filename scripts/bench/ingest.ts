@@ -1,11 +1,8 @@
-// `npm run bench:ingest`: how fast, and at what cost, the index keeps up with new items, through the stream consumer's
-// path on DynamoDB Local. For each collection (Cranfield's 1,400 documents, the synthetic collection of bench:scale):
-// a fresh in-memory DynamoDB Local and table (with its stream), items written with the items repository (8 writers),
-// and the stream read as scripts/local/stream-consumer.ts reads it (stream-batches.ts), each batch handed to
-// `indexChanges(indexer, records)` with the indexer the handler builds. Measured: the time until the index has
-// settled (every item indexed at its version, N right), items/s, and the capacity of every index read and write
-// (capacity.ts): per new item, per edit (a patch of the description that changes its length, on a sample), and
-// by partition key, for the capacity model (the hottest key's WCU per 1,000 items and the ceiling it implies).
+// `npm run bench:ingest`: how fast, and at what cost, the index keeps up with new items through the stream consumer's
+// path on DynamoDB Local, for Cranfield's 1,400 documents and the synthetic collection of bench:scale: items written
+// with the repository (8 writers), the stream read as scripts/local/stream-consumer.ts reads it, each batch handed to
+// `indexChanges`; measured until the index has settled, with every index call metered (capacity.ts). The method is
+// in BENCHMARKS.md ("Ingest").
 //
 // Options (environment): BENCH_INGEST_COLLECTIONS (cranfield,synthetic), BENCH_INGEST_SYNTHETIC (items of the
 // synthetic collection, 10000; a prefix when smaller), BENCH_INGEST_EDITS (100), BENCH_INGEST_LIMIT_SECONDS (time
@@ -57,10 +54,9 @@ const REQUEST_TIMEOUT_MS = envNumber('BENCH_INGEST_REQUEST_TIMEOUT_MS', 10_000);
 const started = Date.now();
 const priority = raisePriority();
 
-// ---------------------------------------------------------------------------------------------------------------
-// ADAPT HERE when the index's records change: how the benchmark tells that the index has settled. Today an item is
-// indexed at version v when its doc record D#<id>/IDX holds version v and no unfinished rebuild (`pending`), and N
-// is the sum of the counts' parts' `docs` (STATS). Reads go through an unmetered client: they are the benchmark's, not the index's.
+// How the benchmark tells that the index has settled: an item is indexed at version v when its doc record holds
+// version v and no unfinished rebuild (`pending`), and N (the counts' parts' `docs`) is the number of items. Reads
+// go through an unmetered client: they are the benchmark's, not the index's.
 /** The version each of `ids` is indexed at (missing: not indexed). */
 async function indexedVersions(client: DynamoDBDocumentClient, tableName: string, ids: readonly number[]) {
   const docs = await batchGet(client, tableName, ids.map(docKey), { consistent: true });
@@ -77,7 +73,6 @@ async function countsAgree(client: DynamoDBDocumentClient, TableName: string): P
   }
   return docs === items;
 }
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * Polls until every id in `expected` is indexed at its version and N equals the items in the table, or the
@@ -176,7 +171,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
 
     // The stream, read as the local consumer reads it; Lambda's parallelizationFactor: the shard's batch indexed as
     // that many concurrent batches, each retried (or given up) as Lambda would.
-    const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, skippedBatches: 0, lastBusy: 0 };
+    const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, lastBusy: 0 };
     let stopping = false;
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
@@ -200,9 +195,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
             streamArn,
             shardId,
             stopping: () => stopping,
-            onFailure: () => {
-              consumer.skippedBatches++;
-            },
+            onFailure: () => {},
           });
         await Promise.all(concurrentBatches(records, PARALLEL).map(deliver));
         consumer.lastBusy = Date.now();

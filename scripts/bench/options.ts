@@ -50,44 +50,26 @@ interface Variant {
    * Served by a retriever whose dictionary keeps every read for good (warmed by the unmeasured pass): what the option
    * costs past its dictionary reads, the floor a cache can reach.
    */
-  warm?: boolean;
+  warm: boolean;
 }
+const variant = (name: string, request: Variant['request'], compare = true, warm = false): Variant => ({
+  name,
+  request,
+  compare,
+  warm,
+});
 const plain = (query: string) => ({ query, topK: TOP_K, minScore: 0 });
-const VARIANTS: Variant[] = [
-  { name: 'plain', request: plain, compare: false },
-  {
-    name: 'prefix (last word cut to 3 letters)',
-    request: (query) => ({ ...plain(typing(query)), prefix: true }),
-    compare: true,
-  },
-  {
-    name: 'typos: 1 (two letters swapped in each word)',
-    request: (query) => ({ ...plain(misspell(query)), typos: 1 }),
-    compare: true,
-  },
-  {
-    name: 'where (≈ 2 % of items pass)',
-    request: (query) => ({ ...plain(query), where: SELECTIVE }),
-    compare: false,
-  },
-  { name: 'highlight', request: (query) => ({ ...plain(query), highlight: true }), compare: true },
-  {
-    name: 'typos: 2 (same misspelling)',
-    request: (query) => ({ ...plain(misspell(query)), typos: 2 }),
-    compare: true,
-  },
-  {
-    name: 'prefix, dictionary in memory',
-    request: (query) => ({ query: typing(query), topK: TOP_K, minScore: 0, prefix: true }),
-    compare: true,
-    warm: true,
-  },
-  {
-    name: 'typos: 1, dictionary in memory',
-    request: (query) => ({ query: misspell(query), topK: TOP_K, minScore: 0, typos: 1 }),
-    compare: true,
-    warm: true,
-  },
+const prefix = (query: string) => ({ ...plain(typing(query)), prefix: true });
+const typos = (typos: 1 | 2) => (query: string) => ({ ...plain(misspell(query)), typos });
+const VARIANTS = [
+  variant('plain', plain, false),
+  variant('prefix (last word cut to 3 letters)', prefix),
+  variant('typos: 1 (two letters swapped in each word)', typos(1)),
+  variant('where (≈ 2 % of items pass)', (query) => ({ ...plain(query), where: SELECTIVE }), false),
+  variant('highlight', (query) => ({ ...plain(query), highlight: true })),
+  variant('typos: 2 (same misspelling)', typos(2)),
+  variant('prefix, dictionary in memory', prefix, true, true),
+  variant('typos: 1, dictionary in memory', typos(1), true, true),
 ];
 
 interface Tally {

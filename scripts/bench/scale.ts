@@ -99,9 +99,8 @@ function sizeResult(size: number) {
     p99: Number.NaN,
     unitsPerQuery: series(),
     calls: series(),
-    /** Sealed blocks the query read (tails and directory pages are read by every query), and the postings read. */
+    /** Sealed blocks the query read (tails and directory pages are read by every query). */
     blocks: series(),
-    postings: series(),
     /** Pages of lengths the same reads would need with lengths apart from the postings (capacity.ts NORM_PAGE). */
     normPages: series(),
     recall: series(),
@@ -134,7 +133,6 @@ for (const size of SIZES) {
       result.unitsPerQuery.push(tally.units);
       result.calls.push(tally.calls);
       result.blocks.push(tally.blocks);
-      result.postings.push(tally.postings);
       result.normPages.push(tally.normPages.size);
       result.recall.push(recall(value.results, truth));
       result.scoreShare.push(scoreShare(value.results, truth));

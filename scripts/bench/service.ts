@@ -7,9 +7,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { createItemRepository } from '../../lib/items/repository.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { localEnv } from '../local/env.ts';
-import { createIssuer, mintToken } from '../local/issuer.ts';
+import { createIssuer, type Issuer, mintToken } from '../local/issuer.ts';
 import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
 
@@ -31,25 +33,37 @@ export async function withDynamoDb<T>(
   }
 }
 
-/** DynamoDB Local with the service's table, a fresh token issuer and the functions' environment (the `local` stage). */
-export function withLocalService<T>(
-  work: (service: ReturnType<typeof localService>) => Promise<T>,
-  tables: readonly string[] = ['items-bench'],
-): Promise<T> {
-  return withDynamoDb(tables, async ({ endpoint }) => work(localService(endpoint, tables[0] ?? '')));
+/** The service's table on DynamoDB Local, holding SAMPLE_ITEM, with a token issuer and the functions' environment. */
+export function withLocalService<T>(work: (service: LocalService) => Promise<T>): Promise<T> {
+  const tableName = 'items-bench';
+  return withDynamoDb([tableName], async ({ endpoint }) => {
+    const issuer = createIssuer();
+    const env = {
+      ...localEnv(issuer, endpoint, CURSOR_KEY),
+      TABLE_NAME: tableName,
+      POWERTOOLS_SERVICE_NAME: 'items',
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    };
+    const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
+    const client = createDocumentClient({ region: 'us-east-1', endpoint });
+    const item = await createItemRepository({ client, tableName }).create(SAMPLE_ITEM);
+    try {
+      return await work({ endpoint, tableName, issuer, env, token, client, itemId: item.id });
+    } finally {
+      client.destroy();
+    }
+  });
 }
-
-function localService(endpoint: string, tableName: string) {
-  const issuer = createIssuer();
-  const env = {
-    ...localEnv(issuer, endpoint, CURSOR_KEY),
-    TABLE_NAME: tableName,
-    POWERTOOLS_SERVICE_NAME: 'items',
-    POWERTOOLS_LOG_LEVEL: 'WARN',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-  };
-  const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
-  return { endpoint, tableName, issuer, env, token };
+export interface LocalService {
+  endpoint: string;
+  tableName: string;
+  issuer: Issuer;
+  env: Record<string, string>;
+  token: (group: string) => string;
+  client: ReturnType<typeof createDocumentClient>;
+  /** The id of SAMPLE_ITEM, stored. */
+  itemId: number;
 }
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
@@ -202,20 +216,28 @@ export const postEvent = (routeKey: string, token: string, fields: unknown) =>
     body: JSON.stringify(fields),
   });
 
+/** A handler as Lambda calls it. */
+export type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+
 /** A Lambda context with the fields the middleware reads. */
-export function lambdaContext(functionName: string) {
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: 'bench-request',
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
+const CONTEXT = {
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: 'items-bench',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:items-bench',
+  memoryLimitInMB: '1024',
+  awsRequestId: 'bench-request',
+  logGroupName: '/aws/lambda/items-bench',
+  logStreamName: 'bench',
+  getRemainingTimeInMillis: () => 10_000,
+  done: () => {},
+  fail: () => {},
+  succeed: () => {},
+};
+
+/** Calls `handler` as Lambda would; throws unless it answers `status` (any 2xx when not given). */
+export async function invoke(handler: Handler, event: unknown, status?: number): Promise<void> {
+  const { statusCode } = await handler(event, CONTEXT);
+  if (status === undefined ? statusCode >= 300 : statusCode !== status)
+    throw new Error(`the handler answered ${statusCode}`);
 }

@@ -7,9 +7,7 @@ import { join } from 'node:path';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createVerifiedTokenCache } from '../../lib/auth/token-cache.ts';
 import { createTokenVerifier } from '../../lib/auth/verifier.ts';
-import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
-import { createItemRepository } from '../../lib/items/repository.ts';
 import {
   alternating,
   bootstrap,
@@ -25,7 +23,8 @@ import {
 import {
   deployedBundle,
   getItemEvent,
-  lambdaContext,
+  type Handler,
+  invoke,
   packageFunctions,
   postEvent,
   SAMPLE_ITEM,
@@ -37,7 +36,6 @@ const WARMUP = 50;
 const PRIORITY = raisePriority();
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'bench-warm-'));
-type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
 await withLocalService(async (service) => {
   Object.assign(process.env, service.env);
@@ -45,10 +43,8 @@ await withLocalService(async (service) => {
   const load = async (name: string): Promise<Handler> =>
     (await import(deployedBundle(deployed, name).bundlePath)).handler;
   const [getItem, createItem] = [await load('getItem'), await load('createItem')];
-  const client = createDocumentClient({ region: 'us-east-1', endpoint: service.endpoint });
-  const { tableName } = service;
-  const item = await createItemRepository({ client, tableName }).create(SAMPLE_ITEM);
-  const getEvent = getItemEvent(item.id);
+  const { client, tableName, itemId } = service;
+  const getEvent = getItemEvent(itemId);
   const editor = service.token('editor');
   const createEvent = (token: string) => postEvent('POST /items', token, SAMPLE_ITEM);
   const reusedTokenEvent = createEvent(editor);
@@ -56,15 +52,10 @@ await withLocalService(async (service) => {
   const freshTokens = (count: number) => Array.from({ length: count }, () => service.token('editor'));
   const freshEvents = freshTokens(2 * (WARMUP + N)).map(createEvent);
   const freshForRaw = freshTokens(WARMUP + N);
-  const context = lambdaContext('items-bench');
-  const call = async (handler: Handler, event: unknown, status: number) => {
-    const result = await handler(event, context);
-    if (result.statusCode !== status) throw new Error(`the handler answered ${result.statusCode}`);
-  };
 
   // What get-item sends: one consistent GetItem.
   const rawGet = () =>
-    client.send(new GetCommand({ TableName: tableName, Key: itemKey(item.id), ConsistentRead: true }));
+    client.send(new GetCommand({ TableName: tableName, Key: itemKey(itemId), ConsistentRead: true }));
   // What create-item sends without an Idempotency-Key: ADD on the counter, then a conditional PutItem.
   const rawCreate = async () => {
     const { Attributes } = await client.send(
@@ -104,7 +95,7 @@ await withLocalService(async (service) => {
   };
   let freshIndex = 0;
   const createWithFreshToken = () =>
-    call(createItem, freshEvents[freshIndex++ % freshEvents.length] ?? reusedTokenEvent, 201);
+    invoke(createItem, freshEvents[freshIndex++ % freshEvents.length] ?? reusedTokenEvent, 201);
 
   const rawCreateCalls = 'raw `UpdateCommand` (counter) + `PutCommand`';
   const pairs = [
@@ -112,14 +103,14 @@ await withLocalService(async (service) => {
       key: 'get-item',
       name: 'get-item',
       raw: 'raw `GetCommand` (consistent)',
-      handler: () => call(getItem, getEvent, 200),
+      handler: () => invoke(getItem, getEvent, 200),
       rawCall: rawGet,
     },
     {
       key: 'create-item',
       name: 'create-item, the same token every request',
       raw: rawCreateCalls,
-      handler: () => call(createItem, reusedTokenEvent, 201),
+      handler: () => invoke(createItem, reusedTokenEvent, 201),
       rawCall: rawCreate,
     },
     {
@@ -191,6 +182,5 @@ await withLocalService(async (service) => {
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
   writeResult('warm', markdown, data, started);
-  client.destroy();
 }).finally(() => rmSync(dir, { recursive: true, force: true }));
 process.exit(0);
