@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createVerifiedTokenCache } from '../../lib/auth/token-cache.ts';
 import { createTokenVerifier } from '../../lib/auth/verifier.ts';
+import { createIdAllocator } from '../../lib/items/ids.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
 import {
   alternating,
@@ -56,19 +57,23 @@ await withLocalService(async (service) => {
   // What get-item sends: one consistent GetItem.
   const rawGet = () =>
     client.send(new GetCommand({ TableName: tableName, Key: itemKey(itemId), ConsistentRead: true }));
-  // What create-item sends without an Idempotency-Key: ADD on the counter, then a conditional PutItem.
-  const rawCreate = async () => {
+  // What create-item sends without an Idempotency-Key: a conditional PutItem, and an ADD on the counter when its block
+  // of leased ids is used up (the same allocator as the repository's, leasing from the same counter).
+  const nextId = createIdAllocator(async (size) => {
     const { Attributes } = await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: COUNTER_KEY,
-        UpdateExpression: 'ADD #value :one',
+        UpdateExpression: 'ADD #value :size',
         ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
+        ExpressionAttributeValues: { ':size': size },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    const id = Number(Attributes?.value);
+    return Number(Attributes?.value);
+  });
+  const rawCreate = async () => {
+    const id = await nextId();
     const now = new Date().toISOString();
     const attributes = JSON.stringify(SAMPLE_ITEM.attributes);
     await client.send(
@@ -97,7 +102,7 @@ await withLocalService(async (service) => {
   const createWithFreshToken = () =>
     invoke(createItem, freshEvents[freshIndex++ % freshEvents.length] ?? reusedTokenEvent, 201);
 
-  const rawCreateCalls = 'raw `UpdateCommand` (counter) + `PutCommand`';
+  const rawCreateCalls = 'raw `PutCommand` (+ `UpdateCommand` on the counter a lease)';
   const pairs = [
     {
       key: 'get-item',
