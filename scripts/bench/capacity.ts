@@ -90,6 +90,10 @@ export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
   return Object.keys(entry).length > 0 ? entry : null;
 };
 
+/** The dictionary entry of a plain record, as `entryOfItem` of its marshalled form. */
+export const entryOfRecord = (record: Record<string, unknown>): DictionaryEntry | null =>
+  entryOfItem(marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap);
+
 /**
  * The index writes of a base-table write (AWS's rules for a global secondary index): one write when the item enters
  * or leaves an index, or stays in it with a projected attribute's value changed (so the prefix index, which projects

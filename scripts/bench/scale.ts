@@ -265,7 +265,7 @@ ${rows.join('\n')}
 ![retrieval latency against collection size](benchmarks/retrieval.svg)
 
 p50 at ${lastSize} ÷ p50 at ${first?.size.toLocaleString('en')}: **${latencyRatio.toFixed(2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
-Read units per fixed query: at most ${ceiling.toFixed(1)} at any size; ${grown.length > 0 ? `${grown.length} queries read more at ${lastSize} than at ${previousSize} (${quoted(grown)})` : `none reads more at ${lastSize} than at ${previousSize}`}.
+Read units per fixed query: at most ${ceiling.toFixed(1)} at any size${previous === undefined ? '' : `; ${grown.length > 0 ? `${grown.length} queries read more at ${lastSize} than at ${previousSize} (${quoted(grown)})` : `none reads more at ${lastSize} than at ${previousSize}`}`}.
 With lengths kept apart from the postings (Lucene's norms; ${NORM_PAGE.toLocaleString('en')} lengths a 4 KB page), the same reads would also read ${results.map((r) => `${mean(r.normPages).toFixed(1)}`).join(', ')} pages a query on average at ${results.map((r) => r.size.toLocaleString('en')).join(', ')} items (+${(mean(last?.normPages ?? []) * 0.5).toFixed(1)} RCU at ${lastSize}).
 The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${lastSize} (${quoted(wholeLists) || 'none'}); over all queries it read ${((100 * sum(last?.exactBlocks ?? [])) / Math.max(1, sum(last?.listed ?? []))).toFixed(0)} % of the blocks listed.
 

@@ -4,28 +4,18 @@
 // on the synthetic collection, created in id order and indexed in stream batches, and costs each write by AWS's
 // rules as capacity.ts costs a measured run: a Put ceil(max(old, new size) / 1 KB), an Update of a directory page
 // by the larger of its sizes, each × 2 inside a transaction; the doc records' write-ahead Put and commit (× 2), the
-// corpus counts once per 99 items, and the dictionary's index writes (terms-by-prefix-v2 when a term is born or its
-// df class changes, terms-by-length-v2 when it is born; exact forms in neither), each on its index partition. It also
+// corpus counts once per 99 items, and the dictionary's index writes (capacity.ts `indexWrites`: terms-by-prefix-v2
+// when a term is born or its df class changes, terms-by-length-v2 when it is born), each on its partition. It also
 // counts the requests a batch makes, by the writer's phases (lib/search/write/indexer.ts), for bench:capacity's
 // ingest ceiling. For each size it reports the batches that end there.
 //
 // Options (environment): BENCH_MODEL_SIZES (1000,10000,100000), BENCH_MODEL_BATCH (1000: a backlog drains in
 // batches of the stream's batchSize). Measured before each size: the batches of its last 10 % of items.
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import {
-  dfClass,
-  isDictionaryTerm,
-  LENGTH_INDEX,
-  lengthPartition,
-  PREFIX_INDEX,
-  pageEntry,
-  pageSk,
-  prefixPartition,
-  termPk,
-} from '../../lib/search/format/keys.ts';
+import { pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
-import { recordBytes as size } from './capacity.ts';
+import { entryOfRecord, indexWrites, recordBytes as size } from './capacity.ts';
 import { envNumber, envSizes } from './common.ts';
 import { syntheticItem } from './synthetic.ts';
 
@@ -88,15 +78,12 @@ export function replayIngest(sizes: readonly number[], batch: number): Map<numbe
       2 * Math.ceil(ids.length / 100) + ids.length + Math.ceil(byTerm.size / 100) + byTerm.size + commits;
     const termCost = new Map<string, number>();
     const indexCost = new Map<string, number>();
-    const indexWrite = (key: string) => {
-      indexCost.set(key, (indexCost.get(key) ?? 0) + 1);
-      index += 1;
-    };
     for (const [term, add] of byTerm) {
       const tail = tails.get(term);
       const { sealed, next } = planTail(tail, { add, remove: new Set() }, BLOCK_CAPACITY);
-      const oldTail = tail ? size(tailItem(term, tail)) : 0;
-      const newTail = size(tailItem(term, next));
+      const [oldItem, newItem] = [tail && tailItem(term, tail), tailItem(term, next)];
+      const oldTail = oldItem ? size(oldItem) : 0;
+      const newTail = size(newItem);
       let cost: number;
       if (sealed.length === 0) cost = wcu(Math.max(oldTail, newTail));
       else {
@@ -112,12 +99,10 @@ export function replayIngest(sizes: readonly number[], batch: number): Map<numbe
           cost += 2 * wcu(Math.max(before, size({ pk: termPk(term), sk, ...page })));
         }
       }
-      // The dictionary: terms-by-prefix-v2 projects the df class (written when a term is born or its class changes),
-      // terms-by-length-v2 is written when a term is born; an exact form is in neither (keys.ts).
-      if (isDictionaryTerm(term)) {
-        if (!tail || dfClass(tail.df) !== dfClass(next.df))
-          indexWrite(`${PREFIX_INDEX} ${prefixPartition(term)}`);
-        if (!tail) indexWrite(`${LENGTH_INDEX} ${lengthPartition([...term].length)}`);
+      // The dictionary's index writes, by the meter's rules over infra/table.json's indexes.
+      for (const { key, units } of indexWrites(oldItem && entryOfRecord(oldItem), entryOfRecord(newItem))) {
+        indexCost.set(key, (indexCost.get(key) ?? 0) + units);
+        index += units;
       }
       tails.set(term, next);
       termCost.set(term, cost);
