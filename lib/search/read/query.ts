@@ -479,60 +479,72 @@ export function createSearch({
     /**
      * The items of a piece's read blocks, with each word's best score among its alternatives, kept with the piece
      * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item, in
-     * id order, each block's postings merged in (both are in id order, so no item is looked up).
+     * id order. The blocks read since the last look are merged in together, in one pass over the table (merging them
+     * one at a time copied the table once a block: a prefix's many completions made that most of a query's time).
      */
     function tableOf(interval: Interval): PieceTable {
-      let table = interval.table ?? {
+      const table = interval.table ?? {
         ids: new Float64Array(0),
         best: new Float64Array(0),
         first: new Int32Array(0),
         added: new Set(),
       };
-      for (const block of interval.blocks)
-        if (block.postings && !table.added.has(block)) table = mergeBlock(table, block, interval);
-      interval.table = table;
-      return table;
+      const fresh = interval.blocks.filter((block) => block.postings && !table.added.has(block));
+      interval.table = fresh.length === 0 ? table : mergeBlocks(table, fresh, interval);
+      return interval.table;
     }
 
-    function mergeBlock(table: PieceTable, block: Block, interval: Interval): PieceTable {
+    function mergeBlocks(table: PieceTable, blocks: readonly Block[], interval: Interval): PieceTable {
       const width = words.size;
-      const postings = block.postings ?? [];
-      const list = lists[block.term] as TermList;
-      const start = firstAfter(postings, interval.after);
-      const end = firstAfter(postings, interval.to);
-      const old = table.ids.length;
-      const ids = new Float64Array(old + end - start);
-      const best = new Float64Array(ids.length * width);
-      // Which of a word's alternatives came first matters only where a word has several (rowScore).
-      const first = alternatives ? new Int32Array(ids.length * width).fill(-1) : table.first;
+      const slices = blocks.map((block) => {
+        const postings = block.postings ?? [];
+        return {
+          block,
+          postings,
+          start: firstAfter(postings, interval.after),
+          end: firstAfter(postings, interval.to),
+        };
+      });
+      // The rows: the table's items and the blocks' own, in id order, each once.
+      const incoming: number[] = [];
+      for (const { postings, start, end } of slices)
+        for (let j = start; j < end; j++) incoming.push((postings[j] as BlockPosting).id);
+      incoming.sort((x, y) => x - y);
+      const old = table.ids;
+      const ids = new Float64Array(old.length + incoming.length);
       let rows = 0;
-      let i = 0;
-      let j = start;
-      while (i < old || j < end) {
-        const kept = i < old ? (table.ids[i] as number) : Number.POSITIVE_INFINITY;
-        const posting = j < end ? (postings[j] as BlockPosting) : undefined;
-        const id = posting ? posting.id : Number.POSITIVE_INFINITY;
-        const at = rows * width;
-        if (kept <= id) {
-          best.set(table.best.subarray(i * width, (i + 1) * width), at);
-          if (alternatives) first.set(table.first.subarray(i * width, (i + 1) * width), at);
-          i++;
-        }
-        if (posting && id <= kept) {
-          const cell = at + list.group;
+      for (let i = 0, j = 0; i < old.length || j < incoming.length; ) {
+        const id = Math.min(old[i] ?? Number.POSITIVE_INFINITY, incoming[j] ?? Number.POSITIVE_INFINITY);
+        if (old[i] === id) i++;
+        while (incoming[j] === id) j++;
+        ids[rows++] = id;
+      }
+      const best = new Float64Array(rows * width);
+      // Which of a word's alternatives came first matters only where a word has several (rowScore).
+      const first = alternatives ? new Int32Array(rows * width).fill(-1) : table.first;
+      for (let i = 0, row = 0; i < old.length; i++, row++) {
+        while (ids[row] !== old[i]) row++;
+        best.set(table.best.subarray(i * width, (i + 1) * width), row * width);
+        if (alternatives) first.set(table.first.subarray(i * width, (i + 1) * width), row * width);
+      }
+      // Each block's postings into their rows: both in id order, one walk a block.
+      for (const { block, postings, start, end } of slices) {
+        const list = lists[block.term] as TermList;
+        for (let j = start, row = 0; j < end; j++, row++) {
+          const posting = postings[j] as BlockPosting;
+          while (ids[row] !== posting.id) row++;
+          const cell = row * width + list.group;
           best[cell] = Math.max(best[cell] as number, scoreOf(posting.tf, posting.dl, list.weight));
           // The word's first alternative the item holds, in term order: its score adds the words up in that order.
           if (alternatives && (first[cell] === -1 || block.term < (first[cell] as number)))
             first[cell] = block.term;
-          j++;
         }
-        ids[rows++] = Math.min(kept, id);
+        table.added.add(block);
       }
-      table.added.add(block);
       return {
         ids: ids.subarray(0, rows),
-        best: best.subarray(0, rows * width),
-        first: alternatives ? first.subarray(0, rows * width) : first,
+        best,
+        first: alternatives ? first : table.first,
         added: table.added,
       };
     }
