@@ -99,8 +99,11 @@ interface Interval {
 }
 /** A piece's items, a row each in id order: per word (by number), its best alternative's score and first term. */
 interface PieceTable {
-  ids: Float64Array;
-  /** rows × words: the word's best score in the item (0: none). */
+  /** The items, one a row, in the order their first posting was added (no step depends on the rows' order). */
+  ids: number[];
+  /** Each item's row. */
+  rows: Map<number, number>;
+  /** rows × words (room for more rows): the word's best score in the item (0: none). */
   best: Float64Array;
   /** rows × words: the number of the word's first term the item holds (-1: none). */
   first: Int32Array;
@@ -478,75 +481,58 @@ export function createSearch({
 
     /**
      * The items of a piece's read blocks, with each word's best score among its alternatives, kept with the piece
-     * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item, in
-     * id order. The blocks read since the last look are merged in together, in one pass over the table (merging them
-     * one at a time copied the table once a block: a prefix's many completions made that most of a query's time).
+     * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item, found
+     * by id. A block read is added once, its postings only: rebuilding the table in id order at every block copied it
+     * once a block, which a prefix's many completions made most of a query's time.
      */
     function tableOf(interval: Interval): PieceTable {
-      const table = interval.table ?? {
-        ids: new Float64Array(0),
+      interval.table ??= {
+        ids: [],
+        rows: new Map(),
         best: new Float64Array(0),
         first: new Int32Array(0),
         added: new Set(),
       };
-      const fresh = interval.blocks.filter((block) => block.postings && !table.added.has(block));
-      interval.table = fresh.length === 0 ? table : mergeBlocks(table, fresh, interval);
-      return interval.table;
+      const table = interval.table;
+      for (const block of interval.blocks)
+        if (block.postings && !table.added.has(block)) addBlock(table, block, interval);
+      return table;
     }
 
-    function mergeBlocks(table: PieceTable, blocks: readonly Block[], interval: Interval): PieceTable {
+    function addBlock(table: PieceTable, block: Block, interval: Interval) {
       const width = words.size;
-      const slices = blocks.map((block) => {
-        const postings = block.postings ?? [];
-        return {
-          block,
-          postings,
-          start: firstAfter(postings, interval.after),
-          end: firstAfter(postings, interval.to),
-        };
-      });
-      // The rows: the table's items and the blocks' own, in id order, each once.
-      const incoming: number[] = [];
-      for (const { postings, start, end } of slices)
-        for (let j = start; j < end; j++) incoming.push((postings[j] as BlockPosting).id);
-      incoming.sort((x, y) => x - y);
-      const old = table.ids;
-      const ids = new Float64Array(old.length + incoming.length);
-      let rows = 0;
-      for (let i = 0, j = 0; i < old.length || j < incoming.length; ) {
-        const id = Math.min(old[i] ?? Number.POSITIVE_INFINITY, incoming[j] ?? Number.POSITIVE_INFINITY);
-        if (old[i] === id) i++;
-        while (incoming[j] === id) j++;
-        ids[rows++] = id;
-      }
-      const best = new Float64Array(rows * width);
-      // Which of a word's alternatives came first matters only where a word has several (rowScore).
-      const first = alternatives ? new Int32Array(rows * width).fill(-1) : table.first;
-      for (let i = 0, row = 0; i < old.length; i++, row++) {
-        while (ids[row] !== old[i]) row++;
-        best.set(table.best.subarray(i * width, (i + 1) * width), row * width);
-        if (alternatives) first.set(table.first.subarray(i * width, (i + 1) * width), row * width);
-      }
-      // Each block's postings into their rows: both in id order, one walk a block.
-      for (const { block, postings, start, end } of slices) {
-        const list = lists[block.term] as TermList;
-        for (let j = start, row = 0; j < end; j++, row++) {
-          const posting = postings[j] as BlockPosting;
-          while (ids[row] !== posting.id) row++;
-          const cell = row * width + list.group;
-          best[cell] = Math.max(best[cell] as number, scoreOf(posting.tf, posting.dl, list.weight));
-          // The word's first alternative the item holds, in term order: its score adds the words up in that order.
-          if (alternatives && (first[cell] === -1 || block.term < (first[cell] as number)))
-            first[cell] = block.term;
+      const postings = block.postings ?? [];
+      const list = lists[block.term] as TermList;
+      const end = firstAfter(postings, interval.to);
+      for (let j = firstAfter(postings, interval.after); j < end; j++) {
+        const posting = postings[j] as BlockPosting;
+        let row = table.rows.get(posting.id);
+        if (row === undefined) {
+          row = table.ids.length;
+          table.ids.push(posting.id);
+          table.rows.set(posting.id, row);
+          if ((row + 1) * width > table.best.length) grow(table, width);
         }
-        table.added.add(block);
+        const cell = row * width + list.group;
+        table.best[cell] = Math.max(table.best[cell] as number, scoreOf(posting.tf, posting.dl, list.weight));
+        // The word's first alternative the item holds, in term order: its score adds the words up in that order.
+        // Which came first matters only where a word has several (rowScore).
+        if (alternatives && (table.first[cell] === -1 || block.term < (table.first[cell] as number)))
+          table.first[cell] = block.term;
       }
-      return {
-        ids: ids.subarray(0, rows),
-        best,
-        first: alternatives ? first : table.first,
-        added: table.added,
-      };
+      table.added.add(block);
+    }
+
+    /** Room for twice the rows (at least 64). */
+    function grow(table: PieceTable, width: number) {
+      const rows = Math.max(64, 2 * (table.best.length / Math.max(1, width)));
+      const best = new Float64Array(rows * width);
+      best.set(table.best);
+      table.best = best;
+      if (!alternatives) return;
+      const first = new Int32Array(rows * width).fill(-1);
+      first.set(table.first);
+      table.first = first;
     }
 
     /** termScore's arithmetic, step for step (so every score equals the in-memory ranking's to the last bit). */
