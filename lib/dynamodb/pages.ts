@@ -8,32 +8,32 @@ import {
   type ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 
-/** Every page of a Scan, one after another from where the last ended (DynamoDB answers at most 1 MB a page). */
-export async function* scanPages(
-  client: DynamoDBDocumentClient,
-  input: ScanCommandInput,
-): AsyncGenerator<ScanCommandOutput> {
-  let startKey: Record<string, unknown> | undefined;
+type StartKey = Record<string, unknown> | undefined;
+
+/** Every page a paginated read gives, one after another from where the last ended (at most 1 MB a page). */
+async function* pages<Page extends { LastEvaluatedKey?: StartKey }>(
+  read: (startKey: StartKey) => Promise<Page>,
+): AsyncGenerator<Page> {
+  let startKey: StartKey;
   do {
-    const page = await client.send(
-      new ScanCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-    );
+    const page = await read(startKey);
     yield page;
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
 
-/** Every page of a Query, one after another from where the last ended. */
-export async function* queryPages(
+const from = (startKey: StartKey) => (startKey ? { ExclusiveStartKey: startKey } : {});
+
+/** Every page of a Scan. */
+export const scanPages = (
+  client: DynamoDBDocumentClient,
+  input: ScanCommandInput,
+): AsyncGenerator<ScanCommandOutput> =>
+  pages((startKey) => client.send(new ScanCommand({ ...input, ...from(startKey) })));
+
+/** Every page of a Query. */
+export const queryPages = (
   client: DynamoDBDocumentClient,
   input: QueryCommandInput,
-): AsyncGenerator<QueryCommandOutput> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-    );
-    yield page;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
+): AsyncGenerator<QueryCommandOutput> =>
+  pages((startKey) => client.send(new QueryCommand({ ...input, ...from(startKey) })));

@@ -97,11 +97,9 @@ interface Interval {
   /** The items of its blocks read so far (`tableOf`). */
   table?: PieceTable;
 }
-/** A piece's items, a row each in id order: per word (by number), its best alternative's score and first term. */
+/** A piece's items, a row each: per word (by number), its best alternative's score and first term. */
 interface PieceTable {
-  /** The items, one a row, in the order their first posting was added (no step depends on the rows' order). */
-  ids: number[];
-  /** Each item's row. */
+  /** Each item's row, in the order the items were first met (no step depends on it: ties break by id). */
   rows: Map<number, number>;
   /** rows × words (room for more rows): the word's best score in the item (0: none). */
   best: Float64Array;
@@ -431,8 +429,7 @@ export function createSearch({
       // Every item of a piece read whole is in its table: what it passes over is what it scored below the threshold.
       let passedOver = unread.length === 0 ? Number.NEGATIVE_INFINITY : rest;
       let needed = false;
-      for (let row = 0; row < table.ids.length; row++) {
-        const id = table.ids[row] as number;
+      for (const [id, row] of table.rows) {
         if (scored.has(id) || rejected.has(id)) continue;
         const at = row * width;
         if (unread.length === 0) {
@@ -482,12 +479,11 @@ export function createSearch({
     /**
      * The items of a piece's read blocks, with each word's best score among its alternatives, kept with the piece
      * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item, found
-     * by id. A block read is added once, its postings only: rebuilding the table in id order at every block copied it
-     * once a block, which a prefix's many completions made most of a query's time.
+     * by id, in arrays that grow by doubling, so a block read is added once, by its own postings, and nothing else is
+     * copied (a prefix's completions make many blocks a piece).
      */
     function tableOf(interval: Interval): PieceTable {
       interval.table ??= {
-        ids: [],
         rows: new Map(),
         best: new Float64Array(0),
         first: new Int32Array(0),
@@ -508,8 +504,7 @@ export function createSearch({
         const posting = postings[j] as BlockPosting;
         let row = table.rows.get(posting.id);
         if (row === undefined) {
-          row = table.ids.length;
-          table.ids.push(posting.id);
+          row = table.rows.size;
           table.rows.set(posting.id, row);
           if ((row + 1) * width > table.best.length) grow(table, width);
         }
