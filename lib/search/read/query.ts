@@ -99,7 +99,9 @@ interface Interval {
 }
 /** A piece's items, a row each: per word (by number), its best alternative's score and first term. */
 interface PieceTable {
-  /** Each item's row, in the order the items were first met (no step depends on it: ties break by id). */
+  /** The items, one a row, in the order they were first met (no step depends on it: ties break by id). */
+  ids: number[];
+  /** Each item's row (an array beside it: looping over an array is the hot path of `evaluate`). */
   rows: Map<number, number>;
   /** rows × words (room for more rows): the word's best score in the item (0: none). */
   best: Float64Array;
@@ -429,7 +431,8 @@ export function createSearch({
       // Every item of a piece read whole is in its table: what it passes over is what it scored below the threshold.
       let passedOver = unread.length === 0 ? Number.NEGATIVE_INFINITY : rest;
       let needed = false;
-      for (const [id, row] of table.rows) {
+      for (let row = 0; row < table.ids.length; row++) {
+        const id = table.ids[row] as number;
         if (scored.has(id) || rejected.has(id)) continue;
         const at = row * width;
         if (unread.length === 0) {
@@ -484,6 +487,7 @@ export function createSearch({
      */
     function tableOf(interval: Interval): PieceTable {
       interval.table ??= {
+        ids: [],
         rows: new Map(),
         best: new Float64Array(0),
         first: new Int32Array(0),
@@ -504,7 +508,8 @@ export function createSearch({
         const posting = postings[j] as BlockPosting;
         let row = table.rows.get(posting.id);
         if (row === undefined) {
-          row = table.rows.size;
+          row = table.ids.length;
+          table.ids.push(posting.id);
           table.rows.set(posting.id, row);
           if ((row + 1) * width > table.best.length) grow(table, width);
         }
