@@ -21,11 +21,11 @@ import { logger } from '../../observability.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
 import { termFrequencies } from '../format/bm25.ts';
 import { docKey, idOfDocKey, STATS_SHARDS, statsKey } from '../format/keys.ts';
-import { TermsText } from '../format/terms.ts';
+import { packTerms, StoredTerms } from '../format/terms.ts';
 import { indexTerms, itemText } from '../text/tokenizer.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
 
-const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: TermsText });
+const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: StoredTerms });
 const Indexed = v.object({
   version: v.number(),
   dl: v.number(),
@@ -45,11 +45,11 @@ const DocSchema = v.object({
 type Indexed = v.InferOutput<typeof Indexed>;
 type Doc = v.InferOutput<typeof DocSchema>;
 
-/** The stored form of an indexed state (the term map as JSON text). */
+/** The stored form of an indexed state (the term map packed: terms.ts). */
 export const stored = (state: Indexed) => ({
   version: state.version,
   dl: state.dl,
-  terms: JSON.stringify(state.terms),
+  terms: packTerms(state.terms),
 });
 
 const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };

@@ -1,0 +1,41 @@
+import { fc, test } from '@fast-check/vitest';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { packTerms, StoredTerms } from '../../../../lib/search/format/terms.ts';
+
+const read = (stored: unknown) => v.parse(StoredTerms, stored);
+
+describe('stored term maps', () => {
+  test.prop([fc.dictionary(fc.string({ minLength: 1 }), fc.integer({ min: 1, max: 1_000_000 }))])(
+    'reads back every packed map as it was, keys like __proto__ and constructor included',
+    (terms) => {
+      const withOddKeys = { ...terms, constructor: 2 };
+      Object.defineProperty(withOddKeys, '__proto__', { value: 3, enumerable: true });
+      expect(read(packTerms(withOddKeys))).toEqual(withOddKeys);
+      expect(Object.keys(read(packTerms(withOddKeys))).sort()).toEqual(Object.keys(withOddKeys).sort());
+    },
+  );
+
+  it('packs a long English map well under its JSON text', () => {
+    const terms = Object.fromEntries(
+      Array.from({ length: 90 }, (_, i) => [
+        `aerodynamic${String.fromCharCode(97 + (i % 26))}${i}`,
+        1 + (i % 3),
+      ]),
+    );
+    const packed = packTerms(terms);
+    expect(packed).toBeInstanceOf(Uint8Array);
+    expect(packed.length).toBeLessThan(JSON.stringify(terms).length / 2);
+  });
+
+  it('reads the JSON text doc records written before the packing', () => {
+    expect(read('{"wing":2,"=wings":1}')).toEqual({ wing: 2, '=wings': 1 });
+  });
+
+  it('refuses what is no term map, as a data issue, not a crash', () => {
+    for (const bad of [new Uint8Array([1, 2, 3]), '[1]', '{"wing":0}', '{"wing":1.5}', 'not json', 7]) {
+      expect(v.safeParse(StoredTerms, bad).success).toBe(false);
+    }
+    expect(v.safeParse(StoredTerms, packTerms({ wing: 1 }).subarray(0, 3)).success).toBe(false);
+  });
+});
