@@ -6,7 +6,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { Item } from '../../lib/items/schema.ts';
-import { BLOCK_CAPACITY, blockMax, decodeBlock } from '../../lib/search/format/blocks.ts';
+import {
+  BLOCK_CAPACITY,
+  blockMax,
+  decodeBlock,
+  decodeDirectory,
+  tailDirectoryLimit,
+} from '../../lib/search/format/blocks.ts';
 import {
   DF_CLASS_ATTRIBUTE,
   dfClass,
@@ -36,7 +42,8 @@ export type Table = Awaited<ReturnType<typeof freshTable>>;
  * ids above `lo` and within capacity; its df the term's posting count, a term with postings in the dictionary with
  * its df class (or none, after a removal from a sealed block), an exact form never;
  * the directory listing exactly the sealed blocks, in their pages, each entry at or above its block's impacts, as
- * the tail's `m` is above its own.
+ * the tail's `m` is above its own; a tail that lists the directory too (`d`) listing exactly what the pages hold, and
+ * no more blocks than its limit.
  */
 export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
   const termRows = rows.filter((r) => String(r.pk).startsWith('T#'));
@@ -70,6 +77,14 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
       Object.keys(page).flatMap((name) => (endOfPageEntry(name) === undefined ? [] : [endOfPageEntry(name)])),
     );
     expect(entries.length, `${pk} directory entries`).toBe(sealed.length);
+    if (tail?.d !== undefined) {
+      const listed = tail.d instanceof Uint8Array ? decodeDirectory(tail.d) : tail.d;
+      expect(listed, `${pk} directory the tail lists`).toStrictEqual(
+        sealed.map((block) => [endOfSealedSk(block.sk), Number(block.m)]),
+      );
+      expect(sealed.length, `${pk} blocks its tail lists`).toBeLessThanOrEqual(tailDirectoryLimit(capacity));
+      expect(sealed.length, `${pk} a tail lists a directory only of sealed blocks`).toBeGreaterThan(0);
+    }
     if (!tail) {
       expect(sealed.length, `${pk} has blocks but no tail`).toBe(0);
       continue;

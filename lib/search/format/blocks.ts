@@ -43,24 +43,33 @@ export function encodeBlock(postings: readonly BlockPosting[]): Uint8Array {
 
 const malformed = (what: string) => new Error(`Malformed posting block entry (${what})`);
 
+/** Reads unsigned LEB128 varints one after another; each throws unless complete and within 2^53. */
+function varints(bytes: Uint8Array) {
+  let at = 0;
+  return {
+    done: () => at >= bytes.length,
+    next(): number {
+      let value = 0;
+      let scale = 1;
+      while (true) {
+        const byte = bytes[at++];
+        if (byte === undefined) throw malformed('a varint cut short');
+        value += (byte & 0x7f) * scale;
+        if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');
+        if (byte < 0x80) return value;
+        scale *= 0x80;
+      }
+    },
+  };
+}
+
 /** The binary form (see above); throws unless every varint is complete, and ids strictly ascend within 2^53. */
 function decodeBinary(bytes: Uint8Array): BlockPosting[] {
   const postings: BlockPosting[] = [];
-  let at = 0;
-  const varint = (): number => {
-    let value = 0;
-    let scale = 1;
-    while (true) {
-      const byte = bytes[at++];
-      if (byte === undefined) throw malformed('a varint cut short');
-      value += (byte & 0x7f) * scale;
-      if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  };
+  const reader = varints(bytes);
+  const varint = reader.next;
   let previous = 0;
-  while (at < bytes.length) {
+  while (!reader.done()) {
     const delta = varint();
     const tf = varint();
     const dl = varint();
@@ -174,3 +183,38 @@ export function sealTail(postings: readonly BlockPosting[], capacity: number): B
   chunks.push(postings.slice(at));
   return chunks;
 }
+
+/**
+ * A term's directory as its tail carries it while the term has few sealed blocks (keys.ts): per block its end (as
+ * its distance from the previous end) and its bound, two unsigned LEB128 varints, about 5 bytes a block.
+ */
+export type DirectoryEntry = [end: number, max: number];
+export function encodeDirectory(entries: readonly DirectoryEntry[]): Uint8Array {
+  const bytes: number[] = [];
+  let previous = 0;
+  for (const [end, max] of entries) {
+    pushVarint(bytes, end - previous);
+    pushVarint(bytes, max);
+    previous = end;
+  }
+  return Uint8Array.from(bytes);
+}
+/** Throws unless every varint is complete and the ends strictly ascend within 2^53. */
+export function decodeDirectory(bytes: Uint8Array): DirectoryEntry[] {
+  const entries: DirectoryEntry[] = [];
+  const reader = varints(bytes);
+  let previous = 0;
+  while (!reader.done()) {
+    const delta = reader.next();
+    const max = reader.next();
+    if (!(delta > 0) || !Number.isSafeInteger(previous + delta)) throw malformed('block ends not ascending');
+    previous += delta;
+    entries.push([previous, max]);
+  }
+  return entries;
+}
+/**
+ * Sealed blocks a tail lists at most (a sixth of a block's capacity, at least 2: 32 for blocks of 192, about 160
+ * bytes beside a full tail's ~600): past that, the directory is in its pages alone.
+ */
+export const tailDirectoryLimit = (capacity: number): number => Math.max(2, Math.floor(capacity / 6));

@@ -1,4 +1,4 @@
-import { BLOCK_CAPACITY } from '../format/blocks.ts';
+import { BLOCK_CAPACITY, tailDirectoryLimit } from '../format/blocks.ts';
 import { dfClass, dfRangeOfClass, PREFIX_PARTITION_LENGTH } from '../format/keys.ts';
 import { editDistance } from '../text/edits.ts';
 import { MAX_TOKEN_LENGTH, tokenize, words, wordTerms } from '../text/tokenizer.ts';
@@ -33,6 +33,9 @@ export type TermOrigin =
   | { kind: 'prefix' }
   | { kind: 'typo'; of: string; edits: number };
 
+/** A df under which a term's sealed blocks, full ones or not, are few enough for its tail to list them. */
+const SMALL_DF = (BLOCK_CAPACITY * tailDirectoryLimit(BLOCK_CAPACITY)) / 2;
+
 /** A query's terms with their weights (a multiplier of each term's BM25 score), in scoring order. */
 export interface ExpandedQuery {
   weights: Map<string, number>;
@@ -43,10 +46,10 @@ export interface ExpandedQuery {
    */
   groups: Map<string, string>;
   /**
-   * Terms the dictionary puts below a block's capacity (completions of a df class under it): they have no sealed
-   * blocks unless they lost postings since, so the search reads their directory only if their tail shows blocks.
+   * Completions whose df class puts them under half the sealed blocks a tail lists (postings.ts): their tails list
+   * their directories unless they lost postings since (blocks are not merged), so the search reads them by key.
    */
-  unsealed: Set<string>;
+  small: Set<string>;
 }
 
 /** The last word of the query as the tokenizer reads it (normalised, before stopwords and stemming), if any. */
@@ -237,16 +240,16 @@ export async function expandQuery(
     ),
   ]);
   const prefixGroup = typed !== undefined && stems.has(typed) ? typed : '\u0000prefix';
-  const unsealed = new Set<string>();
+  const small = new Set<string>();
   for (const { term, dfClass: c } of completed) {
     offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, prefixGroup);
-    if (c !== undefined && dfRangeOfClass(c).max < BLOCK_CAPACITY && origins.get(term)?.kind === 'prefix')
-      unsealed.add(term);
+    if (c !== undefined && dfRangeOfClass(c).max < SMALL_DF && origins.get(term)?.kind === 'prefix')
+      small.add(term);
   }
   for (const { term: of, found } of corrected)
     for (const { term, edits } of found)
       offer(term, (counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
-  return { weights, origins, groups, unsealed };
+  return { weights, origins, groups, small };
 }
 
 /** A typed last word this long whose stem is an indexed term may be a whole word (see completionWeight). */

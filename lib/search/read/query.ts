@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
-import { BLOCK_CAPACITY, type BlockPosting, decodeBlock } from '../format/blocks.ts';
+import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, decodeDirectory } from '../format/blocks.ts';
 import { B, idf, K1 } from '../format/bm25.ts';
 import {
   countsQuery,
@@ -34,10 +34,11 @@ export interface SearchRequest {
   /** Keeps the ids that pass the caller's filter (and still exist). */
   accept: (ids: number[]) => Promise<Set<number>>;
   /**
-   * Terms the caller expects to have no sealed blocks (the dictionary puts their df below a block's capacity): their
-   * directory is not read beside their tail, only after it, should the tail show sealed blocks after all.
+   * Terms the caller expects to have few sealed blocks (the dictionary puts their df low enough, expand.ts): a tail
+   * lists its term's directory then (keys.ts), so these tails are read by key, together, and a directory is read
+   * after its tail only where the tail does not list it.
    */
-  unsealed?: ReadonlySet<string>;
+  small?: ReadonlySet<string>;
 }
 
 export interface SearchOptions {
@@ -214,19 +215,20 @@ export function createSearch({
   }
 
   /**
-   * Corpus counts, tails and directories, read at once: a term expected to have no sealed blocks (`unsealed`) its
-   * tail alone (with the others of its kind, by key), any other its tail and directory by one Query. A directory read
-   * before a seal the tail shows is read again.
+   * Corpus counts, tails and directories, read at once: a term expected to have few sealed blocks (`small`) its
+   * tail alone (with the others of its kind, by key), any other its tail and directory by one Query. A tail that
+   * lists its directory is read with it (one record); a directory read before a seal the tail shows, or not read
+   * beside a tail that does not list it, is read after it.
    */
-  async function readTerms(terms: readonly string[], unsealed: ReadonlySet<string> = new Set()) {
+  async function readTerms(terms: readonly string[], small: ReadonlySet<string> = new Set()) {
     const [parts, byKey, read] = await Promise.all([
       queryAll(client, countsQuery(tableName)),
       batchGet(
         client,
         tableName,
-        terms.filter((term) => unsealed.has(term)).map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
+        terms.filter((term) => small.has(term)).map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
       ),
-      Promise.all(terms.map((term) => (unsealed.has(term) ? undefined : readTailAndDirectory(term)))),
+      Promise.all(terms.map((term) => (small.has(term) ? undefined : readTailAndDirectory(term)))),
     ]);
     const stats = sumCounts(parts);
     const tails = new Map(byKey.map((r) => [termOfPk(r.pk) ?? '', r]));
@@ -235,9 +237,10 @@ export function createSearch({
         const tail = read[i]?.tail ?? tails.get(term);
         if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
         const lo = Number(tail.lo ?? 0);
-        let entries = read[i]?.entries ?? [];
-        // The tail was read after a seal the directory missed: its blocks are below lo and unknown. Read it again.
-        if (lo > 0 && (entries.at(-1)?.[0] ?? 0) < lo) entries = await readDirectory(term);
+        const listed = lo > 0 && tail.d instanceof Uint8Array ? decodeDirectory(tail.d) : undefined;
+        let entries = listed ?? read[i]?.entries ?? [];
+        // The tail was read after a seal the directory missed (or alone): its blocks are below lo and unknown.
+        if (!listed && lo > 0 && (entries.at(-1)?.[0] ?? 0) < lo) entries = await readDirectory(term);
         return {
           term,
           df: tail.df,
@@ -255,9 +258,9 @@ export function createSearch({
     topK,
     minScore,
     accept,
-    unsealed,
+    small,
   }: SearchRequest): Promise<Hit[]> {
-    const { stats, found } = await readTerms([...terms.keys()], unsealed);
+    const { stats, found } = await readTerms([...terms.keys()], small);
     const docs = stats.docs;
     if (docs <= 0) return [];
     const avgdl = stats.len / docs || 1;

@@ -43,7 +43,7 @@ export function createRetriever({
   dictionary: Dictionary;
 }): Retriever {
   return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
-    const { weights: terms, groups, unsealed } = await expandQuery(query, { prefix, typos }, dictionary);
+    const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0) return { query, results: [] };
     const fetched = new Map<number, Item>();
     const accept = async (ids: number[]) => {
@@ -59,7 +59,7 @@ export function createRetriever({
         }),
       );
     };
-    const hits = await search({ terms, groups, topK, minScore, accept, unsealed });
+    const hits = await search({ terms, groups, topK, minScore, accept, small });
     const results = hits.flatMap((hit) => {
       const item = fetched.get(hit.id);
       if (!item) return [];

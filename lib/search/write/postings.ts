@@ -13,11 +13,15 @@ import {
   BLOCK_CAPACITY,
   type BlockPosting,
   blockMax,
+  type DirectoryEntry,
   decodeBlock,
+  decodeDirectory,
   edit,
   encodeBlock,
+  encodeDirectory,
   sealTail,
   splitInto,
+  tailDirectoryLimit,
 } from '../format/blocks.ts';
 import {
   DF_CLASS_ATTRIBUTE,
@@ -57,6 +61,12 @@ export interface Tail {
   m: number;
   /** Incremented by every write of the tail: each rewrite is a compare-and-swap on it. */
   v: number;
+  /**
+   * The term's directory (every sealed block's end and bound, in id order) while it has at most
+   * `tailDirectoryLimit` sealed blocks ([] when none); undefined past that (or for a tail written before the tails
+   * listed it): the directory pages alone then. Always exactly what the pages hold when defined (keys.ts).
+   */
+  directory: DirectoryEntry[] | undefined;
 }
 
 /** A sealed block: every posting of its term with an id in (previous block's end, end]. */
@@ -79,8 +89,22 @@ export const tailItem = (term: string, tail: Tail) => ({
   lo: tail.lo,
   m: tail.m,
   v: tail.v,
+  ...(tail.directory?.length ? { d: encodeDirectory(tail.directory) } : {}),
   ...(tail.df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, tail.df) : {}),
 });
+/** A tail's directory after `entries` set (a bound) or removed (undefined); undefined once it lists too many. */
+export function relisted(
+  listed: readonly DirectoryEntry[] | undefined,
+  entries: ReadonlyMap<number, number | undefined> | readonly DirectoryEntry[],
+  capacity: number,
+): DirectoryEntry[] | undefined {
+  if (listed === undefined) return undefined;
+  const byEnd = new Map(listed);
+  for (const [end, max] of entries)
+    if (max === undefined) byEnd.delete(end);
+    else byEnd.set(end, max);
+  return byEnd.size <= tailDirectoryLimit(capacity) ? [...byEnd].sort((a, b) => a[0] - b[0]) : undefined;
+}
 export const sealedItem = (term: string, block: Sealed) => ({
   pk: termPk(term),
   sk: sealedSk(block.end),
@@ -134,6 +158,11 @@ export function planTail(
     // A bound that only rises while the tail keeps its postings; exact again when it seals.
     m: sealed.length > 0 ? blockMax(kept) : Math.max(tail?.m ?? 0, blockMax(kept)),
     v: (tail?.v ?? 0) + 1,
+    directory: relisted(
+      tail === undefined || tail.lo === 0 ? [] : tail.directory,
+      sealed.map((block): DirectoryEntry => [block.end, block.m]),
+      capacity,
+    ),
   };
   return { result, sealed, next };
 }
@@ -192,13 +221,17 @@ export function createPostingWriter({
     if (typeof value !== 'number') throw new Error(`Malformed index record: ${what}`);
     return value;
   };
-  const parseTail = (item: Record<string, unknown>): Tail => ({
-    postings: decodeBlock(item.p),
-    df: number(item.df, 'tail df'),
-    lo: number(item.lo, 'tail lo'),
-    m: number(item.m, 'tail m'),
-    v: number(item.v, 'tail v'),
-  });
+  const parseTail = (item: Record<string, unknown>): Tail => {
+    const lo = number(item.lo, 'tail lo');
+    return {
+      postings: decodeBlock(item.p),
+      df: number(item.df, 'tail df'),
+      lo,
+      m: number(item.m, 'tail m'),
+      v: number(item.v, 'tail v'),
+      directory: lo === 0 ? [] : item.d instanceof Uint8Array ? decodeDirectory(item.d) : undefined,
+    };
+  };
   const parseSealed = (item: Record<string, unknown>): Sealed => ({
     end: endOfSealedSk(item.sk) ?? 0,
     postings: decodeBlock(item.p),
@@ -298,10 +331,13 @@ export function createPostingWriter({
       };
     });
 
-  /** The tail part: ids above `lo`. One write of the tail, a transaction when it seals blocks. */
+  /**
+   * The tail part: ids above `lo`. One write of the tail, a transaction when it seals blocks. Returns the counts and
+   * the tail as it is now.
+   */
   async function applyTail(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
     const { result, sealed, next } = planTail(tail, change, blockCapacity);
-    if (!result.changed) return result;
+    if (!result.changed) return { ...result, tail };
     await send(
       [
         put(tailItem(term, next), tail?.v),
@@ -310,11 +346,12 @@ export function createPostingWriter({
       ],
       fence,
     );
-    return result;
+    return { ...result, tail: next };
   }
 
   /** The sealed part: ids at or below `lo`, each touched block rewritten once (see above). */
-  async function applySealed(term: string, change: TermChange, lo: number, fence: () => void) {
+  async function applySealed(term: string, change: TermChange, tail: Tail, fence: () => void) {
+    const { lo } = tail;
     const ids = [...new Set([...change.add.map((p) => p.id), ...change.remove])].sort((a, b) => a - b);
     const blocks = await covering(term, ids, lo);
     const blockOf = (id: number) => blocks.find((block) => block.end >= id);
@@ -375,27 +412,57 @@ export function createPostingWriter({
         open.delta += write.delta;
       } else transactions.push({ ...write, entries: new Map(write.entries) });
     }
+    let { v, directory } = tail;
     for (const { actions, entries, delta } of transactions) {
-      const df: Action[] =
-        delta === 0
-          ? []
-          : [
-              {
-                Update: {
-                  TableName: tableName,
-                  Key: tailKey(term),
-                  // Any write of the tail moves its version, so a writer that read it before loses its swap. The
-                  // new df is not known here: its class in the dictionary is removed (a reader reads the df), and
-                  // the tail's next write puts it back (keys.ts).
-                  UpdateExpression: `ADD df :d, v :one REMOVE ${DF_CLASS_ATTRIBUTE}`,
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':d': delta, ':one': 1 },
-                },
-              },
-            ];
-      await send([...actions, ...pageUpdates(term, entries), ...df], fence);
+      // A tail that lists the directory lists its change too, under a compare-and-swap on its version.
+      const relist = directory !== undefined && entries.size > 0;
+      const next = relist ? relisted(directory, entries, blockCapacity) : directory;
+      await send(
+        [...actions, ...pageUpdates(term, entries), ...tailUpdate(term, delta, relist, next, v)],
+        fence,
+      );
+      if (delta !== 0 || relist) v++;
+      directory = next;
     }
     return { added, removed };
+  }
+
+  /**
+   * The tail's share of a sealed part's transaction: the df's change and, where it lists the directory, the new
+   * list. Any write of the tail moves its version, so a writer that read it before loses its swap. The new df is not
+   * known here: its class in the dictionary is removed (a reader reads the df), and the tail's next write puts it
+   * back (keys.ts).
+   */
+  function tailUpdate(
+    term: string,
+    delta: number,
+    relist: boolean,
+    directory: DirectoryEntry[] | undefined,
+    v: number,
+  ): Action[] {
+    if (delta === 0 && !relist) return [];
+    const add = delta === 0 ? 'ADD v :one' : 'ADD df :d, v :one';
+    const remove = [
+      ...(delta === 0 ? [] : [DF_CLASS_ATTRIBUTE]),
+      ...(relist && !directory?.length ? ['d'] : []),
+    ];
+    const set = relist && directory?.length ? ' SET d = :dir' : '';
+    return [
+      {
+        Update: {
+          TableName: tableName,
+          Key: tailKey(term),
+          UpdateExpression: `${add}${set}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+          ConditionExpression: relist ? 'v = :v' : 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ...(delta === 0 ? {} : { ':d': delta }),
+            ...(set ? { ':dir': encodeDirectory(directory ?? []) } : {}),
+            ...(relist ? { ':v': v } : {}),
+          },
+        },
+      },
+    ];
   }
 
   async function applyTerm(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
@@ -412,10 +479,11 @@ export function createPostingWriter({
     const fromTail =
       tailPart.add.length + tailPart.remove.size > 0
         ? await applyTail(term, tailPart, tail, fence)
-        : { added: 0, removed: 0 };
+        : { added: 0, removed: 0, tail };
+    // Ids at or below lo exist only where a tail does (lo > 0).
     const fromSealed =
-      sealedPart.add.length + sealedPart.remove.size > 0
-        ? await applySealed(term, sealedPart, lo, fence)
+      fromTail.tail && sealedPart.add.length + sealedPart.remove.size > 0
+        ? await applySealed(term, sealedPart, fromTail.tail, fence)
         : { added: 0, removed: 0 };
     return { added: fromTail.added + fromSealed.added, removed: fromTail.removed + fromSealed.removed };
   }
