@@ -3,8 +3,12 @@
  * order, as Lucene and tantivy keep them, so a new item (ids increase) appends to the tail of each of its terms.
  *   T#<term> / K#~               the term's *tail*: its newest postings (ids above `lo`), its df (every posting of
  *                                the term), the tail's maximum impact `m`, `lo` (the last sealed block's end, 0 when
- *                                none) and the dictionary entry. Every change of the term's postings rewrites it, under
- *                                a compare-and-swap on its version, in the same write as the postings it changes.
+ *                                none), the dictionary entry and, while the term has at most a few sealed blocks
+ *                                (blocks.ts `tailDirectoryLimit`: 32), `d`: a copy of its directory (every sealed
+ *                                block's end and maximum), so a term of few blocks is read by key with others, in one
+ *                                BatchGetItem, not one Query each. Every change of the term's df or tail postings
+ *                                rewrites it, and every change of the directory its copy, under a compare-and-swap on
+ *                                its version, in the same write as the postings it changes.
  *   T#<term> / K#<16-digit id>   a *sealed* block: the term's postings with ids after the previous block's end, up to
  *                                and including <id>; `m` its maximum impact. Written when a tail fills, and when an
  *                                edit or a deletion changes an older item.
