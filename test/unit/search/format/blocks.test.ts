@@ -4,11 +4,14 @@ import {
   type BlockPosting,
   blockMax,
   decodeBlock,
+  decodeDirectory,
   edit,
   encodeBlock,
+  encodeDirectory,
   impactOfPosting,
   sealTail,
   splitInto,
+  tailDirectoryLimit,
 } from '../../../../lib/search/format/blocks.ts';
 
 const posting = (id: number, tf = 1, dl = 10): BlockPosting => ({ id, tf, dl });
@@ -127,5 +130,32 @@ describe('posting blocks', () => {
     expect(blockMax([posting(1, 1, 10), posting(2, 1, 5), posting(3, 1, 50)])).toBe(
       impactOfPosting(posting(2, 1, 5)),
     );
+  });
+});
+
+describe("a tail's copy of its directory", () => {
+  test.prop([
+    fc.uniqueArray(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { maxLength: 40 }),
+    fc.integer({ min: 0, max: 999_999 }),
+  ])('round-trips any block ends in order with their bounds', (ends, max) => {
+    const entries = ends
+      .sort((a, b) => a - b)
+      .map((end, i): [number, number] => [end, (max + i) % 1_000_000]);
+    expect(decodeDirectory(encodeDirectory(entries))).toStrictEqual(entries);
+  });
+
+  it('takes about five bytes a block: a full copy of 32 blocks of 192 stays small beside a tail', () => {
+    const entries = Array.from({ length: 32 }, (_, i): [number, number] => [(i + 1) * 500, 450_000 + i]);
+    expect(encodeDirectory(entries).length).toBe(32 * 5);
+    expect(tailDirectoryLimit(192)).toBe(32);
+    expect(tailDirectoryLimit(3)).toBe(2);
+  });
+
+  it.each([
+    [[5, 1, 0, 1], 'a repeated end'],
+    [[5], 'an entry cut short'],
+    [[5, 0x80], 'a varint cut short'],
+  ])('refuses the bytes %j (%s)', (bytes) => {
+    expect(() => decodeDirectory(Uint8Array.from(bytes))).toThrow(/Malformed posting block entry/);
   });
 });
