@@ -7,8 +7,9 @@
 //                                                                     layout 2: the full reindex, then layout 1's
 //                                                                     records removed; resumable, with progress
 //   npm run reindex -- --dictionary                                   puts every term's dictionary entry (its df
-//                                                                     class) on its tail, for an index written before
-//                                                                     issue #20; the full reindex ends with it too
+//                                                                     class) on its tail, and a small term's directory
+//                                                                     copy, for an index written before them; the full
+//                                                                     reindex ends with it too
 // Locally (default) against DynamoDB Local on DYNAMODB_PORT; on AWS with TABLE_NAME and AWS_REGION set.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -27,6 +27,7 @@ import {
   TAIL_SK,
   termOfPk,
 } from '../../lib/search/format/keys.ts';
+import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
 import type { Progress } from '../../lib/search/operations/progress.ts';
 import { CHECKPOINT_KEY, readCheckpoint, rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
@@ -341,6 +342,34 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     await expectClasses();
     const again = await reindex(table, '--dictionary');
     expect(again.stdout).toMatch(/: 0 of \d+ terms' entries written/);
+  });
+
+  it('--dictionary gives a tail of few sealed blocks that lists no directory its copy, exactly', async () => {
+    const created = await createItems(16);
+    await createIndexer({ ...table, items, blockCapacity: 3 }).reindexItems(created.map((item) => item.id));
+    const sealedTails = async () =>
+      (await scanAll(table)).filter((r) => r.sk === TAIL_SK && Number(r.lo) > 0);
+    const listing = (await sealedTails()).filter((r) => r.d !== undefined).map((r) => String(r.pk));
+    // Some terms have few blocks (a metal: 4 items), some too many to list (lantern: 16 items, 5 blocks of 3).
+    expect(listing.length).toBeGreaterThan(0);
+    expect((await sealedTails()).length).toBeGreaterThan(listing.length);
+    // As tails written before the copies: none lists its directory.
+    for (const pk of listing)
+      await table.client.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk, sk: TAIL_SK },
+          UpdateExpression: 'REMOVE d',
+        }),
+      );
+    expect(await backfillDictionary({ ...table, blockCapacity: 3 })).toMatchObject({
+      entries: listing.length,
+    });
+    const listed = (await sealedTails()).filter((r) => r.d !== undefined).map((r) => String(r.pk));
+    expect(listed.sort()).toStrictEqual(listing.sort());
+    // Each copy is exactly what the pages hold (checkTerms), and a second run finds nothing to do.
+    await snapshot(table, 3);
+    expect(await backfillDictionary({ ...table, blockCapacity: 3 })).toMatchObject({ entries: 0 });
   });
 });
 

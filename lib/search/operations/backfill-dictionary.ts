@@ -1,15 +1,20 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../concurrency.ts';
-import { isConditionFailure } from '../../dynamodb/conditions.ts';
+import { isCancelled, isConditionFailure } from '../../dynamodb/conditions.ts';
 import { scanPages } from '../../dynamodb/pages.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
+import { BLOCK_CAPACITY, encodeDirectory, tailDirectoryLimit } from '../format/blocks.ts';
 import {
   DF_CLASS_ATTRIBUTE,
   dictionaryEntry,
+  endOfPageEntry,
   isDictionaryTerm,
+  PAGE_PREFIX,
   TAIL_SK,
   TERM_PK_PREFIX,
   termOfPk,
 } from '../format/keys.ts';
+import { entriesOf } from '../read/query.ts';
 
 /** The attributes of a tail's dictionary entry (keys.ts `dictionaryEntry`). */
 const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
@@ -21,16 +26,21 @@ const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
  * (postings.ts). One Scan of the tails; each whose entry differs from `dictionaryEntry(term, df)` (or that has one it
  * should not: an exact form, a term with no postings) is updated under a condition on its version, so a writer that
  * changed the tail meanwhile, and wrote its entry itself, is never overwritten. Safe beside the writers, and again.
+ * It also gives a tail of few sealed blocks that does not list its directory (written before tails listed it) its
+ * copy (`listDirectory`).
  */
 export async function backfillDictionary({
   client,
   tableName,
   concurrency = 8,
+  blockCapacity = BLOCK_CAPACITY,
   onPage = () => {},
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
   concurrency?: number;
+  /** The writers' block capacity, which sets how many blocks a tail lists (blocks.ts `tailDirectoryLimit`). */
+  blockCapacity?: number;
   /** Called after each page of the scan with the tails seen and the entries written so far. */
   onPage?: (progress: { tails: number; entries: number }) => void;
 }): Promise<{ tails: number; entries: number }> {
@@ -40,18 +50,19 @@ export async function backfillDictionary({
     TableName: tableName,
     FilterExpression: 'begins_with(pk, :t) AND sk = :tail',
     ExpressionAttributeValues: { ':t': TERM_PK_PREFIX, ':tail': TAIL_SK },
-    ProjectionExpression: ['pk', 'v', 'df', ...ENTRY_ATTRIBUTES].join(', '),
+    ProjectionExpression: ['pk', 'v', 'df', 'lo', 'd', ...ENTRY_ATTRIBUTES].join(', '),
     ConsistentRead: true,
   });
   for await (const page of pages) {
     const rows = page.Items ?? [];
     tails += rows.length;
     const written = await mapLimit(rows, concurrency, async (row) => {
+      const listed = await listDirectory(row);
       const term = termOfPk(row.pk) ?? '';
       const df = typeof row.df === 'number' ? row.df : 0;
       const wanted: Record<string, unknown> =
         df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, df) : {};
-      if (ENTRY_ATTRIBUTES.every((name) => row[name] === wanted[name])) return false;
+      if (ENTRY_ATTRIBUTES.every((name) => row[name] === wanted[name])) return listed;
       const set = ENTRY_ATTRIBUTES.filter((name) => wanted[name] !== undefined);
       const remove = ENTRY_ATTRIBUTES.filter((name) => wanted[name] === undefined && row[name] !== undefined);
       try {
@@ -74,7 +85,7 @@ export async function backfillDictionary({
         );
         return true;
       } catch (error) {
-        if (isConditionFailure(error)) return false;
+        if (isConditionFailure(error)) return listed;
         throw error;
       }
     });
@@ -82,4 +93,60 @@ export async function backfillDictionary({
     onPage({ tails, entries });
   }
   return { tails, entries };
+
+  /**
+   * Copies a term's directory pages onto its tail (`d`, postings.ts) where the tail has sealed blocks, lists none, and
+   * the term has few enough blocks. The copy must be exact: a writer that adds or removes a block moves the tail's
+   * version (the update's condition), and one that only raises a block's bound changes its page alone, so each page
+   * read is checked unchanged in the same transaction. Returns whether it wrote.
+   */
+  async function listDirectory(row: Record<string, unknown>): Promise<boolean> {
+    if (!(typeof row.lo === 'number' && row.lo > 0) || row.d !== undefined) return false;
+    const pages = await queryAll(client, {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
+      ExpressionAttributeValues: { ':pk': row.pk, ':x': PAGE_PREFIX },
+      ConsistentRead: true,
+    });
+    const listed = entriesOf(pages);
+    if (listed.length === 0 || listed.length > tailDirectoryLimit(blockCapacity)) return false;
+    const unchanged = pages.map((page) => {
+      const names = Object.keys(page).filter((name) => endOfPageEntry(name) !== undefined);
+      return {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: { pk: page.pk, sk: page.sk },
+          ConditionExpression: names.map((_, i) => `#e${i} = :e${i}`).join(' AND ') || 'attribute_exists(pk)',
+          ...(names.length
+            ? {
+                ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#e${i}`, name])),
+                ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:e${i}`, page[name]])),
+              }
+            : {}),
+        },
+      };
+    });
+    try {
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: { pk: row.pk, sk: TAIL_SK },
+                UpdateExpression: 'SET d = :d',
+                ConditionExpression: 'v = :v AND attribute_not_exists(d)',
+                ExpressionAttributeValues: { ':d': encodeDirectory(listed), ':v': row.v },
+              },
+            },
+            ...unchanged,
+          ] as never[],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isCancelled(error)) return false;
+      throw error;
+    }
+  }
 }

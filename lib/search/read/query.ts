@@ -125,6 +125,17 @@ interface TermList {
   group: number;
 }
 
+/** The entries of a term's directory pages (each block's end and bound), in id order. */
+export function entriesOf(pages: readonly Record<string, unknown>[]): [number, number][] {
+  const entries: [number, number][] = [];
+  for (const page of pages)
+    for (const [name, max] of Object.entries(page)) {
+      const end = endOfPageEntry(name);
+      if (end !== undefined && typeof max === 'number') entries.push([end, max]);
+    }
+  return entries.sort((a, b) => a[0] - b[0]);
+}
+
 const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
 
 /** The best `n` hits in order (byScore), without sorting them all: a query of common words scores many thousands. */
@@ -176,17 +187,6 @@ export function createSearch({
       else runs.push([block]);
     }
     return runs;
-  }
-
-  /** The entries of a term's directory pages, in id order. */
-  function entriesOf(pages: readonly Record<string, unknown>[]): [number, number][] {
-    const entries: [number, number][] = [];
-    for (const page of pages)
-      for (const [name, max] of Object.entries(page)) {
-        const end = endOfPageEntry(name);
-        if (end !== undefined && typeof max === 'number') entries.push([end, max]);
-      }
-    return entries.sort((a, b) => a[0] - b[0]);
   }
 
   /** A term's directory: every page's entries. */
