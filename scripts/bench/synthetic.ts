@@ -1,5 +1,5 @@
-// Deterministic synthetic items for the retrieval benchmarks, their fixed queries, and a bulk loader that writes
-// exactly the records the repository and the indexer write (checked against them by test/integration/bulk-load.test.ts).
+// The seeded synthetic collection, its fixed queries, and a bulk loader that writes exactly the records the repository
+// and the indexer write (test/integration/bulk-load.test.ts checks them).
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
@@ -10,7 +10,7 @@ import { docKey, statsKey, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { appendedTerm, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 
-/** mulberry32: a small seeded PRNG, so every run generates the same collection. */
+/** mulberry32: a small seeded PRNG (the same seed, the same sequence). */
 export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
@@ -88,11 +88,7 @@ export function syntheticWrite(id: number): ItemWrite {
 }
 
 /** Writes `records` with BatchWriteItem, 25 at a time, sending unprocessed ones again. */
-async function batchWrite(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  records: Record<string, unknown>[],
-) {
+async function batchWrite(client: DynamoDBDocumentClient, tableName: string, records: object[]) {
   for (let start = 0; start < records.length; start += 25) {
     let pending = records.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
@@ -104,10 +100,8 @@ async function batchWrite(
 }
 
 /**
- * Writes items 1 … size into an empty table as the repository and the indexer leave them after each item's
- * create and rebuild, in id order: the item, its doc record (rev 2), its postings' blocks exactly as the posting
- * writer leaves them (tails, sealed blocks, directory pages), STATS and the id counter. Batches of 200 records
- * from `concurrency` workers at once.
+ * Writes items 1 … size into an empty table as the repository and the indexer leave them, created and indexed in id
+ * order: items, doc records, each term's tail, sealed blocks and directory pages, the counts and the id counter.
  */
 export async function bulkLoad(
   client: DynamoDBDocumentClient,
@@ -151,10 +145,7 @@ export async function bulkLoad(
   return { records: records.length };
 }
 
-/**
- * The benchmark's 20 fixed queries (bench:scale, bench:options, bench:read-floor) of 1–3 words, each word given by
- * its vocabulary rank: common (0–20), middle (100–600) and rare (2000+).
- */
+/** The 20 fixed queries of 1–3 words, each word by its vocabulary rank: common, middle (100–600) and rare (2000+). */
 export const benchQueries =
   '0|3|150|2500|4200|1 7|2 300|5 3000|120 450|900 1800|2200 4100|10 600|0 4 9|2 140 2600|30 500 3500|700 1500 4800|6 8 11|250 260 270|15 1600 4900|3 60 2100'
     .split('|')
