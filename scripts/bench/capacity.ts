@@ -136,7 +136,13 @@ type Entry =
   | undefined
   | ((before: DictionaryEntry | undefined) => DictionaryEntry | null);
 /** One write action: its keys, AWS units, the item's size after it (null: deleted) and its entry after it. */
-type WriteAction = { pk: string; key: string; units: number; after?: number | null | undefined; entry?: Entry };
+type WriteAction = {
+  pk: string;
+  key: string;
+  units: number;
+  after?: number | null | undefined;
+  entry?: Entry;
+};
 type BatchRequest = { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } };
 const batchRequests = (items: unknown) =>
   Object.values((items ?? {}) as Record<string, BatchRequest[]>).flat();
