@@ -88,7 +88,7 @@ export function indexWrites(
   const writes: { key: string; units: number }[] = [];
   for (const { name } of INDEXES) {
     const was = before?.[name];
-    const is = after === undefined ? was : after?.[name];
+    const is = after?.[name];
     const write = (partition: string | undefined) => writes.push({ key: `${name} ${partition}`, units: 1 });
     if (was && is && was.partition !== is.partition) write(was.partition);
     if (was && is && (was.partition !== is.partition || was.projected !== is.projected)) write(is.partition);
@@ -97,83 +97,67 @@ export function indexWrites(
   return writes;
 }
 
-/** What an UpdateItem's SET and REMOVE do to an item's entry; undefined when it touches no indexed attribute. */
-export function updatedEntry(expression: string, names: Record<string, string>, values: AttributeMap) {
+/** What an UpdateItem's SET and REMOVE do to an item's indexed attributes; undefined when it touches none. */
+export function updatedItem(expression: string, names: Record<string, string>, values: AttributeMap) {
   const name = (token: string) => names[token.trim()] ?? token.trim();
-  const set = new Map<string, AttributeValue>();
-  const removed = new Set<string>();
+  const set: AttributeMap = {};
+  const removed: string[] = [];
   for (const clause of expression.split(/\b(?=SET |REMOVE |ADD |DELETE )/)) {
     const [verb, ...rest] = clause.trim().split(/\s+/);
     for (const part of rest.join(' ').split(',')) {
       const [left = '', right = ''] = part.split('=').map((side) => side.trim());
-      if (verb === 'SET' && values[right]) set.set(name(left), values[right]);
-      if (verb === 'REMOVE') removed.add(name(part));
+      if (verb === 'SET' && values[right]) set[name(left)] = values[right];
+      if (verb === 'REMOVE') removed.push(name(part));
     }
   }
-  if (![...set.keys(), ...removed].some((attribute) => INDEXED_ATTRIBUTES.has(attribute))) return undefined;
-  return (before: DictionaryEntry | undefined): DictionaryEntry | null => {
-    // The attributes the entry had (its keys and projections), then the update applied to them.
-    const item: AttributeMap = {};
-    for (const index of INDEXES) {
-      const entry = before?.[index.name];
-      if (!entry) continue;
-      for (const key of index.keys) item[key] ??= { S: '?' };
-      item[index.hash] = { S: entry.partition };
-      (JSON.parse(entry.projected) as (AttributeValue | null)[]).forEach((value, i) => {
-        const attribute = index.projected[i];
-        if (attribute && value) item[attribute] = value;
-      });
-    }
-    for (const attribute of removed) delete item[attribute];
-    for (const [attribute, value] of set) item[attribute] = value;
-    return entryOfItem(item);
-  };
+  if (![...Object.keys(set), ...removed].some((attribute) => INDEXED_ATTRIBUTES.has(attribute)))
+    return undefined;
+  return (before: AttributeMap) =>
+    Object.fromEntries([
+      ...Object.entries(before).filter(([a]) => !removed.includes(a)),
+      ...Object.entries(set),
+    ]);
 }
 
-type Entry =
-  | DictionaryEntry
-  | null
-  | undefined
-  | ((before: DictionaryEntry | undefined) => DictionaryEntry | null);
-/** One write action: its keys, AWS units, the item's size after it (null: deleted) and its entry after it. */
+/** An item's indexed attributes after a write: null when deleted, undefined when unchanged. */
+type After = AttributeMap | null | undefined | ((before: AttributeMap) => AttributeMap);
+/** One write action: its keys, AWS units, the item's size after it (null: deleted) and its indexed attributes. */
 type WriteAction = {
   pk: string;
   key: string;
   units: number;
-  after?: number | null | undefined;
-  entry?: Entry;
+  bytes?: number | null | undefined;
+  after?: After;
 };
 type BatchRequest = { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } };
 const batchRequests = (items: unknown) =>
   Object.values((items ?? {}) as Record<string, BatchRequest[]>).flat();
+const indexedOf = (item: AttributeMap) =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => INDEXED_ATTRIBUTES.has(name)));
 
 /** The write actions of a marshalled write command's input, costed by AWS's rules. */
 function writeActions(command: string, input: Record<string, unknown>, sizes: Map<string, number>) {
-  const action = (key: AttributeMap, units: number, after?: number | null, entry?: Entry): WriteAction => ({
+  const action = (key: AttributeMap, units: number, bytes?: number | null, after?: After): WriteAction => ({
     pk: text(key.pk),
     key: keyOf(key),
     units,
+    bytes,
     after,
-    entry,
   });
   const old = (key: AttributeMap) => unitsOf(sizes.get(keyOf(key)) ?? 0);
   const put = (item: AttributeMap, factor: number) => {
     const bytes = itemBytes(item);
     const units = factor * unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0));
-    return action(item, units, bytes, entryOfItem(item));
+    return action(item, units, bytes, indexedOf(item));
   };
   const remove = (key: AttributeMap, factor: number) => action(key, factor * old(key), null, null);
   const update = (input: Record<string, unknown>, factor: number) => {
-    const key = input.Key as AttributeMap;
-    const entry =
-      typeof input.UpdateExpression === 'string'
-        ? updatedEntry(
-            input.UpdateExpression,
-            (input.ExpressionAttributeNames ?? {}) as Record<string, string>,
-            (input.ExpressionAttributeValues ?? {}) as AttributeMap,
-          )
+    const { Key, UpdateExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = input;
+    const after =
+      typeof UpdateExpression === 'string'
+        ? updatedItem(UpdateExpression, ExpressionAttributeNames as never, ExpressionAttributeValues as never)
         : undefined;
-    return action(key, factor * old(key), undefined, entry);
+    return action(Key as AttributeMap, factor * old(Key as AttributeMap), undefined, after);
   };
   if (command === 'PutItem') return [put(input.Item as AttributeMap, 1)];
   if (command === 'UpdateItem') return [update(input, 1)];
@@ -190,12 +174,8 @@ function writeActions(command: string, input: Record<string, unknown>, sizes: Ma
   });
 }
 
-export interface KeyTally {
-  wcu: number;
-  writes: number;
-  /** TransactWriteItems calls with an action on this key, failed ones included. */
-  transactions: number;
-}
+/** A key's WCU, and the TransactWriteItems calls with an action on it (failed ones included). */
+export type KeyTally = { wcu: number; transactions: number };
 
 /** What the commands sent through a metered client consumed while the tally was the meter's. */
 export const newTally = () => ({
@@ -211,11 +191,11 @@ export const newTally = () => ({
 export type Tally = ReturnType<typeof newTally>;
 export const NORM_PAGE = 2048;
 
-/** A tally, and the size and entry each item last written through a metered client had. */
+/** A tally, and the size and indexed attributes each item last written through a metered client had. */
 export const createMeter = () => ({
   tally: newTally(),
   sizes: new Map<string, number>(),
-  entries: new Map<string, DictionaryEntry>(),
+  indexed: new Map<string, AttributeMap>(),
 });
 export type Meter = ReturnType<typeof createMeter>;
 
@@ -234,12 +214,9 @@ function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
 }
 
 function keyTally(map: Map<string, KeyTally>, key: string, wcu = 0): KeyTally {
-  const entry = map.get(key) ?? { wcu: 0, writes: 0, transactions: 0 };
+  const entry = map.get(key) ?? { wcu: 0, transactions: 0 };
   map.set(key, entry);
-  if (wcu > 0) {
-    entry.wcu += wcu;
-    entry.writes++;
-  }
+  entry.wcu += wcu;
   return entry;
 }
 
@@ -299,17 +276,18 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
         tally.wcu += action.units;
         keyTally(tally.keys, action.pk, action.units);
         keyTally(tally.items, action.key, action.units);
-        if (action.after === null) meter.sizes.delete(action.key);
-        else if (action.after !== undefined) meter.sizes.set(action.key, action.after);
-        const before = meter.entries.get(action.key);
-        const entry = typeof action.entry === 'function' ? action.entry(before) : action.entry;
-        for (const write of indexWrites(before, entry)) {
+        if (action.bytes === null) meter.sizes.delete(action.key);
+        else if (action.bytes !== undefined) meter.sizes.set(action.key, action.bytes);
+        const before = meter.indexed.get(action.key) ?? {};
+        const after = typeof action.after === 'function' ? action.after(before) : action.after;
+        if (after === undefined) continue;
+        for (const write of indexWrites(entryOfItem(before), entryOfItem(after ?? {}))) {
           tally.wcu += write.units;
           tally.indexWcu += write.units;
           keyTally(tally.keys, write.key, write.units);
         }
-        if (entry === null) meter.entries.delete(action.key);
-        else if (entry !== undefined) meter.entries.set(action.key, entry);
+        if (after === null) meter.indexed.delete(action.key);
+        else meter.indexed.set(action.key, after);
       }
       return result;
     },
