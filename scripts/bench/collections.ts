@@ -24,7 +24,7 @@ import { createRetriever } from '../../lib/search/read/retrieve.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { metered, meteredClient } from './capacity.ts';
-import { ROOT } from './common.ts';
+import { prng, ROOT } from './common.ts';
 import { bulkLoad } from './synthetic.ts';
 
 const TABLE = 'items-bench';
@@ -43,6 +43,7 @@ const INPUTS = [
 ];
 const hash = createHash('sha256');
 for (const file of INPUTS) hash.update(file).update(readFileSync(join(ROOT, file)));
+hash.update(String(prng));
 const CACHE = join(ROOT, '.local', 'bench', 'collections', hash.digest('hex').slice(0, 16));
 /** DynamoDB Local's database files on tmpfs when there is one (file mode on disk is ~10× slower). */
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { load } from 'js-yaml';
-import { prng } from './synthetic.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RESULTS_DIR = join(ROOT, '.local', 'bench', 'results');
@@ -20,6 +19,18 @@ export const envSizes = (name: string, fallback: string): number[] =>
     .sort((a, b) => a - b);
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** mulberry32: a small seeded PRNG (the same seed, the same sequence). */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 /** The value at quantile `q` (0..1), nearest-rank. */
 export function quantile(values: readonly number[], q: number): number {

@@ -7,9 +7,8 @@ import { isDictionaryTerm } from '../../lib/search/format/keys.ts';
 import { dictionaryInMemory, expandQuery } from '../../lib/search/read/expand.ts';
 import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { createTokenizer, indexTerms, itemText } from '../../lib/search/text/tokenizer.ts';
-import { envNumber, ROOT } from './common.ts';
+import { envNumber, prng, ROOT } from './common.ts';
 import { cranfieldWrite, evaluate, loadCranfield } from './cranfield.ts';
-import { prng } from './synthetic.ts';
 import { winkEngine } from './wink.ts';
 
 const SEED = envNumber('BENCH_RANKING_SEED', 20261124);

@@ -9,18 +9,7 @@ import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/block
 import { docKey, statsKey, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { appendedTerm, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
-
-/** mulberry32: a small seeded PRNG (the same seed, the same sequence). */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './common.ts';
 
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
 const VOWELS = 'a e i o u ai ou'.split(' ');
