@@ -1,15 +1,14 @@
 // `npm run bench:freshness`: how soon new items can be retrieved over HTTP through `npm start`'s stack: creates
 // (a burst from 8 clients, then sequential ones) each with a made-up word, then POST /retrieve polled with the words
-// not yet found until every item is found (method: BENCHMARKS.md, Freshness). BENCH_FRESHNESS_RUNS
-// (burst,sequential), BENCH_FRESHNESS_BURST (200), BENCH_FRESHNESS_SEQUENTIAL (300).
+// not yet found until every item is found (method: BENCHMARKS.md, Freshness). BENCH_FRESHNESS_BURST (200),
+// BENCH_FRESHNESS_SEQUENTIAL (300).
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { envList, envNumber, fmt, pause, ROOT, raisePriority, table, writeResult } from './common.ts';
+import { envNumber, fmt, pause, ROOT, raisePriority, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
 import { startBenchStack } from './service.ts';
 
-const RUNS = envList('BENCH_FRESHNESS_RUNS', 'burst,sequential');
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
 const SEQUENTIAL = envNumber('BENCH_FRESHNESS_SEQUENTIAL', 300);
 /** Polling stops there and the run reports what is missing. */
@@ -129,25 +128,12 @@ try {
     await pause(500);
   }
   await pause(2000);
-  for (const [run, kind] of RUNS.entries()) {
-    if (kind === 'burst') {
-      const abstract = (i: number) => (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
-      runs.push(
-        await measure(
-          `${BURST} creates, 8 concurrent clients (Cranfield abstracts)`,
-          run,
-          BURST,
-          8,
-          abstract,
-        ),
-      );
-    } else if (kind === 'sequential') {
-      const name = `${SEQUENTIAL} sequential creates (README sections, ≤ 4,900 characters)`;
-      runs.push(
-        await measure(name, run, SEQUENTIAL, 1, (i) => readmeSections[i % readmeSections.length] ?? ''),
-      );
-    } else throw new Error(`unknown run ${kind} (burst, sequential)`);
-  }
+  const abstract = (i: number) => (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
+  runs.push(
+    await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, 0, BURST, 8, abstract),
+  );
+  const name = `${SEQUENTIAL} sequential creates (README sections, ≤ 4,900 characters)`;
+  runs.push(await measure(name, 1, SEQUENTIAL, 1, (i) => readmeSections[i % readmeSections.length] ?? ''));
 } finally {
   await stack.stop();
 }

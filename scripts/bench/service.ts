@@ -9,7 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { localEnv } from '../local/env.ts';
+import { LOCAL_TABLE, localEnv } from '../local/env.ts';
 import { createIssuer, type Issuer, mintToken } from '../local/issuer.ts';
 import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
@@ -45,33 +45,34 @@ export const SAMPLE_ITEM = {
 
 /** The service's table on DynamoDB Local holding SAMPLE_ITEM, a token issuer and the functions' environment. */
 export function withLocalService<T>(work: (service: LocalService) => Promise<T>): Promise<T> {
-  const tableName = 'items-bench';
-  return withDynamoDb([tableName], async ({ endpoint }) => {
+  return withDynamoDb([LOCAL_TABLE], async ({ endpoint }) => {
     const issuer = createIssuer();
-    const env = {
-      ...localEnv(issuer, endpoint, CURSOR_KEY),
-      TABLE_NAME: tableName,
-      POWERTOOLS_SERVICE_NAME: 'items',
-      POWERTOOLS_LOG_LEVEL: 'WARN',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    };
+    const local = localEnv(issuer, endpoint, CURSOR_KEY);
+    const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
     const client = createDocumentClient({ region: 'us-east-1', endpoint });
-    const item = await createItemRepository({ client, tableName }).create(SAMPLE_ITEM);
+    const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
     try {
-      return await work({ tableName, issuer, env, token: tokenOf(issuer), client, itemId: item.id });
+      return await work({
+        tableName: LOCAL_TABLE,
+        issuer,
+        env,
+        token: tokenOf(issuer),
+        client,
+        itemId: item.id,
+      });
     } finally {
       client.destroy();
     }
   });
 }
-export interface LocalService {
+type LocalService = {
   tableName: string;
   issuer: Issuer;
   env: Record<string, string>;
   token: (group: string) => string;
   client: ReturnType<typeof createDocumentClient>;
   itemId: number;
-}
+};
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
 export async function startBenchStack() {
