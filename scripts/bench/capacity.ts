@@ -8,6 +8,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
 import { localClient, tableDefinition } from '../local/dynamodb.ts';
+import { sum } from './common.ts';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -38,7 +39,6 @@ function valueBytes(value: AttributeValue): number {
       return type === 'BOOL' || type === 'NULL' ? 1 : 0;
   }
 }
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** Bytes of a marshalled item: attribute names plus values. */
 const itemBytes = (item: AttributeMap): number =>

@@ -1,4 +1,5 @@
-// What the kit's parts share: options, statistics, markdown, the results files, alternating turns, bundles.
+// What the kit's parts share: options, statistics, markdown, the results files, alternating turns, bundles. It loads
+// nothing from lib/ (the service's logger reads the environment once, when first loaded: bench:ab sets it first).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { join } from 'node:path';
