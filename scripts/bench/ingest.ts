@@ -13,7 +13,7 @@ import { mapLimit } from '../../lib/concurrency.ts';
 import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { queryAll } from '../../lib/dynamodb/query-all.ts';
-import { allShardPks, isItemKey } from '../../lib/items/keys.ts';
+import { isItemKey } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
@@ -38,8 +38,13 @@ const WRITERS = 8;
 const started = Date.now();
 raisePriority();
 
-/** Whether every id is indexed at its expected version (no rebuild pending) and N is the items in the table. */
-async function settledIds(client: DynamoDBDocumentClient, TableName: string, expected: Map<number, number>) {
+/** A probe: true once every id is indexed at its version (no rebuild pending) and N is `items`; else how many are. */
+function settleProbe(
+  client: DynamoDBDocumentClient,
+  TableName: string,
+  expected: Map<number, number>,
+  items: number,
+) {
   const waiting = new Set(expected.keys());
   // The oldest first, 100 at a time: the stream delivers in order, so a chunk not yet in ends the probe.
   return async () => {
@@ -54,16 +59,6 @@ async function settledIds(client: DynamoDBDocumentClient, TableName: string, exp
     }
     if (waiting.size > 0) return expected.size - waiting.size;
     const { docs } = sumCounts(await queryAll(client, countsQuery(TableName, true)));
-    let items = 0;
-    for (const pk of allShardPks()) {
-      const query = {
-        TableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-      };
-      items += (await queryAll(client, { ...query, ProjectionExpression: 'pk', ConsistentRead: true }))
-        .length;
-    }
     return docs === items ? true : expected.size;
   };
 }
@@ -142,6 +137,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       what: string,
       count: number,
       write: (i: number) => Promise<{ id: number; version: number }>,
+      itemCount?: number,
     ) => {
       itemMeter.tally = newTally();
       indexMeter.tally = newTally();
@@ -155,7 +151,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       });
       const writeSeconds = (Date.now() - begin) / 1000;
       console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
-      const settled = await settledIds(probeClient, tableName, expected);
+      const settled = settleProbe(probeClient, tableName, expected, itemCount ?? expected.size);
       let done: number | true = 0;
       for (let lastLog = Date.now(); Date.now() < deadline; await pause(250)) {
         done = await settled();
@@ -185,12 +181,12 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
     if (ingest.settled && EDITS > 0) {
       const ids = ingest.ids.sort((a, b) => a - b);
       const count = Math.min(EDITS, ids.length);
-      const { seconds } = await phase(`${label} edits`, count, (i) =>
+      const edit = (i: number) =>
         items.update(ids[Math.floor((i * ids.length) / count)] ?? 1, (current) => ({
           ...writableFields(current),
           description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
-        })),
-      );
+        }));
+      const { seconds } = await phase(`${label} edits`, count, edit, ids.length);
       edits = {
         count,
         seconds,

@@ -8,6 +8,7 @@ import { createVerifiedTokenCache } from '../../lib/auth/token-cache.ts';
 import { createTokenVerifier } from '../../lib/auth/verifier.ts';
 import { createIdAllocator } from '../../lib/items/ids.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
+import { toRecord } from '../../lib/items/record.ts';
 import {
   alternating,
   bootstrap,
@@ -69,16 +70,8 @@ await withLocalService(async (service) => {
   });
   const rawCreate = async () => {
     const id = await nextId();
-    const [now, attributes] = [new Date().toISOString(), JSON.stringify(SAMPLE_ITEM.attributes)];
-    const Item = {
-      ...itemKey(id),
-      id,
-      ...SAMPLE_ITEM,
-      attributes,
-      createdAt: now,
-      updatedAt: now,
-      version: 1,
-    };
+    const now = new Date().toISOString();
+    const Item = toRecord({ id, ...SAMPLE_ITEM, createdAt: now, updatedAt: now, version: 1 });
     await client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
   };
   // An RS256 verification of a new token in full (no verified-token cache).
