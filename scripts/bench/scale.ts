@@ -75,17 +75,20 @@ function scoreShare(found: Found, truth: Truth): number {
 }
 
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
-const series = () => [] as number[];
+/** Empty series of figures, one per name. */
+const series = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
 const results: ReturnType<typeof sizeResult>[] = [];
-function sizeResult({ size, records, reused, builtSeconds }: (typeof loads)[number]) {
-  const exact = { units: series(), blocks: series(), listed: series() };
-  const [p50, p99] = [Number.NaN, Number.NaN];
-  return {
-    ...{ size, records, reused, loadSeconds: builtSeconds, p50, p99, latencies: series(), exact },
-    ...{ units: series(), calls: series(), blocks: series(), normPages: series() },
-    ...{ recall: series(), scoreShare: series() },
-  };
-}
+const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
+  size,
+  records,
+  reused,
+  loadSeconds: builtSeconds,
+  p50: Number.NaN,
+  p99: Number.NaN,
+  exact: series('units', 'blocks', 'listed'),
+  ...series('latencies', 'units', 'calls', 'blocks', 'normPages', 'recall', 'scoreShare'),
+});
 for (const load of loads) {
   const { size } = load;
   const r = sizeResult(load);
@@ -135,7 +138,9 @@ const ends = [SIZES[0] ?? 0, SIZES.at(-1) ?? 0];
 const sweep = await withCollections(ends, async (endpoints) => {
   const runs = SWEEP.flatMap((point) =>
     ends.map((size) => ({
-      ...{ point, size, latencies: series(), units: series(), blocks: series(), recall: series() },
+      point,
+      size,
+      ...series('latencies', 'units', 'blocks', 'recall'),
       ...collectionRetriever(endpoints.get(size) ?? '', ceilingOf(point)),
     })),
   );

@@ -11,11 +11,17 @@ import { envNumber, envSizes } from './common.ts';
 import { syntheticItem } from './synthetic.ts';
 
 const newTally = () => ({
-  ...{ items: 0, batches: 0, wcu: 0, statsTransactions: 0 },
-  /** Requests sent (a BatchGetItem of 100 keys, a Put, a transaction: one each); distinct terms, over the batches. */
-  ...{ requests: 0, terms: 0 },
+  items: 0,
+  batches: 0,
+  wcu: 0,
+  statsTransactions: 0,
+  /** Requests sent (a BatchGetItem of 100 keys, a Put, a transaction: one each). */
+  requests: 0,
+  /** Distinct terms, summed over the batches. */
+  terms: 0,
   /** WCU by term partition key, and by dictionary index partition (`<index> <partition>`). */
-  ...{ byTerm: new Map<string, number>(), byIndex: new Map<string, number>() },
+  byTerm: new Map<string, number>(),
+  byIndex: new Map<string, number>(),
 });
 export type IngestTally = ReturnType<typeof newTally>;
 const add = (map: Map<string, number>, key: string, units: number) =>
