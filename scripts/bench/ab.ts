@@ -1,6 +1,5 @@
-// `npm run bench:ab -- <other checkout>`: this tree against another checkout (with its node_modules) in one process
-// on one DynamoDB Local: get-item and create-item bundles warm, blocks of 100 calls alternating (wall time and this
-// process's CPU per call); then each tree's middleware chain alone around an instant handler. BENCH_AB_ROUNDS (20).
+// `npm run bench:ab -- <other checkout>`: this tree's get-item and create-item against another's, warm in one
+// process (blocks of calls alternating), and each tree's middleware chain alone around an instant handler.
 import { execSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { cpuUsage } from 'node:process';

@@ -1,8 +1,5 @@
-// The kit's one capacity meter: an SDK middleware that asks every command for its consumed capacity and tallies it,
-// with the index records each reply holds. DynamoDB Local's totals for transactions are not AWS's, so each write
-// action is costed by AWS's rules from the sizes the client sends and last wrote to each key (BENCHMARKS.md, Ingest):
-// Put ceil(max(old, new) / 1 KB), Update and Delete ceil(old / 1 KB) (at least 1), ConditionCheck 1, ×2 in a
-// transaction, plus the dictionary's index writes; `reportedWcu` keeps what DynamoDB Local answered.
+// The kit's one capacity meter: asks every command for its consumed capacity, counts the index records in replies,
+// and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';

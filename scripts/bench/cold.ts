@@ -1,6 +1,5 @@
-// `npm run bench:cold`: a fresh Node process imports a deployed bundle and serves one request against DynamoDB Local,
-// every handler once a round in rotating order, get-item right next to the floor (floor/get-item.ts, only the raw
-// GetCommand); judged on the ratio of medians and the median per-round ratio. BENCH_COLD_ROUNDS (101).
+// `npm run bench:cold`: a fresh Node process imports a deployed bundle and serves one request against DynamoDB
+// Local, every handler once a round, get-item next to the floor (floor/get-item.ts: only the raw GetCommand).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,5 @@
-// The synthetic collections of bench:scale and bench:options: each size bulk-loaded once into DynamoDB Local and kept
-// as a snapshot under .local/bench/collections/, keyed by a hash of the files that decide its records; and what both
-// parts run on them: the retriever POST /retrieve runs, metered, with the queries interleaved across targets.
+// The synthetic collections of bench:scale and bench:options, bulk-loaded once and kept as DynamoDB Local snapshots
+// keyed by what decides their records, and the retriever POST /retrieve runs on them, metered.
 import { createHash } from 'node:crypto';
 import {
   cpSync,

@@ -1,7 +1,5 @@
-// `npm run bench:freshness`: how soon new items can be retrieved over HTTP through `npm start`'s stack: creates
-// (a burst from 8 clients, then sequential ones) each with a made-up word, then POST /retrieve polled with the words
-// not yet found until every item is found (method: BENCHMARKS.md, Freshness). BENCH_FRESHNESS_BURST (200),
-// BENCH_FRESHNESS_SEQUENTIAL (300).
+// `npm run bench:freshness`: how soon new items can be retrieved over HTTP through `npm start`'s stack, after a
+// burst of creates and after sequential ones (method: BENCHMARKS.md, Freshness).
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';

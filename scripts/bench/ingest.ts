@@ -1,7 +1,5 @@
 // `npm run bench:ingest`: how fast and at what cost the index keeps up with new items and edits through the stream
-// consumer's path on DynamoDB Local (Cranfield and the synthetic collection; method: BENCHMARKS.md, Ingest). Options:
-// BENCH_INGEST_COLLECTIONS (cranfield,synthetic), BENCH_INGEST_SYNTHETIC (10000), BENCH_INGEST_EDITS (100),
-// BENCH_INGEST_PARALLEL (concurrent batches of the shard, infra/stream.json's by default).
+// consumer's path on DynamoDB Local, for Cranfield and the synthetic collection (method: BENCHMARKS.md, Ingest).
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

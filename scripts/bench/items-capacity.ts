@@ -1,6 +1,5 @@
 // `npm run bench:capacity`: the items' capacity and cost model and the index's ingest ceiling on AWS, from DynamoDB's
-// documented limits, rules and prices (on demand, us-east-1), the layout in lib/items/keys.ts, the sample items'
-// sizes and bench:write-model's replay of the index writer: a model, not a measurement on AWS.
+// documented limits, rules and prices and bench:write-model's replay of the writer: a model, not a measurement.
 import { readFileSync } from 'node:fs';
 import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';

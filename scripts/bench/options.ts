@@ -1,6 +1,5 @@
 // `npm run bench:options`: what the search options of contract §8 cost on the bench:scale collections, each fixed
-// query plain and with each option, interleaved across sizes and variants. Options: BENCH_OPTIONS_SIZES
-// (1000,10000,100000), BENCH_OPTIONS_REPEATS (5).
+// query plain and with each option, interleaved across sizes and variants.
 import { expandQuery } from '../../lib/search/read/expand.ts';
 import type { RetrieveInput } from '../../lib/search/read/retrieve.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';

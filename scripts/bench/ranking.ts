@@ -1,6 +1,5 @@
-// `npm run bench:ranking`: what `prefix` and `typos` do to ranking quality on Cranfield's queries as written, as typed
-// and misspelled (made by a seeded generator, BENCH_RANKING_SEED), ranked as POST /retrieve ranks (expandQuery, then
-// exact BM25, in memory); and known-item MRR@10 on the README files in node_modules against wink-bm25-text-search.
+// `npm run bench:ranking`: ranking quality of `prefix` and `typos` on Cranfield's queries as written, as typed and
+// misspelled (seeded), ranked in memory as POST /retrieve ranks; and known-item MRR@10 against wink-bm25-text-search.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDictionaryTerm } from '../../lib/search/format/keys.ts';

@@ -1,6 +1,5 @@
-// `npm run bench:report`: each part's latest figures (.local/bench/results/<part>.json) into BENCHMARKS.md between
-// its markers `<!-- bench:<part> -->` and `<!-- /bench:<part> -->` (a part without markers gets a section at the
-// end), and bench:scale's latency chart drawn to benchmarks/retrieval.svg. The rest of the file is written by hand.
+// `npm run bench:report`: each part's latest figures (.local/bench/results/) into BENCHMARKS.md between its markers
+// (`<!-- bench:<part> -->`), and bench:scale's latency chart to benchmarks/retrieval.svg.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PartResult, RESULTS_DIR, ROOT } from './common.ts';

@@ -1,6 +1,5 @@
-// `npm run bench:scale`: retrieval over the synthetic collections as they grow (read units, calls, blocks and recall
-// of each fixed query, every answer checked against exhaustive BM25; latency with every size served at once) and
-// the read ceiling's trade-off at the two ends. Options: BENCH_SCALE_SIZES (1000,10000,100000), BENCH_SCALE_REPEATS.
+// `npm run bench:scale`: retrieval over the synthetic collections as they grow, every answer checked against
+// exhaustive BM25, latency with every size served at once, and the read ceiling's trade-off at the two ends.
 import { SEARCH_DEFAULTS, type SearchOptions } from '../../lib/search/read/query.ts';
 import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';

@@ -1,6 +1,5 @@
-// The service as the parts stand it up: DynamoDB Local with the table, `npm start`'s stack on free ports, the
-// deployed bundles (from the zips `serverless package` writes), and the Lambda events and context they are given.
-// Whatever is started here runs under the reaper (scripts/local/children.ts): it stops when this process goes.
+// The service as the parts stand it up: DynamoDB Local, `npm start`'s stack, the deployed bundles, Lambda's events
+// and context. What is started here runs under the reaper (scripts/local/children.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,5 +1,5 @@
 // `npm run bench:warm`: the deployed get-item and create-item bundles invoked in-process against DynamoDB Local,
-// alternating call by call with the raw SDK calls each one makes (a client built like the service's). BENCH_WARM_N.
+// alternating call by call with the raw SDK calls each one makes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

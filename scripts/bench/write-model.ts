@@ -1,7 +1,5 @@
-// `npm run bench:write-model`: the index's write units per new item as the collection grows, in memory: the posting
-// writer's own pure steps replayed on the synthetic collection created in id order and indexed in stream batches,
-// each write costed by AWS's rules (method: BENCHMARKS.md). Each size reports the batches of its last 10 % of items.
-// BENCH_MODEL_SIZES (1000,10000,100000), BENCH_MODEL_BATCH (1000).
+// `npm run bench:write-model`: the index's write units per new item as the collection grows, the writer's pure steps
+// replayed in memory and costed by AWS's rules (method: BENCHMARKS.md); each size's last 10 % of items.
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
 import { pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
