@@ -37,12 +37,10 @@ function valueBytes(value: AttributeValue): number {
   }
 }
 
-/** Bytes of a marshalled item: attribute names plus values. */
 const itemBytes = (item: AttributeMap): number =>
   sum(Object.entries(item).map(([name, value]) => Buffer.byteLength(name) + valueBytes(value)));
 const marshalled = (record: Record<string, unknown>) =>
   marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap;
-/** Bytes of an item as the document client takes it. */
 export const recordBytes = (record: Record<string, unknown>): number => itemBytes(marshalled(record));
 
 /** A key attribute's text: marshalled (`{ S }`) in a command's input, plain in its reply. */
@@ -132,7 +130,6 @@ const batchRequests = (items: unknown) =>
 const indexedOf = (item: AttributeMap) =>
   Object.fromEntries(Object.entries(item).filter(([name]) => INDEXED_ATTRIBUTES.has(name)));
 
-/** The write actions of a marshalled write command's input, costed by AWS's rules. */
 function writeActions(command: string, input: Record<string, unknown>, sizes: Map<string, number>) {
   const action = (key: AttributeMap, units: number, bytes?: number | null, after?: After): WriteAction => ({
     pk: text(key.pk),
@@ -292,7 +289,6 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
   );
 }
 
-/** A document client on DynamoDB Local at `endpoint`, metered by a meter of its own. */
 export function meteredClient(endpoint: string) {
   const raw = localClient(endpoint);
   const meter = createMeter();
@@ -301,7 +297,6 @@ export function meteredClient(endpoint: string) {
   return { raw, client, meter };
 }
 
-/** Runs `work` with a fresh tally; what it returned and what its calls consumed. */
 export async function metered<T>(meter: Meter, work: () => Promise<T>): Promise<{ value: T; tally: Tally }> {
   const tally = newTally();
   meter.tally = tally;
@@ -310,7 +305,6 @@ export async function metered<T>(meter: Meter, work: () => Promise<T>): Promise<
   return { value, tally };
 }
 
-/** The `count` keys with the most WCU (or transactions). */
 export const hottest = (map: Map<string, KeyTally>, count: number, by: 'wcu' | 'transactions' = 'wcu') =>
   [...map]
     .map(([key, t]) => ({ key, ...t }))

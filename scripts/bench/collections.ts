@@ -123,7 +123,6 @@ export function collectionRetriever(endpoint: string, options: Partial<SearchOpt
   const withDictionary = (dictionaryOptions: Omit<DictionaryOptions, 'client' | 'tableName'>) =>
     createRetriever({ search, items, dictionary: createDictionary({ ...table, ...dictionaryOptions }) });
   const retrieve = createRetriever({ search, items, dictionary });
-  /** A query's answer and what its calls consumed. */
   const measure = (request: Parameters<typeof retrieve>[0], retriever = retrieve) =>
     metered(meter, () => retriever(request));
   return { raw, meter, dictionary, retrieve, withDictionary, measure };

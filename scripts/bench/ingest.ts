@@ -74,7 +74,6 @@ async function conditionalPutRate(raw: DynamoDBClient): Promise<number> {
   return 2_000 / ((performance.now() - begin) / 1000);
 }
 
-/** Units per new item (or per edit). */
 const perUnit = (tally: Tally, count: number) => ({
   wcu: tally.wcu / count,
   dictionaryWcu: tally.indexWcu / count,
@@ -197,7 +196,6 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
     streams.destroy();
 
     const n = ingest.indexed;
-    /** A key's tallies per 1,000 items ingested. */
     const per1000 = (keys: Map<string, KeyTally>, count: number, by: 'wcu' | 'transactions' = 'wcu') =>
       hottest(keys, count, by).map((k) => ({
         key: k.key,

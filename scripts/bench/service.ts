@@ -14,7 +14,6 @@ import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
 
 const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
-/** A token of `group` from `issuer`, valid for two hours. */
 export const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
@@ -113,7 +112,6 @@ export interface DeployedFunction {
   name: string;
   handler: string;
   zipBytes: number;
-  /** The entry bundle, extracted under the directory given. */
   bundlePath: string;
   bundleBytes: number;
 }
@@ -145,7 +143,6 @@ export function packageFunctions(dir: string): DeployedFunction[] {
   });
 }
 
-/** The deployed function `name`. */
 export function deployedBundle(deployed: readonly DeployedFunction[], name: string): DeployedFunction {
   const fn = deployed.find((f) => f.name === name);
   if (!fn) throw new Error(`no function ${name}`);
@@ -182,11 +179,9 @@ export function apiEvent(
   };
 }
 
-/** `GET /items/{item_id}` as API Gateway sends it. */
 export const getItemEvent = (id: number) =>
   apiEvent('GET /items/{item_id}', `/items/${id}`, { pathParameters: { item_id: String(id) } });
 
-/** A POST of `fields` as JSON with a bearer token, as API Gateway sends it. */
 export const postEvent = (routeKey: string, token: string, fields: unknown) =>
   apiEvent(routeKey, routeKey.split(' ')[1] ?? '', {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

@@ -70,7 +70,6 @@ export function syntheticItem(id: number, timestamp: string): Item {
   };
 }
 
-/** The fields a client sends to create item `id` of the collection. */
 export function syntheticWrite(id: number): ItemWrite {
   const { name, description, tags, attributes } = syntheticItem(id, '');
   return { name, description, tags, attributes };
