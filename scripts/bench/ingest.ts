@@ -295,8 +295,10 @@ const ROWS: [string, (c: IngestCollection) => string][] = [
 ];
 const hotList = (c: IngestCollection) =>
   `- ${c.label}: ${c.hotKeys
+    .slice(0, 4)
     .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU / ${fmt(k.transactionsPer1000, 0)} transactions`)
     .join('; ')} (per 1,000 items); the items' own writes: ${c.itemHotKeys
+    .slice(0, 2)
     .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU`)
     .join(', ')}`;
 const markdown = `${table(
