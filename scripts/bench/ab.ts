@@ -1,15 +1,19 @@
-// `npm run bench:ab -- <other checkout>`: this tree against another checkout (with its own node_modules), side by
-// side in one process against one DynamoDB Local, the variants alternating block by block so that drift on this
-// shared machine hits both alike: get-item and create-item warm, both trees' bundles (each built with its own
-// serverless.yml's options), blocks of 100 calls; wall time per call and this process's CPU per call (the service's
-// own work and the SDK's; DynamoDB Local runs in its own process). Then the edge alone: each tree's middleware chain
-// around a handler that answers at once.
+// `npm run bench:ab -- <other checkout>`: this tree's get-item and create-item against another's, warm in one
+// process (blocks of calls alternating), and each tree's middleware chain alone around an instant handler.
 import { execSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { cpuUsage } from 'node:process';
-import { createIssuer, mintToken } from '../local/issuer.ts';
+import { createIssuer } from '../local/issuer.ts';
 import { alternating, buildBundle, envNumber, median, ms, ROOT, timed, writeResult } from './common.ts';
-import { getItemEvent, type Handler, invoke, postEvent, SAMPLE_ITEM, withLocalService } from './service.ts';
+import {
+  getItemEvent,
+  type Handler,
+  invoke,
+  postEvent,
+  SAMPLE_ITEM,
+  tokenOf,
+  withLocalService,
+} from './service.ts';
 
 const other = resolve(process.argv[2] ?? '');
 const ROUNDS = envNumber('BENCH_AB_ROUNDS', 20);
@@ -17,6 +21,10 @@ const BLOCK = 100;
 const EDGE_CALLS = 20_000;
 const EDGE_ROUNDS = 5;
 const started = Date.now();
+const trees = [
+  ['before', other],
+  ['after', ROOT],
+] as const;
 let commit = other;
 try {
   commit = execSync('git rev-parse --short HEAD', { cwd: other, encoding: 'utf8' }).trim();
@@ -36,11 +44,8 @@ await withLocalService(async (service) => {
   const data: Record<string, unknown> = {};
   for (const fn of ['get-item', 'create-item'] as const) {
     const variants = [];
-    for (const [label, root] of [
-      ['before', other],
-      ['after', ROOT],
-    ] as const) {
-      const bundle = await buildBundle(`functions/${fn}.ts`, `/tmp/bench-ab/${label}/${fn}`, {}, root);
+    for (const [label, root] of trees) {
+      const bundle = await buildBundle(`functions/${fn}.ts`, `/tmp/bench-ab/${label}/${fn}`, root);
       const handler: Handler = (await import(bundle.entryPath)).handler;
       variants.push({ label: `${fn} ${label}`, handler, wall: [] as number[], cpu: [] as number[] });
     }
@@ -71,42 +76,40 @@ ${edge.rows.join('\n')}`;
   writeResult('ab', markdown, { ...data, edge: edge.data }, started);
 });
 
-/** Both trees' chains (each its own lib/http/route.ts) around a handler that answers at once: what the edge costs. */
+/** Both trees' chains (each its own lib/http/route.ts) around a handler that answers at once. */
 async function edgeAlone() {
   const issuer = createIssuer();
   const options = { userPoolId: issuer.meta.userPoolId, clientId: issuer.meta.clientId, jwks: issuer.jwks };
-  const token = mintToken(issuer, { groups: ['editor'], expiresIn: 7200 });
+  const token = tokenOf(issuer)('editor');
   const stamp = '2026-01-01T00:00:00.000Z';
   const item = { id: 1, ...SAMPLE_ITEM, createdAt: stamp, updatedAt: stamp, version: 1 };
-  const edgeOf = async (root: string): Promise<Handler[]> => {
+  const chains = { before: [] as Handler[], after: [] as Handler[] };
+  for (const [label, root] of trees) {
     const { httpRoute } = await import(join(root, 'lib/http/route.ts'));
     const { createTokenVerifier } = await import(join(root, 'lib/auth/verifier.ts'));
     const schemas = await import(join(root, 'lib/items/schema.ts'));
     const verifier = createTokenVerifier(options);
-    // Each tree's middy types its chain its own way.
     const instant = (operation: string, inputs: object): Handler =>
       httpRoute(operation, { verifier, inputs, output: schemas.ItemSchema }).handler(async () => ({
         statusCode: 200,
         body: item,
       }));
-    return [
+    chains[label].push(
       instant('getItem', { path: schemas.ItemPathSchema }),
       instant('createItem', { body: schemas.ItemWriteSchema }),
-    ];
-  };
-  const trees = { before: await edgeOf(other), after: await edgeOf(ROOT) };
-  const chains = [
+    );
+  }
+  const events = [
     { name: 'get-item', event: () => getItemEvent(1) },
     { name: 'create-item', event: () => postEvent('POST /items', token, SAMPLE_ITEM) },
   ];
   const rows: string[] = [];
   const data: Record<string, { before: number[]; after: number[] }> = {};
-  for (const [i, chain] of chains.entries()) {
+  for (const [i, chain] of events.entries()) {
     const rounds = { before: [] as number[], after: [] as number[] };
     // Round 0 warms both up and is not counted.
     await alternating(EDGE_ROUNDS + 1, ['before', 'after'] as const, async (side, round) => {
-      const handler = trees[side][i];
-      if (!handler) throw new Error(`no ${chain.name} chain`);
+      const handler = chains[side][i] as Handler;
       const begin = performance.now();
       for (let call = 0; call < EDGE_CALLS; call++) await invoke(handler, chain.event());
       if (round > 0) rounds[side].push(((performance.now() - begin) * 1000) / EDGE_CALLS);

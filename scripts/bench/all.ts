@@ -1,5 +1,4 @@
-// `npm run bench`: every part in turn (each a fresh process, one after another so they do not compete), then
-// `npm run bench:report`, which puts each part's figures into BENCHMARKS.md. BENCH_PARTS chooses the parts.
+// `npm run bench`: every part in turn, each a fresh process, then `bench:report`. BENCH_PARTS chooses the parts.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -7,9 +6,8 @@ const PARTS = (process.env.BENCH_PARTS ?? 'bundle,cold,warm,http,scale,options,i
 for (const part of [...PARTS, 'report']) {
   console.log(`\n=== ${part} ===`);
   const script = fileURLToPath(new URL(`./${part}.ts`, import.meta.url));
-  const run = spawnSync(process.execPath, [script], { stdio: 'inherit' });
-  if (run.status !== 0) {
-    console.error(`bench: ${part} failed (exit ${run.status})`);
+  if (spawnSync(process.execPath, [script], { stdio: 'inherit' }).status !== 0) {
+    console.error(`bench: ${part} failed`);
     process.exit(1);
   }
 }

@@ -1,13 +1,5 @@
-// `npm run bench:ingest`: how fast, and at what cost, the index keeps up with new items through the stream consumer's
-// path on DynamoDB Local, for Cranfield's 1,400 documents and the synthetic collection of bench:scale: items written
-// with the repository (8 writers), the stream read as scripts/local/stream-consumer.ts reads it, each batch handed to
-// `indexChanges`; measured until the index has settled, with every index call metered (capacity.ts). The method is
-// in BENCHMARKS.md ("Ingest").
-//
-// Options (environment): BENCH_INGEST_COLLECTIONS (cranfield,synthetic), BENCH_INGEST_SYNTHETIC (items of the
-// synthetic collection, 10000; a prefix when smaller), BENCH_INGEST_EDITS (100), BENCH_INGEST_LIMIT_SECONDS (time
-// limit per collection's ingest, 3600: past it the run stops and reports how far it got), BENCH_INGEST_PARALLEL
-// (concurrent batches of the shard), BENCH_INGEST_REQUEST_TIMEOUT_MS.
+// `npm run bench:ingest`: how fast and at what cost the index keeps up with new items and edits through the stream
+// consumer's path on DynamoDB Local, for Cranfield and the synthetic collection (method: BENCHMARKS.md, Ingest).
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -19,7 +11,7 @@ import { mapLimit } from '../../lib/concurrency.ts';
 import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { queryAll } from '../../lib/dynamodb/query-all.ts';
-import { allShardPks, isItemKey } from '../../lib/items/keys.ts';
+import { isItemKey } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
@@ -36,107 +28,54 @@ import { syntheticWrite } from './synthetic.ts';
 
 const COLLECTIONS = envList('BENCH_INGEST_COLLECTIONS', 'cranfield,synthetic');
 const SYNTHETIC_SIZE = envNumber('BENCH_INGEST_SYNTHETIC', 10_000);
-const SYNTHETIC_FULL = 10_000;
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
-const LIMIT_SECONDS = envNumber('BENCH_INGEST_LIMIT_SECONDS', 3600);
-/** Concurrent writers of items (the repository's create), and of the edits. */
-const WRITERS = 8;
-/** As scripts/local/stream-consumer.ts (and serverless.yml, both from infra/stream.json): item records a batch. */
-const BATCH_LIMIT = streamSettings.batchSize;
-/** Concurrent batches of the shard (Lambda's parallelizationFactor): BENCH_INGEST_PARALLEL, else infra/stream.json's. */
 const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizationFactor);
-/**
- * Per-request time limit of every client here. The handler's client allows 2 s (lib/dynamodb/client.ts); DynamoDB
- * Local on this shared 2-core machine stalls past that under load, and a timed-out batch is retried, which
- * measures the machine, not the index. Same client factory and retries otherwise.
- */
-const REQUEST_TIMEOUT_MS = envNumber('BENCH_INGEST_REQUEST_TIMEOUT_MS', 10_000);
+/** Per phase: past it the run reports how far it got. */
+const LIMIT_SECONDS = 3600;
+const WRITERS = 8;
 const started = Date.now();
-const priority = raisePriority();
+raisePriority();
 
-// How the benchmark tells that the index has settled: an item is indexed at version v when its doc record holds
-// version v and no unfinished rebuild (`pending`), and N (the counts' parts' `docs`) is the number of items. Reads
-// go through an unmetered client: they are the benchmark's, not the index's.
-/** The version each of `ids` is indexed at (missing: not indexed). */
-async function indexedVersions(client: DynamoDBDocumentClient, tableName: string, ids: readonly number[]) {
-  const docs = await batchGet(client, tableName, ids.map(docKey), { consistent: true });
-  const done = docs.filter((doc) => !(doc.pending as unknown[] | undefined)?.length);
-  return new Map(done.map((doc) => [idOfDocKey(String(doc.pk), String(doc.sk)) ?? 0, Number(doc.version)]));
-}
-/** Whether N, as the index has it, is the number of items in the table (every shard's). */
-async function countsAgree(client: DynamoDBDocumentClient, TableName: string): Promise<boolean> {
-  const { docs } = sumCounts(await queryAll(client, countsQuery(TableName, true)));
-  let items = 0;
-  for (const pk of allShardPks()) {
-    const query = { TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } };
-    items += (await queryAll(client, { ...query, ProjectionExpression: 'pk', ConsistentRead: true })).length;
-  }
-  return docs === items;
-}
-
-/**
- * Polls until every id in `expected` is indexed at its version and N equals the items in the table, or the
- * deadline passes. Returns when it settled (ms since the epoch; undefined at the deadline) and how many are in.
- */
-async function settle(
+/** A probe: true once every id is indexed at its version (no rebuild pending) and N is `items`; else how many are. */
+function settleProbe(
   client: DynamoDBDocumentClient,
-  tableName: string,
+  TableName: string,
   expected: Map<number, number>,
-  deadline: number,
-  label: string,
-): Promise<{ at: number | undefined; done: number }> {
+  items: number,
+) {
   const waiting = new Set(expected.keys());
-  let lastLog = Date.now();
-  const begin = Date.now();
-  while (Date.now() < deadline) {
-    // The oldest first, 100 at a time: the stream delivers in order, so the probe moves on while whole chunks
-    // are in, and pauses at the first chunk that is not.
+  // The oldest first, 100 at a time: the stream delivers in order, so a chunk not yet in ends the probe.
+  return async () => {
     for (let probe = [...waiting].slice(0, 100); probe.length > 0; probe = [...waiting].slice(0, 100)) {
-      const versions = await indexedVersions(client, tableName, probe);
-      for (const id of probe) if (versions.get(id) === expected.get(id)) waiting.delete(id);
+      const docs = await batchGet(client, TableName, probe.map(docKey), { consistent: true });
+      for (const doc of docs)
+        if (!(doc.pending as unknown[] | undefined)?.length) {
+          const id = idOfDocKey(String(doc.pk), String(doc.sk)) ?? 0;
+          if (expected.get(id) === Number(doc.version)) waiting.delete(id);
+        }
       if (probe.some((id) => waiting.has(id))) break;
     }
-    if (waiting.size === 0 && (await countsAgree(client, tableName)))
-      return { at: Date.now(), done: expected.size };
-    if (Date.now() - lastLog > 15_000) {
-      lastLog = Date.now();
-      const [done, seconds] = [expected.size - waiting.size, (Date.now() - begin) / 1000];
-      console.log(
-        `  ${label}: ${done}/${expected.size} indexed after ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s)`,
-      );
-    }
-    await pause(250);
-  }
-  return { at: undefined, done: expected.size - waiting.size };
+    if (waiting.size > 0) return expected.size - waiting.size;
+    const { docs } = sumCounts(await queryAll(client, countsQuery(TableName, true)));
+    return docs === items ? true : expected.size;
+  };
 }
 
-/**
- * DynamoDB Local's own pace: how many small conditional PutItems it takes a second with as many in flight as the
- * index writer keeps (32), on a scratch table.
- */
+/** DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on a scratch table. */
 async function conditionalPutRate(raw: DynamoDBClient): Promise<number> {
-  const scratch = `rate-${randomUUID()}`;
-  await ensureTable(raw, scratch);
+  const TableName = `rate-${randomUUID()}`;
+  await ensureTable(raw, TableName);
   const client = DynamoDBDocumentClient.from(raw);
-  const count = 2_000;
   const begin = performance.now();
-  await mapLimit(
-    Array.from({ length: count }, (_, i) => i),
-    32,
-    (i) => {
-      const Item = { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
-      return client.send(
-        new PutCommand({ TableName: scratch, Item, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
-    },
-  );
-  return count / ((performance.now() - begin) / 1000);
+  await mapLimit([...Array(2_000).keys()], 32, (i) => {
+    const Item = { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
+    return client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  });
+  return 2_000 / ((performance.now() - begin) / 1000);
 }
 
-/** Index and item units per new item (or per edit). */
 const perUnit = (tally: Tally, count: number) => ({
   wcu: tally.wcu / count,
-  /** Of wcu, the term dictionary's index writes (capacity.ts). */
   dictionaryWcu: tally.indexWcu / count,
   reportedWcu: tally.reportedWcu / count,
   rcu: tally.rcu / count,
@@ -147,155 +86,141 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
   return withDynamoDb([], async ({ endpoint, raw }) => {
     const tableName = `ingest-${randomUUID()}`;
     await ensureTable(raw, tableName);
-    // DynamoDB Local's own pace, before and after the run (the machine is shared: both are shown).
     const ratedBefore = await conditionalPutRate(raw);
     const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) throw new Error('the table has no stream');
 
-    // The items' own writes (the API's repository) and the index's calls (the handler's runtime: one client
-    // for the indexer and the repository it reads items with) are metered apart.
-    const options = { region: 'us-east-1', endpoint, requestTimeoutMs: REQUEST_TIMEOUT_MS };
-    const itemClient = createDocumentClient(options);
-    const indexClient = createDocumentClient(options);
-    const probeClient = createDocumentClient(options);
+    // The handler's runtime: one client for the indexer and the repository it reads with; the items' own writes
+    // are metered apart. DynamoDB Local stalls past the handler's 2 s under load here: 10 s a request.
+    const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
+    const [itemClient, indexClient, probeClient] = [clientOf(), clientOf(), clientOf()];
     const [itemMeter, indexMeter] = [createMeter(), createMeter()];
     meterClient(itemClient, itemMeter);
     meterClient(indexClient, indexMeter);
     const items = createItemRepository({ client: itemClient, tableName });
-    const indexer = createIndexer({
-      client: indexClient,
-      tableName,
-      items: createItemRepository({ client: indexClient, tableName }),
-    });
+    const indexItems = createItemRepository({ client: indexClient, tableName });
+    const indexer = createIndexer({ client: indexClient, tableName, items: indexItems });
 
-    // The stream, read as the local consumer reads it; Lambda's parallelizationFactor: the shard's batch indexed as
-    // that many concurrent batches, each retried (or given up) as Lambda would.
+    // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
     const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, lastBusy: 0 };
     let stopping = false;
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
+    const handler = async (event: { Records: Parameters<typeof indexChanges>[1] }) => {
+      const reply = await indexChanges(indexer, event.Records);
+      if (reply.batchItemFailures.length > 0) consumer.retries++;
+      return reply;
+    };
     const polling = pollStream(streams, streamArn, {
-      batchSize: BATCH_LIMIT,
+      batchSize: streamSettings.batchSize,
       stopping: () => stopping,
       deliver: async (records, shardId, read) => {
         consumer.batches++;
         consumer.records += read;
-        consumer.itemRecords += records.filter((r) =>
-          isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }),
-        ).length;
-        const deliver = (batch: typeof records) =>
-          deliverBatch(batch, {
-            handler: async (event) => {
-              const reply = await indexChanges(indexer, event.Records);
-              if (reply.batchItemFailures.length > 0) consumer.retries++;
-              return reply;
-            },
-            settings: streamSettings,
-            streamArn,
-            shardId,
-            stopping: () => stopping,
-            onFailure: () => {},
-          });
-        await Promise.all(concurrentBatches(records, PARALLEL).map(deliver));
+        const keys = records.map((r) => ({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S }));
+        consumer.itemRecords += keys.filter(isItemKey).length;
+        const options = { handler, settings: streamSettings, streamArn, shardId, onFailure: () => {} };
+        const batches = concurrentBatches(records, PARALLEL);
+        await Promise.all(
+          batches.map((batch) => deliverBatch(batch, { ...options, stopping: () => stopping })),
+        );
         consumer.lastBusy = Date.now();
       },
     });
-    /** Waits until the consumer has had nothing to index for 2 s (or a minute past `deadline`). */
-    const quiet = async (deadline: number) => {
-      const since = Date.now();
-      while (Date.now() - Math.max(consumer.lastBusy, since) < 2_000 && Date.now() < deadline + 60_000)
-        await pause(200);
-    };
 
-    const deadline = Date.now() + LIMIT_SECONDS * 1000;
-    const loadAtStart = loadavg()[0] ?? 0;
-    const begin = Date.now();
-    const expected = new Map<number, number>();
-    let next = 0;
-    const writer = async () => {
-      for (let fields = writes[next++]; fields && Date.now() < deadline; fields = writes[next++]) {
-        const item = await items.create(fields);
-        expected.set(item.id, item.version);
-      }
-    };
-    await Promise.all(Array.from({ length: WRITERS }, writer));
-    const written = Date.now();
-    console.log(`  ${label}: ${expected.size} items written in ${((written - begin) / 1000).toFixed(1)} s`);
-    const ingest = await settle(probeClient, tableName, expected, deadline, label);
-    const seconds = ((ingest.at ?? Date.now()) - begin) / 1000;
-    console.log(
-      `  ${label}: ${ingest.done}/${expected.size} indexed in ${seconds.toFixed(1)} s${ingest.at ? '' : ' (time limit)'}`,
-    );
-
-    // Let the consumer finish the stream's tail (re-deliveries of settled items) before counting edits apart.
-    await quiet(deadline);
-    const [ingestIndex, ingestItems] = [indexMeter.tally, itemMeter.tally];
-    const ingestConsumer = { ...consumer };
-
-    // Edits: a sample spread over the collection, each appending words to the description (its length changes,
-    // so every posting of the item changes), written as the patch handler writes them.
-    let edits: { count: number; settled: boolean; seconds: number; index: Units; item: Units } | undefined;
-    if (ingest.at !== undefined && EDITS > 0) {
-      indexMeter.tally = newTally();
+    /** Writes with WRITERS at once, waits until the index has settled, then until the consumer is quiet for 2 s. */
+    const phase = async (
+      what: string,
+      count: number,
+      write: (i: number) => Promise<{ id: number; version: number }>,
+      itemCount?: number,
+    ) => {
       itemMeter.tally = newTally();
-      const ids = [...expected.keys()].sort((a, b) => a - b);
+      indexMeter.tally = newTally();
+      const expected = new Map<number, number>();
+      const begin = Date.now();
+      const deadline = begin + LIMIT_SECONDS * 1000;
+      await mapLimit([...Array(count).keys()], WRITERS, async (i) => {
+        if (Date.now() >= deadline) return;
+        const { id, version } = await write(i);
+        expected.set(id, version);
+      });
+      const writeSeconds = (Date.now() - begin) / 1000;
+      console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
+      const settled = settleProbe(probeClient, tableName, expected, itemCount ?? expected.size);
+      let done: number | true = 0;
+      for (let lastLog = Date.now(); Date.now() < deadline; await pause(250)) {
+        done = await settled();
+        if (done === true) break;
+        if (Date.now() - lastLog < 15_000) continue;
+        lastLog = Date.now();
+        console.log(
+          `  ${what}: ${done}/${expected.size} indexed after ${((lastLog - begin) / 1000).toFixed(0)} s`,
+        );
+      }
+      const seconds = (Date.now() - begin) / 1000;
+      console.log(`  ${what}: ${done === true ? 'all' : done} indexed in ${seconds.toFixed(1)} s`);
+      for (const since = Date.now(); Date.now() - Math.max(consumer.lastBusy, since) < 2_000; ) {
+        if (Date.now() > deadline + 60_000) break;
+        await pause(200);
+      }
+      const indexed = done === true ? expected.size : done;
+      return { ids: [...expected.keys()], settled: done === true, indexed, seconds, writeSeconds };
+    };
+
+    const loadAtStart = loadavg()[0] ?? 0;
+    const ingest = await phase(label, writes.length, (i) => items.create(writes[i] as ItemWrite));
+    const [ingestIndex, ingestItems, ingestConsumer] = [indexMeter.tally, itemMeter.tally, { ...consumer }];
+
+    // Edits spread over the collection, each appending words to the description (its length changes).
+    let edits: { count: number; seconds: number; index: Units; item: Units } | undefined;
+    if (ingest.settled && EDITS > 0) {
+      const ids = ingest.ids.sort((a, b) => a - b);
       const count = Math.min(EDITS, ids.length);
-      const sample = Array.from({ length: count }, (_, i) => ids[Math.floor((i * ids.length) / count)] ?? 1);
-      const editExpected = new Map<number, number>();
-      const editBegin = Date.now();
-      await mapLimit(sample, WRITERS, async (id) => {
-        const item = await items.update(id, (current) => ({
+      const edit = (i: number) =>
+        items.update(ids[Math.floor((i * ids.length) / count)] ?? 1, (current) => ({
           ...writableFields(current),
           description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
         }));
-        editExpected.set(id, item.version);
-      });
-      const editDeadline = Date.now() + LIMIT_SECONDS * 1000;
-      const settled = await settle(probeClient, tableName, editExpected, editDeadline, `${label} edits`);
-      const editSeconds = ((settled.at ?? Date.now()) - editBegin) / 1000;
-      await quiet(editDeadline);
-      const [index, item] = [perUnit(indexMeter.tally, count), perUnit(itemMeter.tally, count)];
-      edits = { count, settled: settled.at !== undefined, seconds: editSeconds, index, item };
-      console.log(
-        `  ${label}: ${count} edits indexed in ${editSeconds.toFixed(1)} s, ${index.wcu.toFixed(1)} WCU and ${index.rcu.toFixed(1)} RCU of index per edit`,
-      );
+      const { seconds } = await phase(`${label} edits`, count, edit, ids.length);
+      edits = {
+        count,
+        seconds,
+        index: perUnit(indexMeter.tally, count),
+        item: perUnit(itemMeter.tally, count),
+      };
     }
     stopping = true;
     await polling;
     streams.destroy();
 
-    const n = ingest.done;
-    /** A key's tallies per 1,000 items ingested. */
+    const n = ingest.indexed;
     const per1000 = (keys: Map<string, KeyTally>, count: number, by: 'wcu' | 'transactions' = 'wcu') =>
       hottest(keys, count, by).map((k) => ({
         key: k.key,
         wcuPer1000: (k.wcu / n) * 1000,
-        writesPer1000: (k.writes / n) * 1000,
         transactionsPer1000: (k.transactions / n) * 1000,
       }));
     const localPutsPerSecond = [ratedBefore, await conditionalPutRate(raw)];
     for (const c of [itemClient, indexClient, probeClient]) c.destroy();
     return {
-      localPutsPerSecond,
       name,
-      loadAverage: [loadAtStart, loadavg()[0] ?? 0],
       label,
-      planned: writes.length,
-      written: expected.size,
+      localPutsPerSecond,
+      loadAverage: [loadAtStart, loadavg()[0] ?? 0],
       indexed: n,
-      settled: ingest.at !== undefined,
-      writeSeconds: (written - begin) / 1000,
-      seconds,
-      itemsPerSecond: n / seconds,
+      settled: ingest.settled,
+      writeSeconds: ingest.writeSeconds,
+      seconds: ingest.seconds,
+      itemsPerSecond: n / ingest.seconds,
       consumer: ingestConsumer,
-      index: { ...perUnit(ingestIndex, n), total: ingestIndex.wcu },
+      index: perUnit(ingestIndex, n),
       item: perUnit(ingestItems, n),
-      hotKeys: per1000(ingestIndex.keys, 5),
-      hotItems: per1000(ingestIndex.items, 5),
-      transactedItems: per1000(ingestIndex.items, 3, 'transactions'),
-      // The item writes' own keys (the id counter and the items' partitions are written by every create).
-      itemHotKeys: per1000(ingestItems.keys, 3),
+      hotKeys: per1000(ingestIndex.keys, 4),
+      hotItems: per1000(ingestIndex.items, 1),
+      transactedItems: per1000(ingestIndex.items, 1, 'transactions'),
+      itemHotKeys: per1000(ingestItems.keys, 2),
       edits,
     };
   });
@@ -308,33 +233,21 @@ const collections: IngestCollection[] = [];
 for (const name of COLLECTIONS) {
   if (name === 'cranfield') {
     const writes = (await loadCranfield()).docs.map(cranfieldWrite);
-    console.log(`ingest: Cranfield, ${writes.length} documents`);
     collections.push(await runCollection(name, `Cranfield (${writes.length.toLocaleString('en')})`, writes));
   } else if (name === 'synthetic') {
     const writes = Array.from({ length: SYNTHETIC_SIZE }, (_, i) => syntheticWrite(i + 1));
-    const [size, full] = [SYNTHETIC_SIZE, SYNTHETIC_FULL].map((x) => x.toLocaleString('en'));
-    const label =
-      SYNTHETIC_SIZE < SYNTHETIC_FULL ? `synthetic, first ${size} of ${full}` : `synthetic ${size}`;
-    console.log(`ingest: ${label}`);
+    const size = SYNTHETIC_SIZE.toLocaleString('en');
+    const label = SYNTHETIC_SIZE < 10_000 ? `synthetic, first ${size} of 10,000` : `synthetic ${size}`;
     collections.push(await runCollection(name, label, writes));
-  } else {
-    throw new Error(`unknown collection ${name} (cranfield, synthetic)`);
-  }
+  } else throw new Error(`unknown collection ${name} (cranfield, synthetic)`);
 }
 
-// A run of some collections keeps the latest figures of the others (BENCH_INGEST_COLLECTIONS=cranfield re-runs one).
+// A run of some collections keeps the latest figures of the others.
 const file = join(RESULTS_DIR, 'ingest.json');
 const previous: IngestCollection[] = existsSync(file)
   ? JSON.parse(readFileSync(file, 'utf8')).data.collections
   : [];
-const kept = previous.filter((c) => !collections.some((run) => run.name === c.name));
-const data = {
-  date: new Date().toISOString(),
-  priority,
-  writers: WRITERS,
-  batchLimit: BATCH_LIMIT,
-  collections: [...collections, ...kept],
-};
+const all = [...collections, ...previous.filter((c) => !collections.some((run) => run.name === c.name))];
 
 /** A key and its figure, e.g. `427 (\`T#couton\`)`; the ceiling a key at 1,000 WCU/s allows, in items/s. */
 const keyCell = (k: KeyRow | undefined, value: (k: KeyRow) => number) =>
@@ -389,12 +302,12 @@ const hotList = (c: IngestCollection) =>
     .map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU`)
     .join(', ')}`;
 const markdown = `${table(
-  ['', ...data.collections.map((c) => c.name)],
-  ROWS.map(([label, cell]) => [label, ...data.collections.map(cell)]),
+  ['', ...all.map((c) => c.name)],
+  ROWS.map(([label, cell]) => [label, ...all.map(cell)]),
 )}
 
 Hottest keys, per 1,000 items ingested:
 
-${data.collections.map(hotList).join('\n')}`;
-writeResult('ingest', markdown, data, started);
+${all.map(hotList).join('\n')}`;
+writeResult('ingest', markdown, { collections: all }, started);
 process.exit(0);

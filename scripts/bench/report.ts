@@ -1,22 +1,18 @@
-// `npm run bench:report`: puts each part's latest figures (.local/bench/results/<part>.json) into BENCHMARKS.md,
-// between the part's markers `<!-- bench:<part> -->` and `<!-- /bench:<part> -->` (a part without markers gets a
-// section of its own at the end), and draws benchmarks/retrieval.svg from bench:scale's. Everything outside the
-// markers — how each figure was measured, what it means, figures kept from earlier runs — is written by hand.
+// `npm run bench:report`: each part's latest figures (.local/bench/results/) into BENCHMARKS.md between its markers
+// (`<!-- bench:<part> -->`), and bench:scale's latency chart to benchmarks/retrieval.svg.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PartResult, RESULTS_DIR, ROOT } from './common.ts';
 
 const file = join(ROOT, 'BENCHMARKS.md');
-let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
-const parts = existsSync(RESULTS_DIR)
-  ? readdirSync(RESULTS_DIR).filter((name) => name.endsWith('.json'))
-  : [];
-for (const name of parts) {
-  const result: PartResult = JSON.parse(readFileSync(join(RESULTS_DIR, name), 'utf8'));
+let text = readFileSync(file, 'utf8');
+const results: PartResult[] = (existsSync(RESULTS_DIR) ? readdirSync(RESULTS_DIR) : [])
+  .filter((name) => name.endsWith('.json'))
+  .map((name) => JSON.parse(readFileSync(join(RESULTS_DIR, name), 'utf8')));
+for (const result of results) {
   const [open, close] = [`<!-- bench:${result.part} -->`, `<!-- /bench:${result.part} -->`];
   const block = `${open}\n${result.markdown.trim()}\n${close}`;
-  const start = text.indexOf(open);
-  const end = text.indexOf(close);
+  const [start, end] = [text.indexOf(open), text.indexOf(close)];
   text =
     start >= 0 && end > start
       ? `${text.slice(0, start)}${block}${text.slice(end + close.length)}`
@@ -25,18 +21,13 @@ for (const name of parts) {
 }
 writeFileSync(file, text);
 
-interface ScaleRow {
-  size: number;
-  p50: number;
-  p99: number;
-}
-const scale = parts.includes('scale.json')
-  ? (JSON.parse(readFileSync(join(RESULTS_DIR, 'scale.json'), 'utf8')).data.results as ScaleRow[])
-  : [];
+type Row = { size: number; p50: number; p99: number };
+const scale =
+  (results.find((r) => r.part === 'scale')?.data as { results: Row[] } | undefined)?.results ?? [];
 if (scale.length > 0) writeFileSync(join(ROOT, 'benchmarks', 'retrieval.svg'), chart(scale));
 
 /** Retrieval p50 and p99 against collection size, log-scaled x axis. */
-function chart(rows: ScaleRow[]): string {
+function chart(rows: Row[]): string {
   const [width, height, left, right, top, bottom] = [640, 360, 64, 24, 36, 52];
   const minLog = Math.floor(Math.log10(Math.min(...rows.map((r) => r.size))));
   const maxLog = Math.max(minLog + 1, Math.ceil(Math.log10(Math.max(...rows.map((r) => r.size)))));
@@ -61,9 +52,8 @@ function chart(rows: ScaleRow[]): string {
     ['p50', '#1f6feb'],
     ['p99', '#d1242f'],
   ] as const) {
-    svg.push(
-      `<polyline points="${rows.map((r) => `${x(r.size)},${y(r[key])}`).join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`,
-    );
+    const points = rows.map((r) => `${x(r.size)},${y(r[key])}`).join(' ');
+    svg.push(`<polyline points="${points}" fill="none" stroke="${color}" stroke-width="2"/>`);
     for (const r of rows)
       svg.push(
         `<circle cx="${x(r.size)}" cy="${y(r[key])}" r="3.5" fill="${color}"/>`,

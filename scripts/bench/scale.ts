@@ -1,28 +1,24 @@
-// `npm run bench:scale`: retrieval over the synthetic collections (collections.ts) as they grow: read units, calls,
-// blocks and recall of each fixed query at each size, every answer checked against exhaustive BM25 in memory;
-// latency with every size served at once; and the read ceiling's trade-off at the smallest and the largest size.
+// `npm run bench:scale`: retrieval over the synthetic collections as they grow, every answer checked against
+// exhaustive BM25, latency with every size served at once, and the read ceiling's trade-off at the two ends.
 import { SEARCH_DEFAULTS, type SearchOptions } from '../../lib/search/read/query.ts';
-import { indexInMemory, type RankedDoc } from '../../lib/search/read/rank.ts';
+import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { metered, NORM_PAGE } from './capacity.ts';
+import { NORM_PAGE } from './capacity.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, mean, ms, quantile, sum, writeResult } from './common.ts';
+import { envNumber, envSizes, max, mean, min, ms, quantile, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_SCALE_SIZES', '1000,10000,100000');
 const REPEATS = envNumber('BENCH_SCALE_REPEATS', 10);
 const TOP_K = 10;
-/**
- * The read ceilings compared (sealed blocks a query reads at most); Infinity is the exact plan. The last point is the
- * service's ceiling with every block read by key (`rangeGap: 0`), beside its reads by range.
- */
+/** The read ceilings compared; Infinity is the exact plan; the last the service's, every block read by key. */
 const SWEEP: { maxBlocks: number; rangeGap?: number }[] = [
   ...[16, 32, 64, 128, 256, 512, 2_048, Number.POSITIVE_INFINITY].map((maxBlocks) => ({ maxBlocks })),
   { maxBlocks: SEARCH_DEFAULTS.maxBlocks, rangeGap: 0 },
 ];
 const started = Date.now();
 
-/** The settings of one sweep point: `Infinity` lifts the filter's ceiling too, so the plan is always exact. */
+/** A sweep point's settings: `Infinity` lifts the filter's ceiling too, so the plan is exact. */
 const ceilingOf = ({ maxBlocks, rangeGap }: (typeof SWEEP)[number]): Partial<SearchOptions> => ({
   maxBlocks,
   ...(maxBlocks === Number.POSITIVE_INFINITY ? { filterMaxBlocks: maxBlocks } : {}),
@@ -30,16 +26,11 @@ const ceilingOf = ({ maxBlocks, rangeGap }: (typeof SWEEP)[number]): Partial<Sea
 });
 const EXACT = ceilingOf({ maxBlocks: Number.POSITIVE_INFINITY });
 const request = (query: string) => ({ query, topK: TOP_K, minScore: 0 });
-
-// The bulk loader writes the records the repository and the indexer write: test/integration/bulk-load.test.ts.
 const loads = await prepareCollections(SIZES);
 
-/**
- * Exhaustive BM25 over items 1…size, computed in memory from the same generator: each query's exact top 10, and
- * every matching item's score (to check the scores the service returns, whatever it ranks).
- */
+/** Exhaustive BM25 over items 1…size in memory: each query's exact top 10 and every matching item's score. */
 const docs: { id: number; tokens: string[] }[] = [];
-function exhaustive(size: number): { top: RankedDoc[]; scores: Map<number, number> }[] {
+function exhaustive(size: number) {
   while (docs.length < size) {
     const item = syntheticItem(docs.length + 1, '2026-01-01T00:00:00.000Z');
     docs.push({ id: item.id, tokens: tokenize(itemText(item)) });
@@ -50,120 +41,89 @@ function exhaustive(size: number): { top: RankedDoc[]; scores: Map<number, numbe
     return { top: all.slice(0, TOP_K), scores: new Map(all.map((doc) => [doc.id, doc.score])) };
   });
 }
+const truths = new Map(SIZES.map((size) => [size, exhaustive(size)]));
 type Truth = ReturnType<typeof exhaustive>[number];
 type Found = { score: number; item: { id: number } }[];
-
+const truthOf = (size: number, i: number): Truth => truths.get(size)?.[i] ?? { top: [], scores: new Map() };
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
-/** Throws unless the answer is the exact top 10: every rank the score of the exact one, every score the item's. */
-function checkExact(found: Found, exact: Truth, what: string): void {
+/** Throws unless every score is the item's exhaustive one, and (`exact`) the answer is the exact top 10. */
+function check(found: Found, truth: Truth, what: string, exact: boolean): void {
   const fail = (why: string) => {
-    throw new Error(`maxBlocks: Infinity is not exact for ${what}: ${why}`);
+    throw new Error(`${what}: ${why}`);
   };
-  if (found.length !== exact.top.length) fail(`${found.length} results, not ${exact.top.length}`);
+  if (exact && found.length !== truth.top.length) fail(`${found.length} results, not ${truth.top.length}`);
   for (const [i, hit] of found.entries()) {
-    const truth = exact.scores.get(hit.item.id);
-    const expected = exact.top[i]?.score ?? Number.NaN;
-    // Items tied at a score may come in either order; their scores may not differ.
-    if (truth === undefined || !close(hit.score, truth) || !close(truth, expected))
-      fail(
-        `rank ${i + 1}: item ${hit.item.id} scored ${hit.score} (exhaustive ${truth}), the exact rank ${i + 1} scores ${expected}`,
-      );
+    const score = truth.scores.get(hit.item.id) ?? Number.NaN;
+    if (!close(hit.score, score)) fail(`item ${hit.item.id} scored ${hit.score}, exhaustively ${score}`);
+    // Items tied at a score may come in either order.
+    if (exact && !close(score, truth.top[i]?.score ?? Number.NaN)) fail(`rank ${i + 1} is not the exact one`);
   }
-  if (new Set(found.map((hit) => hit.item.id)).size !== found.length) fail('an item twice');
+  if (exact && new Set(found.map((hit) => hit.item.id)).size !== found.length) fail('an item twice');
 }
-
-/** Sum of a result list's scores over the exact top 10's: how close the answer is where it differs. */
-function scoreShare(found: Found, exact: Truth): number {
-  const best = sum(exact.top.map((hit) => hit.score));
+/** Share of the exact top 10 an answer holds, by score (a tie at the 10th score counts as found). */
+function recall(found: Found, truth: Truth): number {
+  const kth = truth.top.at(-1)?.score ?? 0;
+  const hits = found.filter((hit) => hit.score >= kth * (1 - 1e-9)).length;
+  return truth.top.length === 0 ? 1 : Math.min(1, hits / truth.top.length);
+}
+/** The answer's scores over the exact top 10's. */
+function scoreShare(found: Found, truth: Truth): number {
+  const best = sum(truth.top.map((hit) => hit.score));
   return best === 0 ? 1 : sum(found.map((hit) => hit.score)) / best;
 }
 
-/** Share of the exact top 10 a result list holds, by score (a tie at the 10th score counts as found). */
-function recall(found: Found, exact: Truth): number {
-  const kth = exact.top.at(-1)?.score ?? 0;
-  const hits = found.filter((hit) => hit.score >= kth * (1 - 1e-9)).length;
-  return exact.top.length === 0 ? 1 : Math.min(1, hits / exact.top.length);
-}
-
-/** What one size measured; `exact…` with `maxBlocks: Infinity`, `listed` the sealed blocks of the query's terms. */
-function sizeResult(size: number) {
-  const load = loads.find((l) => l.size === size);
-  const series = (): number[] => [];
-  return {
-    size,
-    loadSeconds: load?.builtSeconds ?? 0,
-    records: load?.records ?? 0,
-    reused: load?.reused ?? false,
-    p50: Number.NaN,
-    p99: Number.NaN,
-    unitsPerQuery: series(),
-    calls: series(),
-    /** Sealed blocks the query read (tails and directory pages are read by every query). */
-    blocks: series(),
-    /** Pages of lengths the same reads would need with lengths apart from the postings (capacity.ts NORM_PAGE). */
-    normPages: series(),
-    recall: series(),
-    scoreShare: series(),
-    exactUnits: series(),
-    exactCalls: series(),
-    exactBlocks: series(),
-    listed: series(),
-    latencies: series(),
-  };
-}
-
-// Read units, calls, blocks and recall: one size at a time. The exact plan's answers must be the in-memory ranking,
-// and every score the service returns the item's exhaustive score.
-const truthBySize = new Map(SIZES.map((size) => [size, exhaustive(size)]));
+// Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
+/** Empty series of figures, one per name. */
+const series = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
 const results: ReturnType<typeof sizeResult>[] = [];
-for (const size of SIZES) {
-  const result = sizeResult(size);
+const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
+  size,
+  records,
+  reused,
+  loadSeconds: builtSeconds,
+  p50: Number.NaN,
+  p99: Number.NaN,
+  exact: series('units', 'blocks', 'listed'),
+  ...series('latencies', 'units', 'calls', 'blocks', 'normPages', 'recall', 'scoreShare'),
+});
+for (const load of loads) {
+  const { size } = load;
+  const r = sizeResult(load);
   await withCollections([size], async (endpoints) => {
-    const service = collectionRetriever(endpoints.get(size) ?? '');
-    const exact = collectionRetriever(endpoints.get(size) ?? '', EXACT);
+    const endpoint = endpoints.get(size) ?? '';
+    const [service, proof] = [collectionRetriever(endpoint), collectionRetriever(endpoint, EXACT)];
     for (const [i, query] of queries.entries()) {
-      const truth = truthBySize.get(size)?.[i] ?? { top: [], scores: new Map() };
-      const { value, tally } = await metered(service.meter, () => service.retrieve(request(query)));
-      for (const hit of value.results)
-        if (!close(hit.score, truth.scores.get(hit.item.id) ?? Number.NaN))
-          throw new Error(
-            `${query} at ${size}: item ${hit.item.id} scored ${hit.score}, not its exhaustive score`,
-          );
-      result.unitsPerQuery.push(tally.units);
-      result.calls.push(tally.calls);
-      result.blocks.push(tally.blocks);
-      result.normPages.push(tally.normPages.size);
-      result.recall.push(recall(value.results, truth));
-      result.scoreShare.push(scoreShare(value.results, truth));
-      const proof = await metered(exact.meter, () => exact.retrieve(request(query)));
-      checkExact(proof.value.results, truth, `"${query}" at ${size}`);
-      result.exactUnits.push(proof.tally.units);
-      result.exactCalls.push(proof.tally.calls);
-      result.exactBlocks.push(proof.tally.blocks);
-      result.listed.push(proof.tally.listed);
+      const truth = truthOf(size, i);
+      const { value, tally } = await service.measure(request(query));
+      check(value.results, truth, `"${query}" at ${size}`, false);
+      r.units.push(tally.units);
+      r.calls.push(tally.calls);
+      r.blocks.push(tally.blocks);
+      r.normPages.push(tally.normPages.size);
+      r.recall.push(recall(value.results, truth));
+      r.scoreShare.push(scoreShare(value.results, truth));
+      const best = await proof.measure(request(query));
+      check(best.value.results, truth, `maxBlocks: Infinity, "${query}" at ${size}`, true);
+      r.exact.units.push(best.tally.units);
+      r.exact.blocks.push(best.tally.blocks);
+      r.exact.listed.push(best.tally.listed);
     }
-    for (const { raw } of [service, exact]) raw.destroy();
+    for (const retriever of [service, proof]) retriever.raw.destroy();
   });
   console.log(`measured read units and recall at ${size}`);
-  results.push(result);
+  results.push(r);
 }
-type SizeResult = (typeof results)[number];
 
-// Latency: every size served at once and the queries interleaved across sizes (rotating order), so drift on this
-// shared machine hits every size alike.
+// Latency: every size served at once, the queries interleaved across sizes.
 await withCollections(SIZES, async (endpoints) => {
   const running = results.map((result) => ({
     result,
     ...collectionRetriever(endpoints.get(result.size) ?? ''),
   }));
-  await interleave(
-    running,
-    queries,
-    REPEATS,
-    (target, query) => target.retrieve(request(query)),
-    (target, ms) => target.result.latencies.push(ms),
-  );
+  const run = (target: (typeof running)[number], query: string) => target.retrieve(request(query));
+  await interleave(running, queries, REPEATS, run, (target, ms) => target.result.latencies.push(ms));
   for (const { raw } of running) raw.destroy();
 });
 for (const result of results) {
@@ -172,90 +132,77 @@ for (const result of results) {
 }
 console.log('measured latency at every size');
 
-// The read ceiling's trade-off: each setting of maxBlocks on the smallest and the largest collection, side by side.
-const ends = [SIZES[0] ?? 0, SIZES[SIZES.length - 1] ?? 0];
+// The read ceiling's trade-off: each setting on the smallest and the largest collection, side by side.
+const ends = [SIZES[0] ?? 0, SIZES.at(-1) ?? 0];
 const sweep = await withCollections(ends, async (endpoints) => {
   const runs = SWEEP.flatMap((point) =>
     ends.map((size) => ({
       point,
       size,
-      latencies: [] as number[],
-      units: [] as number[],
-      blocks: [] as number[],
-      recall: [] as number[],
+      ...series('latencies', 'units', 'blocks', 'recall'),
       ...collectionRetriever(endpoints.get(size) ?? '', ceilingOf(point)),
     })),
   );
-  for (const run of runs) {
+  for (const run of runs)
     for (const [i, query] of queries.entries()) {
-      const truth = truthBySize.get(run.size)?.[i] ?? { top: [], scores: new Map() };
-      const { value, tally } = await metered(run.meter, () => run.retrieve(request(query)));
+      const { value, tally } = await run.measure(request(query));
       if (run.point.maxBlocks === Number.POSITIVE_INFINITY)
-        checkExact(value.results, truth, `"${query}" at ${run.size}`);
+        check(value.results, truthOf(run.size, i), `maxBlocks: Infinity, "${query}" at ${run.size}`, true);
       run.units.push(tally.units);
       run.blocks.push(tally.blocks);
-      run.recall.push(recall(value.results, truth));
+      run.recall.push(recall(value.results, truthOf(run.size, i)));
     }
-  }
-  await interleave(
-    runs,
-    queries,
-    REPEATS,
-    (run, query) => run.retrieve(request(query)),
-    (run, ms) => run.latencies.push(ms),
-  );
+  const retrieve = (run: (typeof runs)[number], query: string) => run.retrieve(request(query));
+  await interleave(runs, queries, REPEATS, retrieve, (run, ms) => run.latencies.push(ms));
   for (const run of runs) run.raw.destroy();
   return SWEEP.map((point) => {
-    const [small, large] = ends.map((size) => {
-      const { latencies, units, blocks, recall } =
-        runs.find((r) => r.point === point && r.size === size) ?? runs[0] ?? {};
-      return {
-        p50: quantile(latencies ?? [], 0.5),
-        units: units ?? [],
-        blocks: blocks ?? [],
-        recall: recall ?? [],
-      };
-    });
+    const [small, large] = runs
+      .filter((r) => r.point === point)
+      .map(({ latencies, units, blocks, recall }) => ({
+        p50: quantile(latencies, 0.5),
+        units,
+        blocks,
+        recall,
+      }));
     if (!small || !large) throw new Error('the sweep has no ends');
     // JSON has no Infinity: the exact plan's ceiling is written as null.
-    return {
-      maxBlocks: Number.isFinite(point.maxBlocks) ? point.maxBlocks : null,
-      byKey: point.rangeGap === 0,
-      ratio: large.p50 / small.p50,
-      small,
-      large,
-    };
+    const maxBlocks = Number.isFinite(point.maxBlocks) ? point.maxBlocks : null;
+    return { maxBlocks, byKey: point.rangeGap === 0, ratio: large.p50 / small.p50, small, large };
   });
 });
 console.log('measured the maxBlocks sweep');
 
-const first = results[0];
-const last = results[results.length - 1];
-const max = (values: number[]) => Math.max(...values);
-const min = (values: number[]) => Math.min(...values);
-const perSize = (pick: (r: SizeResult) => number[], digits: number, i: number) =>
-  results.map((r) => (pick(r)[i] ?? 0).toFixed(digits)).join(' | ');
+const [first, previous, last] = [results[0], results.at(-2), results.at(-1)];
+const en = (n: number | undefined) => (n ?? 0).toLocaleString('en');
+const f = (value: number, digits = 1) => value.toFixed(digits);
 const rows = results.map(
   (r) =>
-    `| ${r.size.toLocaleString('en')} | ${r.records.toLocaleString('en')} | ${r.loadSeconds.toFixed(0)} s${r.reused ? ' (snapshot)' : ''} | ${ms(r.p50)} | ${ms(r.p99)} | ${mean(r.unitsPerQuery).toFixed(1)} | ${max(r.unitsPerQuery).toFixed(1)} | ${mean(r.calls).toFixed(1)} | ${mean(r.blocks).toFixed(1)} / ${max(r.blocks)} | ${mean(r.recall).toFixed(3)} | ${min(r.recall).toFixed(1)} | ${min(r.scoreShare).toFixed(4)} | ${mean(r.exactUnits).toFixed(1)} | ${max(r.exactUnits).toFixed(1)} | ${mean(r.exactBlocks).toFixed(1)} / ${max(r.exactBlocks)} |`,
+    `| ${en(r.size)} | ${en(r.records)} | ${f(r.loadSeconds, 0)} s${r.reused ? ' (snapshot)' : ''} | ${ms(r.p50)} | ${ms(r.p99)} | ${f(mean(r.units))} | ${f(max(r.units))} | ${f(mean(r.calls))} | ${f(mean(r.blocks))} / ${max(r.blocks)} | ${f(mean(r.recall), 3)} | ${f(min(r.recall))} | ${f(min(r.scoreShare), 4)} | ${f(mean(r.exact.units))} | ${f(max(r.exact.units))} | ${f(mean(r.exact.blocks))} / ${max(r.exact.blocks)} |`,
 );
-const latencyRatio = first && last ? last.p50 / first.p50 : Number.NaN;
+const latencyRatio = (last?.p50 ?? Number.NaN) / (first?.p50 ?? Number.NaN);
 // "Grows": a query reads more at the largest size than at the one before it.
-const previous = results[results.length - 2];
-const grown = queries.filter(
-  (_, i) => (last?.unitsPerQuery[i] ?? 0) > (previous?.unitsPerQuery[i] ?? 0) + 0.5,
-);
-const ceiling = max(results.flatMap((r) => r.unitsPerQuery));
-/** Queries whose exact plan read every sealed block of its terms at the largest size (no block skipped). */
+const grown = queries.filter((_, i) => (last?.units[i] ?? 0) > (previous?.units[i] ?? 0) + 0.5);
+const ceiling = max(results.flatMap((r) => r.units));
+/** Queries whose exact plan read every sealed block of its terms at the largest size. */
 const wholeLists = queries.filter(
-  (_, i) => (last?.listed[i] ?? 0) > 0 && last?.exactBlocks[i] === last?.listed[i],
+  (_, i) => (last?.exact.listed[i] ?? 0) > 0 && last?.exact.blocks[i] === last?.exact.listed[i],
 );
 const command = `${process.env.BENCH_SCALE_SIZES ? `BENCH_SCALE_SIZES=${SIZES.join(',')} ` : ''}npm run bench:scale`;
-const [smallEnd, largeEnd] = ends.map((size) => size.toLocaleString('en'));
-const [lastSize, previousSize] = [last, previous].map((r) => r?.size.toLocaleString('en'));
+const [smallEnd, largeEnd, lastSize, previousSize] = [...ends, last?.size, previous?.size].map(en);
+const meanMax = (values: number[]) => `${f(mean(values))} / ${f(max(values))}`;
+const meanMin = (values: number[]) => `${f(mean(values), 3)} / ${f(min(values))}`;
 const sweepRow = (s: (typeof sweep)[number]) =>
-  `| ${s.maxBlocks === null ? 'Infinity (exact)' : s.maxBlocks.toLocaleString('en')}${s.byKey ? ', every block by key (`rangeGap: 0`)' : s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${s.ratio.toFixed(2)} | ${mean(s.small.units).toFixed(1)} / ${max(s.small.units).toFixed(1)} | ${mean(s.large.units).toFixed(1)} / ${max(s.large.units).toFixed(1)} | ${mean(s.large.blocks).toFixed(1)} / ${max(s.large.blocks)} | ${mean(s.small.recall).toFixed(3)} / ${min(s.small.recall).toFixed(1)} | ${mean(s.large.recall).toFixed(3)} / ${min(s.large.recall).toFixed(1)} |`;
+  `| ${s.maxBlocks === null ? 'Infinity (exact)' : en(s.maxBlocks)}${s.byKey ? ', every block by key (`rangeGap: 0`)' : s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${f(s.ratio, 2)} | ${meanMax(s.small.units)} | ${meanMax(s.large.units)} | ${f(mean(s.large.blocks))} / ${max(s.large.blocks)} | ${meanMin(s.small.recall)} | ${meanMin(s.large.recall)} |`;
 const quoted = (list: string[]) => list.map((q) => `\`${q}\``).join(', ');
+const perSize = (what: string) => results.map((r) => `${what} ${en(r.size)}`).join(' | ');
+const cells = (pick: (r: (typeof results)[number]) => number[], digits: number, i: number) =>
+  results.map((r) => f(pick(r)[i] ?? 0, digits)).join(' | ');
+const growth =
+  previous === undefined
+    ? ''
+    : grown.length > 0
+      ? `; ${grown.length} queries read more at ${lastSize} than at ${previousSize} (${quoted(grown)})`
+      : `; none reads more at ${lastSize} than at ${previousSize}`;
 const markdown = `\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)} min), ${queries.length} queries, top ${TOP_K}, ${REPEATS} passes.
 
 | items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | blocks read | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) | exact: blocks |
@@ -264,10 +211,10 @@ ${rows.join('\n')}
 
 ![retrieval latency against collection size](benchmarks/retrieval.svg)
 
-p50 at ${lastSize} ÷ p50 at ${first?.size.toLocaleString('en')}: **${latencyRatio.toFixed(2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
-Read units per fixed query: at most ${ceiling.toFixed(1)} at any size${previous === undefined ? '' : `; ${grown.length > 0 ? `${grown.length} queries read more at ${lastSize} than at ${previousSize} (${quoted(grown)})` : `none reads more at ${lastSize} than at ${previousSize}`}`}.
-With lengths kept apart from the postings (Lucene's norms; ${NORM_PAGE.toLocaleString('en')} lengths a 4 KB page), the same reads would also read ${results.map((r) => `${mean(r.normPages).toFixed(1)}`).join(', ')} pages a query on average at ${results.map((r) => r.size.toLocaleString('en')).join(', ')} items (+${(mean(last?.normPages ?? []) * 0.5).toFixed(1)} RCU at ${lastSize}).
-The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${lastSize} (${quoted(wholeLists) || 'none'}); over all queries it read ${((100 * sum(last?.exactBlocks ?? [])) / Math.max(1, sum(last?.listed ?? []))).toFixed(0)} % of the blocks listed.
+p50 at ${lastSize} ÷ p50 at ${en(first?.size)}: **${f(latencyRatio, 2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
+Read units per fixed query: at most ${f(ceiling)} at any size${growth}.
+With lengths kept apart from the postings (Lucene's norms; ${en(NORM_PAGE)} lengths a 4 KB page), the same reads would also read ${results.map((r) => f(mean(r.normPages))).join(', ')} pages a query on average at ${results.map((r) => en(r.size)).join(', ')} items (+${f(mean(last?.normPages ?? []) * 0.5)} RCU at ${lastSize}).
+The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${lastSize} (${quoted(wholeLists) || 'none'}); over all queries it read ${f((100 * sum(last?.exact.blocks ?? [])) / Math.max(1, sum(last?.exact.listed ?? [])), 0)} % of the blocks listed.
 
 The read ceiling's trade-off (\`maxBlocks\`):
 
@@ -277,16 +224,11 @@ ${sweep.map(sweepRow).join('\n')}
 
 <details><summary>Read units, blocks and recall of each query at each size</summary>
 
-| query | ${['RCU', 'blocks', 'recall', 'exact RCU'].map((what) => results.map((r) => `${what} ${r.size.toLocaleString('en')}`).join(' | ')).join(' | ')} | ${results.map((r) => `exact blocks ${r.size.toLocaleString('en')} (of the lists')`).join(' | ')} |
+| query | ${perSize('RCU')} | ${perSize('blocks')} | ${perSize('recall')} | ${perSize('exact RCU')} | ${results.map((r) => `exact blocks ${en(r.size)} (of the lists')`).join(' | ')} |
 |---|${results.map(() => '---|---|---|---|---').join('|')}|
-${queries.map((q, i) => `| \`${q}\` | ${perSize((r) => r.unitsPerQuery, 1, i)} | ${perSize((r) => r.blocks, 0, i)} | ${perSize((r) => r.recall, 2, i)} | ${perSize((r) => r.exactUnits, 1, i)} | ${results.map((r) => `${r.exactBlocks[i] ?? 0} of ${r.listed[i] ?? 0}`).join(' | ')} |`).join('\n')}
+${queries.map((q, i) => `| \`${q}\` | ${cells((r) => r.units, 1, i)} | ${cells((r) => r.blocks, 0, i)} | ${cells((r) => r.recall, 2, i)} | ${cells((r) => r.exact.units, 1, i)} | ${results.map((r) => `${r.exact.blocks[i] ?? 0} of ${r.exact.listed[i] ?? 0}`).join(' | ')} |`).join('\n')}
 
 </details>
 `;
-const data = { command, queries, results, latencyRatio, unitsGrow: grown.length > 0, grown, ceiling };
-writeResult(
-  'scale',
-  markdown,
-  { ...data, serviceMaxBlocks: SEARCH_DEFAULTS.maxBlocks, wholeLists, sweep },
-  started,
-);
+const data = { command, queries, results, latencyRatio, grown, ceiling, wholeLists, sweep };
+writeResult('scale', markdown, data, started);

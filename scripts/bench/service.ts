@@ -1,7 +1,5 @@
-// The service as the benchmarks stand it up: DynamoDB Local with the table (in memory, with the functions'
-// environment), `npm start`'s stack on free ports, the functions as deployed (read from the zips `serverless package`
-// writes, or built with esbuild and serverless.yml's options) and the Lambda events they are given. Whatever is
-// started here runs under the reaper (scripts/local/children.ts): it stops when this process goes.
+// The service as the parts stand it up: DynamoDB Local, `npm start`'s stack, the deployed bundles, Lambda's events
+// and context. What is started here runs under the reaper (scripts/local/children.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,12 +8,14 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { localEnv } from '../local/env.ts';
+import { LOCAL_TABLE, localEnv } from '../local/env.ts';
 import { createIssuer, type Issuer, mintToken } from '../local/issuer.ts';
 import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
 
 const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
+export const tokenOf = (issuer: Issuer) => (group: string) =>
+  mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
 /** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
 export async function withDynamoDb<T>(
@@ -33,54 +33,53 @@ export async function withDynamoDb<T>(
   }
 }
 
-/** The service's table on DynamoDB Local, holding SAMPLE_ITEM, with a token issuer and the functions' environment. */
+/** The item cold, warm and ab create and read. */
+export const SAMPLE_ITEM = {
+  name: 'Trail Boot',
+  description: 'Waterproof hiking boot with a grippy sole',
+  tags: ['outdoor'],
+  attributes: { brand: 'acme' },
+};
+
+/** The service's table on DynamoDB Local holding SAMPLE_ITEM, a token issuer and the functions' environment. */
 export function withLocalService<T>(work: (service: LocalService) => Promise<T>): Promise<T> {
-  const tableName = 'items-bench';
-  return withDynamoDb([tableName], async ({ endpoint }) => {
+  return withDynamoDb([LOCAL_TABLE], async ({ endpoint }) => {
     const issuer = createIssuer();
-    const env = {
-      ...localEnv(issuer, endpoint, CURSOR_KEY),
-      TABLE_NAME: tableName,
-      POWERTOOLS_SERVICE_NAME: 'items',
-      POWERTOOLS_LOG_LEVEL: 'WARN',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    };
-    const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
+    const local = localEnv(issuer, endpoint, CURSOR_KEY);
+    const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
     const client = createDocumentClient({ region: 'us-east-1', endpoint });
-    const item = await createItemRepository({ client, tableName }).create(SAMPLE_ITEM);
+    const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
     try {
-      return await work({ endpoint, tableName, issuer, env, token, client, itemId: item.id });
+      return await work({
+        tableName: LOCAL_TABLE,
+        issuer,
+        env,
+        token: tokenOf(issuer),
+        client,
+        itemId: item.id,
+      });
     } finally {
       client.destroy();
     }
   });
 }
-export interface LocalService {
-  endpoint: string;
+type LocalService = {
   tableName: string;
   issuer: Issuer;
   env: Record<string, string>;
   token: (group: string) => string;
   client: ReturnType<typeof createDocumentClient>;
-  /** The id of SAMPLE_ITEM, stored. */
   itemId: number;
-}
+};
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
 export async function startBenchStack() {
-  // Loaded when used: it loads the service's logger and metrics, which read the functions' environment once, when
-  // first loaded, and bench:ab's edge sets that environment before it loads this tree's.
+  // Loaded when used: it loads the service's logger and metrics, which read the environment once.
   const { startStack } = await import('../local/stack.ts');
   const issuer = createIssuer();
-  const stack = await startStack({
-    issuer,
-    cursorKey: CURSOR_KEY,
-    port: await freePort(),
-    lambdaPort: await freePort(),
-    dynamodbPort: await freePort(),
-  });
-  const token = (group: string) => mintToken(issuer, { groups: [group], expiresIn: 7200 });
-  /** POSTs `body` as JSON to `path` with a bearer token. */
+  const ports = { port: await freePort(), lambdaPort: await freePort(), dynamodbPort: await freePort() };
+  const stack = await startStack({ issuer, cursorKey: CURSOR_KEY, ...ports });
+  const token = tokenOf(issuer);
   const post = (path: string, bearer: string, body: unknown) =>
     fetch(`${stack.baseUrl}${path}`, {
       method: 'POST',
@@ -96,20 +95,15 @@ function readZip(zip: Buffer): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   let end = zip.length - 22;
   while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
-  const count = zip.readUInt16LE(end + 10);
   let offset = zip.readUInt32LE(end + 16);
-  for (let i = 0; i < count; i++) {
-    const method = zip.readUInt16LE(offset + 10);
-    const compressed = zip.readUInt32LE(offset + 20);
+  for (let i = zip.readUInt16LE(end + 10); i > 0; i--) {
     const nameLength = zip.readUInt16LE(offset + 28);
-    const extraLength = zip.readUInt16LE(offset + 30);
-    const commentLength = zip.readUInt16LE(offset + 32);
     const local = zip.readUInt32LE(offset + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + zip.readUInt32LE(offset + 20));
     const name = zip.toString('utf8', offset + 46, offset + 46 + nameLength);
-    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const raw = zip.subarray(dataStart, dataStart + compressed);
-    files.set(name, method === 0 ? Buffer.from(raw) : inflateRawSync(raw));
-    offset += 46 + nameLength + extraLength + commentLength;
+    files.set(name, zip.readUInt16LE(offset + 10) === 0 ? Buffer.from(data) : inflateRawSync(data));
+    offset += 46 + nameLength + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
   }
   return files;
 }
@@ -118,12 +112,11 @@ export interface DeployedFunction {
   name: string;
   handler: string;
   zipBytes: number;
-  /** The entry bundle, extracted under `dir`. */
   bundlePath: string;
   bundleBytes: number;
 }
 
-/** Runs `serverless package --stage prod` (exactly as deployed) and extracts every function's bundle to `dir`. */
+/** Runs `serverless package --stage prod` (exactly as deployed) and extracts every function to `dir`. */
 export function packageFunctions(dir: string): DeployedFunction[] {
   const packageDir = join(dir, 'package');
   const cli = join(ROOT, 'node_modules/serverless/bin/serverless.js');
@@ -144,42 +137,23 @@ export function packageFunctions(dir: string): DeployedFunction[] {
       mkdirSync(dirname(join(dir, name, file)), { recursive: true });
       writeFileSync(join(dir, name, file), data);
     }
-    const bundle = files.get(entry);
-    if (!bundle) throw new Error(`${name}.zip has no ${entry}`);
-    return {
-      name,
-      handler,
-      zipBytes: zip.length,
-      bundlePath: join(dir, name, entry),
-      bundleBytes: bundle.length,
-    };
+    const bundleBytes = files.get(entry)?.length;
+    if (bundleBytes === undefined) throw new Error(`${name}.zip has no ${entry}`);
+    return { name, handler, zipBytes: zip.length, bundlePath: join(dir, name, entry), bundleBytes };
   });
 }
 
-/** The deployed bundle of function `name`. */
 export function deployedBundle(deployed: readonly DeployedFunction[], name: string): DeployedFunction {
   const fn = deployed.find((f) => f.name === name);
   if (!fn) throw new Error(`no function ${name}`);
   return fn;
 }
 
-/** The item cold, warm and ab create and read. */
-export const SAMPLE_ITEM = {
-  name: 'Trail Boot',
-  description: 'Waterproof hiking boot with a grippy sole',
-  tags: ['outdoor'],
-  attributes: { brand: 'acme' },
-};
-
 /** An API Gateway HTTP API (payload 2.0) event. */
 export function apiEvent(
   routeKey: string,
   path: string,
-  {
-    pathParameters,
-    headers = {},
-    body,
-  }: { pathParameters?: Record<string, string>; headers?: object; body?: string },
+  { pathParameters, headers = {}, body }: { pathParameters?: object; headers?: object; body?: string } = {},
 ) {
   const method = routeKey.split(' ')[0] ?? '';
   return {
@@ -205,18 +179,15 @@ export function apiEvent(
   };
 }
 
-/** `GET /items/{item_id}` as API Gateway sends it. */
 export const getItemEvent = (id: number) =>
   apiEvent('GET /items/{item_id}', `/items/${id}`, { pathParameters: { item_id: String(id) } });
 
-/** A POST of `fields` as JSON with a bearer token, as API Gateway sends it. */
 export const postEvent = (routeKey: string, token: string, fields: unknown) =>
   apiEvent(routeKey, routeKey.split(' ')[1] ?? '', {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(fields),
   });
 
-/** A handler as Lambda calls it. */
 export type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
 /** A Lambda context with the fields the middleware reads. */

@@ -1,5 +1,5 @@
-// Deterministic synthetic items for the retrieval benchmarks, their fixed queries, and a bulk loader that writes
-// exactly the records the repository and the indexer write (checked against them by test/integration/bulk-load.test.ts).
+// The seeded synthetic collection, its fixed queries, and a bulk loader that writes exactly the records the repository
+// and the indexer write (test/integration/bulk-load.test.ts checks them).
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
@@ -9,18 +9,7 @@ import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/block
 import { docKey, statsKey, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { appendedTerm, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
-
-/** mulberry32: a small seeded PRNG, so every run generates the same collection. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './common.ts';
 
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
 const VOWELS = 'a e i o u ai ou'.split(' ');
@@ -81,18 +70,13 @@ export function syntheticItem(id: number, timestamp: string): Item {
   };
 }
 
-/** The fields a client sends to create item `id` of the collection. */
 export function syntheticWrite(id: number): ItemWrite {
   const { name, description, tags, attributes } = syntheticItem(id, '');
   return { name, description, tags, attributes };
 }
 
 /** Writes `records` with BatchWriteItem, 25 at a time, sending unprocessed ones again. */
-async function batchWrite(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  records: Record<string, unknown>[],
-) {
+async function batchWrite(client: DynamoDBDocumentClient, tableName: string, records: object[]) {
   for (let start = 0; start < records.length; start += 25) {
     let pending = records.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
@@ -104,10 +88,8 @@ async function batchWrite(
 }
 
 /**
- * Writes items 1 … size into an empty table as the repository and the indexer leave them after each item's
- * create and rebuild, in id order: the item, its doc record (rev 2), its postings' blocks exactly as the posting
- * writer leaves them (tails, sealed blocks, directory pages), STATS and the id counter. Batches of 200 records
- * from `concurrency` workers at once.
+ * Writes items 1 … size into an empty table as the repository and the indexer leave them, created and indexed in id
+ * order: items, doc records, each term's tail, sealed blocks and directory pages, the counts and the id counter.
  */
 export async function bulkLoad(
   client: DynamoDBDocumentClient,
@@ -151,10 +133,7 @@ export async function bulkLoad(
   return { records: records.length };
 }
 
-/**
- * The benchmark's 20 fixed queries (bench:scale, bench:options, bench:read-floor) of 1–3 words, each word given by
- * its vocabulary rank: common (0–20), middle (100–600) and rare (2000+).
- */
+/** The 20 fixed queries of 1–3 words, each word by its vocabulary rank: common, middle (100–600) and rare (2000+). */
 export const benchQueries =
   '0|3|150|2500|4200|1 7|2 300|5 3000|120 450|900 1800|2200 4100|10 600|0 4 9|2 140 2600|30 500 3500|700 1500 4800|6 8 11|250 260 270|15 1600 4900|3 60 2100'
     .split('|')

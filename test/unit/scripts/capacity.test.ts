@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dictionaryEntry } from '../../../lib/search/format/keys.ts';
-import { entryOfItem, indexWrites, updatedEntry } from '../../../scripts/bench/capacity.ts';
+import { entryOfItem, indexWrites, updatedItem } from '../../../scripts/bench/capacity.ts';
 
 // The benchmarks' cost model of the dictionary's index writes (AWS: an index is written when an item enters or
 // leaves it, or a key or projected attribute of it changes), on tails as the posting writer writes them.
@@ -45,17 +45,15 @@ describe('indexWrites (scripts/bench/capacity.ts)', () => {
   });
 
   it('writes the prefix index when a removal from a sealed block removes the class, and not again after', () => {
-    const remove = updatedEntry(
-      'ADD df :d, v :one REMOVE wf',
-      {},
-      marshall({ ':d': -1, ':one': 1 }) as never,
-    );
+    const remove = updatedItem('ADD df :d, v :one REMOVE wf', {}, marshall({ ':d': -1, ':one': 1 }) as never);
     if (!remove) throw new Error('the update touches the class');
-    const before = entryOfItem(tail('boot', 9) as never) ?? undefined;
+    const before = tail('boot', 9) as never;
     const after = remove(before);
-    expect(indexWrites(before, after).map((w) => w.key)).toStrictEqual(['terms-by-prefix-v2 P#bo']);
-    expect(indexWrites(after, remove(after ?? undefined))).toStrictEqual([]);
+    expect(indexWrites(entryOfItem(before), entryOfItem(after)).map((w) => w.key)).toStrictEqual([
+      'terms-by-prefix-v2 P#bo',
+    ]);
+    expect(indexWrites(entryOfItem(after), entryOfItem(remove(after)))).toStrictEqual([]);
     // An update of other attributes leaves the entry as it was.
-    expect(updatedEntry('ADD df :d, v :one', {}, marshall({ ':d': 1, ':one': 1 }) as never)).toBeUndefined();
+    expect(updatedItem('ADD df :d, v :one', {}, marshall({ ':d': 1, ':one': 1 }) as never)).toBeUndefined();
   });
 });
