@@ -1,8 +1,9 @@
-import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../concurrency.ts';
-import { isCancelled, isConditionFailure } from '../../dynamodb/conditions.ts';
+import { isConditionFailure } from '../../dynamodb/conditions.ts';
 import { scanPages } from '../../dynamodb/pages.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
+import { updateIfUnchanged } from '../../dynamodb/transactions.ts';
 import { BLOCK_CAPACITY, encodeDirectory, tailDirectoryLimit } from '../format/blocks.ts';
 import {
   DF_CLASS_ATTRIBUTE,
@@ -113,40 +114,28 @@ export async function backfillDictionary({
     const unchanged = pages.map((page) => {
       const names = Object.keys(page).filter((name) => endOfPageEntry(name) !== undefined);
       return {
-        ConditionCheck: {
-          TableName: tableName,
-          Key: { pk: page.pk, sk: page.sk },
-          ConditionExpression: names.map((_, i) => `#e${i} = :e${i}`).join(' AND ') || 'attribute_exists(pk)',
-          ...(names.length
-            ? {
-                ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#e${i}`, name])),
-                ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:e${i}`, page[name]])),
-              }
-            : {}),
-        },
+        TableName: tableName,
+        Key: { pk: page.pk, sk: page.sk },
+        ConditionExpression: names.map((_, i) => `#e${i} = :e${i}`).join(' AND ') || 'attribute_exists(pk)',
+        ...(names.length
+          ? {
+              ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#e${i}`, name])),
+              ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:e${i}`, page[name]])),
+            }
+          : {}),
       };
     });
-    try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: { pk: row.pk, sk: TAIL_SK },
-                UpdateExpression: 'SET d = :d',
-                ConditionExpression: 'v = :v AND attribute_not_exists(d)',
-                ExpressionAttributeValues: { ':d': encodeDirectory(listed), ':v': row.v },
-              },
-            },
-            ...unchanged,
-          ] as never[],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isCancelled(error)) return false;
-      throw error;
-    }
+    // A copy not written because a writer changed the term meanwhile is the next run's to write.
+    return updateIfUnchanged(
+      client,
+      {
+        TableName: tableName,
+        Key: { pk: row.pk, sk: TAIL_SK },
+        UpdateExpression: 'SET d = :d',
+        ConditionExpression: 'v = :v AND attribute_not_exists(d)',
+        ExpressionAttributeValues: { ':d': encodeDirectory(listed), ':v': row.v },
+      },
+      unchanged,
+    );
   }
 }

@@ -1,6 +1,6 @@
-import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { retryableCancellation } from '../../dynamodb/conditions.ts';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../../dynamodb/query-all.ts';
+import { updateIfUnchanged } from '../../dynamodb/transactions.ts';
 import { countsQuery, DOC_PK_PREFIX, idOfDocKey, STATS_SHARDS, statsKey, sumCounts } from '../format/keys.ts';
 import { scan } from './scan.ts';
 
@@ -37,33 +37,25 @@ export async function repairCounts(
   };
   const first = parts.find((row) => row.sk === statsKey(0).sk);
   const own = (name: 'docs' | 'len') => (typeof first?.[name] === 'number' ? (first[name] as number) : 0);
-  try {
-    await client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: statsKey(0),
-              UpdateExpression: 'SET docs = :docs, len = :len',
-              ...unchanged(0),
-              ExpressionAttributeValues: {
-                ...unchanged(0).ExpressionAttributeValues,
-                ':docs': own('docs') + docs - counts.docs,
-                ':len': own('len') + len - counts.len,
-              },
-            },
-          },
-          ...Array.from({ length: STATS_SHARDS - 1 }, (_, i) => ({
-            ConditionCheck: { TableName: tableName, Key: statsKey(i + 1), ...unchanged(i + 1) },
-          })),
-        ],
-      }),
-    );
-    return 'repaired';
-  } catch (error) {
-    // Only a commit that landed meanwhile (a changed part, or one being written) is passed over.
-    if (retryableCancellation(error)) return 'skipped';
-    throw error;
-  }
+  // Only a commit that landed meanwhile (a changed part, or one being written) is passed over.
+  const written = await updateIfUnchanged(
+    client,
+    {
+      TableName: tableName,
+      Key: statsKey(0),
+      UpdateExpression: 'SET docs = :docs, len = :len',
+      ...unchanged(0),
+      ExpressionAttributeValues: {
+        ...unchanged(0).ExpressionAttributeValues,
+        ':docs': own('docs') + docs - counts.docs,
+        ':len': own('len') + len - counts.len,
+      },
+    },
+    Array.from({ length: STATS_SHARDS - 1 }, (_, i) => ({
+      TableName: tableName,
+      Key: statsKey(i + 1),
+      ...unchanged(i + 1),
+    })),
+  );
+  return written ? 'repaired' : 'skipped';
 }
