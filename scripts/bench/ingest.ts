@@ -174,7 +174,7 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
     const [ingestIndex, ingestItems, ingestConsumer] = [indexMeter.tally, itemMeter.tally, { ...consumer }];
 
     // Edits spread over the collection, each appending words to the description (its length changes).
-    let edits: { count: number; seconds: number; index: Units; item: Units } | undefined;
+    let edits: { count: number; seconds: number; batches: number; index: Units; item: Units } | undefined;
     if (ingest.settled && EDITS > 0) {
       const ids = ingest.ids.sort((a, b) => a - b);
       const count = Math.min(EDITS, ids.length);
@@ -187,6 +187,8 @@ async function runCollection(name: string, label: string, writes: ItemWrite[]) {
       edits = {
         count,
         seconds,
+        // Edits of one batch share blocks: the units per edit follow how many batches the stream cut them into.
+        batches: consumer.batches - ingestConsumer.batches,
         index: perUnit(indexMeter.tally, count),
         item: perUnit(itemMeter.tally, count),
       };
@@ -274,7 +276,10 @@ const ROWS: [string, (c: IngestCollection) => string][] = [
   [
     'index WCU per edit (AWS rule; Local reported)',
     (c) =>
-      c.edits ? `${fmt(c.edits.index.wcu)} (${fmt(c.edits.index.reportedWcu)}), ${c.edits.count} edits` : '—',
+      c.edits
+        ? `${fmt(c.edits.index.wcu)} (${fmt(c.edits.index.reportedWcu)}), ${c.edits.count} edits` +
+          (c.edits.batches === undefined ? '' : ` in ${c.edits.batches} stream batches`)
+        : '—',
   ],
   ['index RCU per edit', (c) => fmt(c.edits?.index.rcu)],
   ['edits: wall time until indexed (s)', (c) => fmt(c.edits?.seconds)],
