@@ -107,6 +107,23 @@ export const pageEntry = (end: number): string => `e${end.toString(36)}`;
 /** The block end of a directory page's attribute name, or undefined for any other attribute. */
 export const endOfPageEntry = (name: string): number | undefined =>
   /^e[0-9a-z]+$/.test(name) ? Number.parseInt(name.slice(1), 36) : undefined;
+/** Every directory page of the term whose records have partition key `pk`, in one Query. */
+export const directoryQuery = (tableName: string, pk: unknown, consistent = false) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
+  ExpressionAttributeValues: { ':pk': pk, ':x': PAGE_PREFIX },
+  ConsistentRead: consistent,
+});
+/** The entries of a term's directory pages (each block's end and bound), in id order; other records are skipped. */
+export function directoryEntries(pages: readonly Record<string, unknown>[]): [end: number, max: number][] {
+  const entries: [number, number][] = [];
+  for (const page of pages)
+    for (const [name, max] of Object.entries(page)) {
+      const end = endOfPageEntry(name);
+      if (end !== undefined && typeof max === 'number') entries.push([end, max]);
+    }
+  return entries.sort((a, b) => a[0] - b[0]);
+}
 export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK });
 
 /**

@@ -8,14 +8,14 @@ import { BLOCK_CAPACITY, encodeDirectory, tailDirectoryLimit } from '../format/b
 import {
   DF_CLASS_ATTRIBUTE,
   dictionaryEntry,
+  directoryEntries,
+  directoryQuery,
   endOfPageEntry,
   isDictionaryTerm,
-  PAGE_PREFIX,
   TAIL_SK,
   TERM_PK_PREFIX,
   termOfPk,
 } from '../format/keys.ts';
-import { entriesOf } from '../read/query.ts';
 
 /** The attributes of a tail's dictionary entry (keys.ts `dictionaryEntry`). */
 const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
@@ -103,13 +103,8 @@ export async function backfillDictionary({
    */
   async function listDirectory(row: Record<string, unknown>): Promise<boolean> {
     if (!(typeof row.lo === 'number' && row.lo > 0) || row.d !== undefined) return false;
-    const pages = await queryAll(client, {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
-      ExpressionAttributeValues: { ':pk': row.pk, ':x': PAGE_PREFIX },
-      ConsistentRead: true,
-    });
-    const listed = entriesOf(pages);
+    const pages = await queryAll(client, directoryQuery(tableName, row.pk, true));
+    const listed = directoryEntries(pages);
     if (listed.length === 0 || listed.length > tailDirectoryLimit(blockCapacity)) return false;
     const unchanged = pages.map((page) => {
       const names = Object.keys(page).filter((name) => endOfPageEntry(name) !== undefined);

@@ -5,8 +5,8 @@ import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, decodeDirectory } from 
 import { B, idf, K1 } from '../format/bm25.ts';
 import {
   countsQuery,
-  endOfPageEntry,
-  PAGE_PREFIX,
+  directoryEntries,
+  directoryQuery,
   REFERENCE_LENGTH,
   sealedSk,
   sumCounts,
@@ -125,17 +125,6 @@ interface TermList {
   group: number;
 }
 
-/** The entries of a term's directory pages (each block's end and bound), in id order. */
-export function entriesOf(pages: readonly Record<string, unknown>[]): [number, number][] {
-  const entries: [number, number][] = [];
-  for (const page of pages)
-    for (const [name, max] of Object.entries(page)) {
-      const end = endOfPageEntry(name);
-      if (end !== undefined && typeof max === 'number') entries.push([end, max]);
-    }
-  return entries.sort((a, b) => a[0] - b[0]);
-}
-
 const byScore = (a: Hit, b: Hit) => b.score - a.score || a.id - b.id;
 
 /** The best `n` hits in order (byScore), without sorting them all: a query of common words scores many thousands. */
@@ -191,13 +180,7 @@ export function createSearch({
 
   /** A term's directory: every page's entries. */
   async function readDirectory(term: string): Promise<[number, number][]> {
-    return entriesOf(
-      await queryAll(client, {
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :x)',
-        ExpressionAttributeValues: { ':pk': termPk(term), ':x': PAGE_PREFIX },
-      }),
-    );
+    return directoryEntries(await queryAll(client, directoryQuery(tableName, termPk(term))));
   }
 
   /**
@@ -211,7 +194,7 @@ export function createSearch({
       KeyConditionExpression: 'pk = :pk AND sk >= :tail',
       ExpressionAttributeValues: { ':pk': termPk(term), ':tail': TAIL_SK },
     });
-    return { tail: rows.find((row) => row.sk === TAIL_SK), entries: entriesOf(rows) };
+    return { tail: rows.find((row) => row.sk === TAIL_SK), entries: directoryEntries(rows) };
   }
 
   /**
