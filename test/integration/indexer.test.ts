@@ -3,6 +3,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
+  GetCommand,
   QueryCommand,
   ScanCommand,
   UpdateCommand,
@@ -124,6 +125,13 @@ describe('index maintenance on DynamoDB Local', () => {
         );
       const { docs } = await snapshot(table);
       expect(docs).toStrictEqual([{ id: `D#${boot.id}`, pending: [expect.anything()] }]);
+      // The write-ahead record holds the target as its change from the committed map, not a second whole map.
+      const { Item: record } = await table.client.send(
+        new GetCommand({ TableName: table.tableName, Key: docKey(boot.id), ConsistentRead: true }),
+      );
+      expect(record?.pending).toStrictEqual([
+        { version: expect.any(Number), dl: expect.any(Number), change: expect.any(Uint8Array) },
+      ]);
     }
     await items.delete(boot.id);
     await createIndexer({ ...table, items, now: () => Date.now() + 100 * 60_000 }).reindexItem(boot.id);

@@ -21,11 +21,16 @@ import { logger } from '../../observability.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
 import { termFrequencies } from '../format/bm25.ts';
 import { docKey, idOfDocKey, STATS_SHARDS, statsKey } from '../format/keys.ts';
-import { packTerms, StoredTerms } from '../format/terms.ts';
+import { packTerms, StoredChange, StoredTerms, termsChange, withChange } from '../format/terms.ts';
 import { indexTerms, itemText } from '../text/tokenizer.ts';
 import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
 
 const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: StoredTerms });
+/** A pending state stored as its change from the doc record's committed one (`pendingOf`). */
+const StoredPending = v.union([
+  StoredIndexed,
+  v.object({ version: v.number(), dl: v.number(), change: StoredChange }),
+]);
 const Indexed = v.object({
   version: v.number(),
   dl: v.number(),
@@ -35,13 +40,25 @@ const Indexed = v.object({
  * `pending` lists the targets of a rebuild that started and did not commit: their postings may exist. While a
  * writer works on an item it holds the item's lease (`leaseOwner` until `leaseUntil`, epoch ms).
  */
-const DocSchema = v.object({
-  ...StoredIndexed.entries,
-  rev: v.number(),
-  pending: v.optional(v.array(StoredIndexed)),
-  leaseOwner: v.optional(v.string()),
-  leaseUntil: v.optional(v.number()),
-});
+const DocSchema = v.pipe(
+  v.object({
+    ...StoredIndexed.entries,
+    rev: v.number(),
+    pending: v.optional(v.array(StoredPending)),
+    leaseOwner: v.optional(v.string()),
+    leaseUntil: v.optional(v.number()),
+  }),
+  v.transform(({ pending, ...doc }) => ({
+    ...doc,
+    pending: pending?.map(
+      ({ version, dl, ...state }): Indexed => ({
+        version,
+        dl,
+        terms: 'change' in state ? withChange(doc.terms, state.change) : state.terms,
+      }),
+    ),
+  })),
+);
 type Indexed = v.InferOutput<typeof Indexed>;
 type Doc = v.InferOutput<typeof DocSchema>;
 
@@ -51,6 +68,15 @@ export const stored = (state: Indexed) => ({
   dl: state.dl,
   terms: packTerms(state.terms),
 });
+/**
+ * A pending state as a doc record whose committed state is `committed` stores it: its change from the committed
+ * map (terms.ts `termsChange`), or the whole map when nothing is committed (a new item's, which a writer of the
+ * layout before the changes reads too).
+ */
+const pendingOf = (committed: Indexed, state: Indexed) =>
+  Object.keys(committed.terms).length === 0
+    ? stored(state)
+    : { version: state.version, dl: state.dl, change: packTerms(termsChange(committed.terms, state.terms)) };
 
 const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
 
@@ -324,7 +350,9 @@ export function createIndexer({
     const taken = await mapLimit(plans, concurrency, (plan) =>
       writeDoc(plan, {
         ...stored(plan.committed),
-        pending: (plan.unfinished.length > 0 ? plan.unfinished : [plan.target]).map(stored),
+        pending: (plan.unfinished.length > 0 ? plan.unfinished : [plan.target]).map((state) =>
+          pendingOf(plan.committed, state),
+        ),
         ...lease,
       }),
     );
@@ -347,7 +375,11 @@ export function createIndexer({
           { fence },
         );
         const recorded = await mapLimit(recovering, concurrency, (plan) =>
-          writeDoc(plan, { ...stored(plan.committed), pending: [stored(plan.target)], ...lease }),
+          writeDoc(plan, {
+            ...stored(plan.committed),
+            pending: [pendingOf(plan.committed, plan.target)],
+            ...lease,
+          }),
         );
         const lostIds = new Set(recovering.filter((_, i) => !recorded[i]).map((plan) => plan.id));
         leased = leased.filter((plan) => !lostIds.has(plan.id));

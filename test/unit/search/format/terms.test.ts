@@ -1,7 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { packTerms, StoredTerms } from '../../../../lib/search/format/terms.ts';
+import {
+  packTerms,
+  StoredChange,
+  StoredTerms,
+  termsChange,
+  withChange,
+} from '../../../../lib/search/format/terms.ts';
 
 const read = (stored: unknown) => v.parse(StoredTerms, stored);
 
@@ -37,5 +43,36 @@ describe('stored term maps', () => {
       expect(v.safeParse(StoredTerms, bad).success).toBe(false);
     }
     expect(v.safeParse(StoredTerms, packTerms({ wing: 1 }).subarray(0, 3)).success).toBe(false);
+  });
+});
+
+describe('a term map stored as its change from another', () => {
+  const termMap = fc.dictionary(
+    fc.constantFrom('wing', 'flow', '=flows', 'constructor', '__proto__', 'toString', 'a', 'b'),
+    fc.integer({ min: 1, max: 9 }),
+  );
+  test.prop([termMap, termMap])(
+    'gives back the target from the base and the packed change, terms added, changed and removed',
+    (base, target) => {
+      const change = v.parse(StoredChange, packTerms(termsChange(base, target)));
+      const back = withChange(base, change);
+      const entries = (map: object) => Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1));
+      expect(entries(back)).toStrictEqual(entries(target));
+      expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    },
+  );
+
+  it('holds only what differs: a few words added to a long map take a few bytes', () => {
+    const base = Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`term${i}`, 1 + (i % 3)]));
+    const target: Record<string, number> = { ...base, revis: 1, apparatu: 1, term3: 5 };
+    delete target.term7;
+    expect(termsChange(base, target)).toStrictEqual({ revis: 1, apparatu: 1, term3: 5, term7: 0 });
+    expect(packTerms(termsChange(base, target)).length).toBeLessThan(packTerms(target).length / 2);
+  });
+
+  it('refuses a change with a count below 0 or not whole', () => {
+    for (const bad of ['{"wing":-1}', '{"wing":0.5}', '[0]'])
+      expect(v.safeParse(StoredChange, bad).success).toBe(false);
+    expect(v.parse(StoredChange, '{"wing":0}')).toStrictEqual({ wing: 0 });
   });
 });
