@@ -2,7 +2,6 @@
 // and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
 import { localClient, tableDefinition } from '../local/dynamodb.ts';
 import { sum } from './common.ts';
@@ -176,14 +175,11 @@ export const newTally = () => ({
   ...{ calls: 0, reported: 0, units: 0, rcu: 0, wcu: 0, reportedWcu: 0, indexWcu: 0 },
   /** Sealed posting blocks in the replies, and the sealed blocks their directory pages list. */
   ...{ blocks: 0, listed: 0 },
-  /** Pages of NORM_PAGE ids the postings read fall in (lengths kept apart from the postings, 2 bytes an id). */
-  normPages: new Set<number>(),
   /** Writes by partition key, and by item ("pk sk"). */
   keys: new Map<string, KeyTally>(),
   items: new Map<string, KeyTally>(),
 });
 export type Tally = ReturnType<typeof newTally>;
-export const NORM_PAGE = 2048;
 
 /** A tally, and the size and indexed attributes each item last written through a metered client had. */
 export const createMeter = () => ({
@@ -198,12 +194,7 @@ function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
     const sk = text(item.sk);
     if (sk.startsWith(PAGE_PREFIX))
       tally.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
-    // Plain in a document client's reply (bytes or text), marshalled (`{ B }` or `{ S }`) in a low-level one's.
-    const p = item.p as Uint8Array | string | { B?: Uint8Array; S?: string } | undefined;
-    if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
-    if (sk !== TAIL_SK) tally.blocks++;
-    const postings = decodeBlock(p instanceof Uint8Array || typeof p === 'string' ? p : (p.B ?? p.S));
-    for (const { id } of postings) tally.normPages.add(Math.floor(id / NORM_PAGE));
+    if (item.p !== undefined && sk.startsWith(SEALED_PREFIX) && sk !== TAIL_SK) tally.blocks++;
   }
 }
 
