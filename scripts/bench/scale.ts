@@ -3,7 +3,7 @@
 import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, min, ms, quantile, sum, writeResult } from './common.ts';
+import { envNumber, envSizes, max, mean, min, ms, quantile, series, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_SCALE_SIZES', '1000,10000,100000');
@@ -61,9 +61,6 @@ function scoreShare(found: Found, truth: Truth): number {
 }
 
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
-/** Empty series of figures, one per name. */
-const series = <K extends string>(...names: K[]) =>
-  Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
 const results: ReturnType<typeof sizeResult>[] = [];
 const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
   size,

@@ -42,35 +42,23 @@ export const SAMPLE_ITEM = {
 };
 
 /** The service's table on DynamoDB Local holding SAMPLE_ITEM, a token issuer and the functions' environment. */
-export function withLocalService<T>(work: (service: LocalService) => Promise<T>): Promise<T> {
+async function localService(endpoint: string) {
+  const issuer = createIssuer();
+  const env = {
+    ...localEnv(issuer, endpoint, CURSOR_KEY),
+    POWERTOOLS_SERVICE_NAME: 'items',
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+  };
+  const client = createDocumentClient({ region: 'us-east-1', endpoint });
+  const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
+  return { tableName: LOCAL_TABLE, issuer, env, token: tokenOf(issuer), client, itemId: item.id };
+}
+export function withLocalService<T>(work: (service: Awaited<ReturnType<typeof localService>>) => Promise<T>) {
   return withDynamoDb([LOCAL_TABLE], async ({ endpoint }) => {
-    const issuer = createIssuer();
-    const local = localEnv(issuer, endpoint, CURSOR_KEY);
-    const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
-    const client = createDocumentClient({ region: 'us-east-1', endpoint });
-    const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
-    try {
-      return await work({
-        tableName: LOCAL_TABLE,
-        issuer,
-        env,
-        token: tokenOf(issuer),
-        client,
-        itemId: item.id,
-      });
-    } finally {
-      client.destroy();
-    }
+    const service = await localService(endpoint);
+    return work(service).finally(() => service.client.destroy());
   });
 }
-type LocalService = {
-  tableName: string;
-  issuer: Issuer;
-  env: Record<string, string>;
-  token: (group: string) => string;
-  client: ReturnType<typeof createDocumentClient>;
-  itemId: number;
-};
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
 export async function startBenchStack() {
@@ -108,16 +96,8 @@ function readZip(zip: Buffer): Map<string, Buffer> {
   return files;
 }
 
-export interface DeployedFunction {
-  name: string;
-  handler: string;
-  zipBytes: number;
-  bundlePath: string;
-  bundleBytes: number;
-}
-
 /** Runs `serverless package --stage prod` (exactly as deployed) and extracts every function to `dir`. */
-export function packageFunctions(dir: string): DeployedFunction[] {
+export function packageFunctions(dir: string) {
   const packageDir = join(dir, 'package');
   const cli = join(ROOT, 'node_modules/serverless/bin/serverless.js');
   const run = spawnSync(process.execPath, [cli, 'package', '--stage', 'prod', '--package', packageDir], {
@@ -143,7 +123,7 @@ export function packageFunctions(dir: string): DeployedFunction[] {
   });
 }
 
-export function deployedBundle(deployed: readonly DeployedFunction[], name: string): DeployedFunction {
+export function deployedBundle(deployed: ReturnType<typeof packageFunctions>, name: string) {
   const fn = deployed.find((f) => f.name === name);
   if (!fn) throw new Error(`no function ${name}`);
   return fn;
