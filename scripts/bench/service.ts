@@ -14,7 +14,7 @@ import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
 
 const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
-export const tokenOf = (issuer: Issuer) => (group: string) =>
+const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
 /** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
@@ -44,11 +44,8 @@ export const SAMPLE_ITEM = {
 /** The service's table on DynamoDB Local holding SAMPLE_ITEM, a token issuer and the functions' environment. */
 async function localService(endpoint: string) {
   const issuer = createIssuer();
-  const env = {
-    ...localEnv(issuer, endpoint, CURSOR_KEY),
-    POWERTOOLS_SERVICE_NAME: 'items',
-    POWERTOOLS_LOG_LEVEL: 'WARN',
-  };
+  const local = localEnv(issuer, endpoint, CURSOR_KEY);
+  const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
   const client = createDocumentClient({ region: 'us-east-1', endpoint });
   const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
   return { tableName: LOCAL_TABLE, issuer, env, token: tokenOf(issuer), client, itemId: item.id };
@@ -170,20 +167,14 @@ export const postEvent = (routeKey: string, token: string, fields: unknown) =>
 
 export type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
-/** A Lambda context with the fields the middleware reads. */
+/** A Lambda context with the fields middy, Powertools and the service read. */
 const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: true,
   functionName: 'items-bench',
   functionVersion: '$LATEST',
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:items-bench',
   memoryLimitInMB: '1024',
   awsRequestId: 'bench-request',
-  logGroupName: '/aws/lambda/items-bench',
-  logStreamName: 'bench',
   getRemainingTimeInMillis: () => 10_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
 };
 
 /** Calls `handler` as Lambda would; throws unless it answers `status` (any 2xx when not given). */
