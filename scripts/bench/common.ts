@@ -11,11 +11,10 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RESULTS_DIR = join(ROOT, '.local', 'bench', 'results');
 
 export const envNumber = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
-export const envList = (name: string, fallback: string): string[] =>
-  (process.env[name] ?? fallback).split(',');
 /** Collection sizes, smallest first. */
 export const envSizes = (name: string, fallback: string): number[] =>
-  envList(name, fallback)
+  (process.env[name] ?? fallback)
+    .split(',')
     .map(Number)
     .sort((a, b) => a - b);
 

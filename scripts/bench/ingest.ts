@@ -71,142 +71,140 @@ const perUnit = (tally: Tally, count: number) => ({
   rcu: tally.rcu / count,
   requests: tally.calls / count,
 });
-
-async function runCollection(label: string, writes: ItemWrite[]) {
-  return withDynamoDb([tableName], async ({ endpoint, raw }) => {
-    const ratedBefore = await conditionalPutRate(raw);
-    const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
-    const streamArn = Table?.LatestStreamArn;
-    if (!streamArn) throw new Error('the table has no stream');
-
-    // The handler's runtime: one client, metered, for the indexer and the repository it reads with; the items
-    // are written and the index probed apart. DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
-    const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
-    const [itemClient, indexClient, probeClient] = [clientOf(), clientOf(), clientOf()];
-    const indexMeter = createMeter();
-    meterClient(indexClient, indexMeter);
-    const items = createItemRepository({ client: itemClient, tableName });
-    const indexItems = createItemRepository({ client: indexClient, tableName });
-    const indexer = createIndexer({ client: indexClient, tableName, items: indexItems });
-
-    // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
-    const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, lastBusy: 0 };
-    let stopping = false;
-    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-    const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
-    const handler = async (event: { Records: Parameters<typeof indexChanges>[1] }) => {
-      const reply = await indexChanges(indexer, event.Records);
-      if (reply.batchItemFailures.length > 0) consumer.retries++;
-      return reply;
-    };
-    const polling = pollStream(streams, streamArn, {
-      batchSize: streamSettings.batchSize,
-      stopping: () => stopping,
-      deliver: async (records, shardId, read) => {
-        consumer.batches++;
-        consumer.records += read;
-        consumer.itemRecords += records.length;
-        const options = { handler, settings: streamSettings, streamArn, shardId, onFailure: () => {} };
-        const batches = concurrentBatches(records, PARALLEL);
-        await Promise.all(
-          batches.map((batch) => deliverBatch(batch, { ...options, stopping: () => stopping })),
-        );
-        consumer.lastBusy = Date.now();
-      },
-    });
-
-    /** Writes with WRITERS at once, waits until the index has settled, then until the consumer is quiet for 2 s. */
-    const phase = async (
-      what: string,
-      count: number,
-      write: (i: number) => Promise<{ id: number; version: number }>,
-      itemCount?: number,
-    ) => {
-      indexMeter.tally = newTally();
-      const expected = new Map<number, number>();
-      const begin = Date.now();
-      const deadline = begin + LIMIT_SECONDS * 1000;
-      await mapLimit([...Array(count).keys()], WRITERS, async (i) => {
-        if (Date.now() >= deadline) return;
-        const { id, version } = await write(i);
-        expected.set(id, version);
-      });
-      const writeSeconds = (Date.now() - begin) / 1000;
-      console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
-      const settled = settleProbe(probeClient, expected, itemCount ?? expected.size);
-      let done: number | true = 0;
-      for (let lastLog = Date.now(); Date.now() < deadline; await pause(250)) {
-        done = await settled();
-        if (done === true) break;
-        if (Date.now() - lastLog < 15_000) continue;
-        lastLog = Date.now();
-        console.log(
-          `  ${what}: ${done}/${expected.size} indexed after ${((lastLog - begin) / 1000).toFixed(0)} s`,
-        );
-      }
-      const seconds = (Date.now() - begin) / 1000;
-      console.log(`  ${what}: ${done === true ? 'all' : done} indexed in ${seconds.toFixed(1)} s`);
-      for (const since = Date.now(); Date.now() - Math.max(consumer.lastBusy, since) < 2_000; ) {
-        if (Date.now() > deadline + 60_000) break;
-        await pause(200);
-      }
-      const indexed = done === true ? expected.size : done;
-      return { ids: [...expected.keys()], settled: done === true, indexed, seconds, writeSeconds };
-    };
-
-    const loadAtStart = loadavg()[0] ?? 0;
-    const ingest = await phase(label, writes.length, (i) => items.create(writes[i] as ItemWrite));
-    const [ingestIndex, ingestConsumer] = [indexMeter.tally, { ...consumer }];
-
-    // Edits spread over the collection, each appending words to the description (its length changes).
-    let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
-    if (ingest.settled && EDITS > 0) {
-      const ids = ingest.ids.sort((a, b) => a - b);
-      const count = Math.min(EDITS, ids.length);
-      const edit = (i: number) =>
-        items.update(ids[Math.floor((i * ids.length) / count)] ?? 1, (current) => ({
-          ...writableFields(current),
-          description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
-        }));
-      const { seconds } = await phase(`${label} edits`, count, edit, ids.length);
-      edits = {
-        count,
-        seconds,
-        // Edits of one batch share blocks: the units per edit follow how many batches the stream cut them into.
-        batches: consumer.batches - ingestConsumer.batches,
-        index: perUnit(indexMeter.tally, count),
-      };
-    }
-    stopping = true;
-    await polling;
-    streams.destroy();
-
-    const localPutsPerSecond = [ratedBefore, await conditionalPutRate(raw)];
-    for (const c of [itemClient, indexClient, probeClient]) c.destroy();
-    const hotKeys = [...ingestIndex.keys]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 4)
-      .map(([key, wcu]) => ({ key, wcuPer1000: (wcu / ingest.indexed) * 1000 }));
-    return {
-      label,
-      localPutsPerSecond,
-      loadAverage: [loadAtStart, loadavg()[0] ?? 0],
-      indexed: ingest.indexed,
-      settled: ingest.settled,
-      writeSeconds: ingest.writeSeconds,
-      seconds: ingest.seconds,
-      itemsPerSecond: ingest.indexed / ingest.seconds,
-      consumer: ingestConsumer,
-      index: perUnit(ingestIndex, ingest.indexed),
-      hotKeys,
-      edits,
-    };
-  });
-}
 type Units = ReturnType<typeof perUnit>;
 
 const writes = (await loadCranfield()).docs.map(cranfieldWrite);
-const c = await runCollection(`Cranfield (${writes.length.toLocaleString('en')})`, writes);
+const label = `Cranfield (${writes.length.toLocaleString('en')})`;
+const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
+  const ratedBefore = await conditionalPutRate(raw);
+  const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error('the table has no stream');
+
+  // The handler's runtime: one client, metered, for the indexer and the repository it reads with; the items
+  // are written and the index probed apart. DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
+  const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
+  const [itemClient, indexClient, probeClient] = [clientOf(), clientOf(), clientOf()];
+  const indexMeter = createMeter();
+  meterClient(indexClient, indexMeter);
+  const items = createItemRepository({ client: itemClient, tableName });
+  const indexItems = createItemRepository({ client: indexClient, tableName });
+  const indexer = createIndexer({ client: indexClient, tableName, items: indexItems });
+
+  // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
+  const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, lastBusy: 0 };
+  let stopping = false;
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
+  const handler = async (event: { Records: Parameters<typeof indexChanges>[1] }) => {
+    const reply = await indexChanges(indexer, event.Records);
+    if (reply.batchItemFailures.length > 0) consumer.retries++;
+    return reply;
+  };
+  const polling = pollStream(streams, streamArn, {
+    batchSize: streamSettings.batchSize,
+    stopping: () => stopping,
+    deliver: async (records, shardId, read) => {
+      consumer.batches++;
+      consumer.records += read;
+      consumer.itemRecords += records.length;
+      const options = { handler, settings: streamSettings, streamArn, shardId, onFailure: () => {} };
+      const batches = concurrentBatches(records, PARALLEL);
+      await Promise.all(
+        batches.map((batch) => deliverBatch(batch, { ...options, stopping: () => stopping })),
+      );
+      consumer.lastBusy = Date.now();
+    },
+  });
+
+  /** Writes with WRITERS at once, waits until the index has settled, then until the consumer is quiet for 2 s. */
+  const phase = async (
+    what: string,
+    count: number,
+    write: (i: number) => Promise<{ id: number; version: number }>,
+    itemCount?: number,
+  ) => {
+    indexMeter.tally = newTally();
+    const expected = new Map<number, number>();
+    const begin = Date.now();
+    const deadline = begin + LIMIT_SECONDS * 1000;
+    await mapLimit([...Array(count).keys()], WRITERS, async (i) => {
+      if (Date.now() >= deadline) return;
+      const { id, version } = await write(i);
+      expected.set(id, version);
+    });
+    const writeSeconds = (Date.now() - begin) / 1000;
+    console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
+    const settled = settleProbe(probeClient, expected, itemCount ?? expected.size);
+    let done: number | true = 0;
+    for (let lastLog = Date.now(); Date.now() < deadline; await pause(250)) {
+      done = await settled();
+      if (done === true) break;
+      if (Date.now() - lastLog < 15_000) continue;
+      lastLog = Date.now();
+      console.log(
+        `  ${what}: ${done}/${expected.size} indexed after ${((lastLog - begin) / 1000).toFixed(0)} s`,
+      );
+    }
+    const seconds = (Date.now() - begin) / 1000;
+    console.log(`  ${what}: ${done === true ? 'all' : done} indexed in ${seconds.toFixed(1)} s`);
+    for (const since = Date.now(); Date.now() - Math.max(consumer.lastBusy, since) < 2_000; ) {
+      if (Date.now() > deadline + 60_000) break;
+      await pause(200);
+    }
+    const indexed = done === true ? expected.size : done;
+    return { ids: [...expected.keys()], settled: done === true, indexed, seconds, writeSeconds };
+  };
+
+  const loadAtStart = loadavg()[0] ?? 0;
+  const ingest = await phase(label, writes.length, (i) => items.create(writes[i] as ItemWrite));
+  const [ingestIndex, ingestConsumer] = [indexMeter.tally, { ...consumer }];
+
+  // Edits spread over the collection, each appending words to the description (its length changes).
+  let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
+  if (ingest.settled && EDITS > 0) {
+    const ids = ingest.ids.sort((a, b) => a - b);
+    const count = Math.min(EDITS, ids.length);
+    const edit = (i: number) =>
+      items.update(ids[Math.floor((i * ids.length) / count)] ?? 1, (current) => ({
+        ...writableFields(current),
+        description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
+      }));
+    const { seconds } = await phase(`${label} edits`, count, edit, ids.length);
+    edits = {
+      count,
+      seconds,
+      // Edits of one batch share blocks: the units per edit follow how many batches the stream cut them into.
+      batches: consumer.batches - ingestConsumer.batches,
+      index: perUnit(indexMeter.tally, count),
+    };
+  }
+  stopping = true;
+  await polling;
+  streams.destroy();
+
+  const localPutsPerSecond = [ratedBefore, await conditionalPutRate(raw)];
+  for (const c of [itemClient, indexClient, probeClient]) c.destroy();
+  const hotKeys = [...ingestIndex.keys]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([key, wcu]) => ({ key, wcuPer1000: (wcu / ingest.indexed) * 1000 }));
+  return {
+    label,
+    localPutsPerSecond,
+    loadAverage: [loadAtStart, loadavg()[0] ?? 0],
+    indexed: ingest.indexed,
+    settled: ingest.settled,
+    writeSeconds: ingest.writeSeconds,
+    seconds: ingest.seconds,
+    itemsPerSecond: ingest.indexed / ingest.seconds,
+    consumer: ingestConsumer,
+    index: perUnit(ingestIndex, ingest.indexed),
+    hotKeys,
+    edits,
+  };
+});
+
 const [hot, edits] = [c.hotKeys[0], c.edits];
 const rows = [
   ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
