@@ -2,7 +2,6 @@
 // and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
 import { localClient, tableDefinition } from '../local/dynamodb.ts';
 import { sum } from './common.ts';
@@ -116,22 +115,15 @@ export function updatedItem(expression: string, names: Record<string, string>, v
 
 /** An item's indexed attributes after a write: null when deleted, undefined when unchanged. */
 type After = AttributeMap | null | undefined | ((before: AttributeMap) => AttributeMap);
-/** One write action: its keys, AWS units, the item's size after it (null: deleted) and its indexed attributes. */
-type WriteAction = {
-  pk: string;
-  key: string;
-  units: number;
-  bytes?: number | null | undefined;
-  after?: After;
-};
 type BatchRequest = { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } };
 const batchRequests = (items: unknown) =>
   Object.values((items ?? {}) as Record<string, BatchRequest[]>).flat();
 const indexedOf = (item: AttributeMap) =>
   Object.fromEntries(Object.entries(item).filter(([name]) => INDEXED_ATTRIBUTES.has(name)));
 
+/** A command's write actions: each item's key, AWS units, its size after (null: deleted) and indexed attributes. */
 function writeActions(command: string, input: Record<string, unknown>, sizes: Map<string, number>) {
-  const action = (key: AttributeMap, units: number, bytes?: number | null, after?: After): WriteAction => ({
+  const action = (key: AttributeMap, units: number, bytes?: number | null, after?: After) => ({
     pk: text(key.pk),
     key: keyOf(key),
     units,
@@ -168,22 +160,15 @@ function writeActions(command: string, input: Record<string, unknown>, sizes: Ma
   });
 }
 
-/** A key's WCU, and the TransactWriteItems calls with an action on it (failed ones included). */
-export type KeyTally = { wcu: number; transactions: number };
-
 /** What the commands sent through a metered client consumed while the tally was the meter's. */
 export const newTally = () => ({
   ...{ calls: 0, reported: 0, units: 0, rcu: 0, wcu: 0, reportedWcu: 0, indexWcu: 0 },
   /** Sealed posting blocks in the replies, and the sealed blocks their directory pages list. */
   ...{ blocks: 0, listed: 0 },
-  /** Pages of NORM_PAGE ids the postings read fall in (lengths kept apart from the postings, 2 bytes an id). */
-  normPages: new Set<number>(),
-  /** Writes by partition key, and by item ("pk sk"). */
-  keys: new Map<string, KeyTally>(),
-  items: new Map<string, KeyTally>(),
+  /** WCU by partition key. */
+  keys: new Map<string, number>(),
 });
 export type Tally = ReturnType<typeof newTally>;
-export const NORM_PAGE = 2048;
 
 /** A tally, and the size and indexed attributes each item last written through a metered client had. */
 export const createMeter = () => ({
@@ -198,20 +183,8 @@ function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
     const sk = text(item.sk);
     if (sk.startsWith(PAGE_PREFIX))
       tally.listed += Object.keys(item).filter((name) => endOfPageEntry(name) !== undefined).length;
-    // Plain in a document client's reply (bytes or text), marshalled (`{ B }` or `{ S }`) in a low-level one's.
-    const p = item.p as Uint8Array | string | { B?: Uint8Array; S?: string } | undefined;
-    if (p === undefined || !sk.startsWith(SEALED_PREFIX)) continue;
-    if (sk !== TAIL_SK) tally.blocks++;
-    const postings = decodeBlock(p instanceof Uint8Array || typeof p === 'string' ? p : (p.B ?? p.S));
-    for (const { id } of postings) tally.normPages.add(Math.floor(id / NORM_PAGE));
+    if (item.p !== undefined && sk.startsWith(SEALED_PREFIX) && sk !== TAIL_SK) tally.blocks++;
   }
-}
-
-function keyTally(map: Map<string, KeyTally>, key: string, wcu = 0): KeyTally {
-  const entry = map.get(key) ?? { wcu: 0, transactions: 0 };
-  map.set(key, entry);
-  entry.wcu += wcu;
-  return entry;
 }
 
 /** Meters every command sent through `client` (a DynamoDBClient, or a document client, which shares its stack). */
@@ -238,11 +211,7 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       if (!write && !READS.has(command)) return next(args);
       const tally = meter.tally;
       tally.calls++;
-      let actions = write ? writeActions(command, args.input as Record<string, unknown>, meter.sizes) : [];
-      if (command === 'TransactWriteItems') {
-        for (const pk of new Set(actions.map((a) => a.pk))) keyTally(tally.keys, pk).transactions++;
-        for (const key of new Set(actions.map((a) => a.key))) keyTally(tally.items, key).transactions++;
-      }
+      const actions = write ? writeActions(command, args.input as Record<string, unknown>, meter.sizes) : [];
       // A failed call (a cancelled transaction, a refused condition) answers no capacity: counted, not costed.
       const result = await next(args);
       const output = result.output as unknown as Record<string, unknown>;
@@ -265,20 +234,20 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
           keyOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key ?? {}),
         ),
       );
-      actions = actions.filter((a) => !unprocessed.has(a.key));
-      for (const action of actions) {
-        tally.wcu += action.units;
-        keyTally(tally.keys, action.pk, action.units);
-        keyTally(tally.items, action.key, action.units);
+      const cost = (key: string, units: number) => {
+        tally.wcu += units;
+        tally.keys.set(key, (tally.keys.get(key) ?? 0) + units);
+      };
+      for (const action of actions.filter((a) => !unprocessed.has(a.key))) {
+        cost(action.pk, action.units);
         if (action.bytes === null) meter.sizes.delete(action.key);
         else if (action.bytes !== undefined) meter.sizes.set(action.key, action.bytes);
         const before = meter.indexed.get(action.key) ?? {};
         const after = typeof action.after === 'function' ? action.after(before) : action.after;
         if (after === undefined) continue;
         for (const write of indexWrites(entryOfItem(before), entryOfItem(after ?? {}))) {
-          tally.wcu += write.units;
+          cost(write.key, write.units);
           tally.indexWcu += write.units;
-          keyTally(tally.keys, write.key, write.units);
         }
         if (after === null) meter.indexed.delete(action.key);
         else meter.indexed.set(action.key, after);
@@ -304,9 +273,3 @@ export async function metered<T>(meter: Meter, work: () => Promise<T>): Promise<
   if (tally.reported === 0) throw new Error('DynamoDB Local reported no consumed capacity');
   return { value, tally };
 }
-
-export const hottest = (map: Map<string, KeyTally>, count: number, by: 'wcu' | 'transactions' = 'wcu') =>
-  [...map]
-    .map(([key, t]) => ({ key, ...t }))
-    .sort((a, b) => b[by] - a[by])
-    .slice(0, count);

@@ -6,7 +6,6 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -47,10 +46,8 @@ const CACHE = join(ROOT, '.local', 'bench', 'collections', hash.digest('hex').sl
 /** DynamoDB Local's database files on tmpfs when there is one (file mode on disk is ~10× slower). */
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 const snapshotDir = (size: number) => join(CACHE, String(size));
-const copyDatabases = (from: string, to: string) => {
-  for (const file of readdirSync(from).filter((name) => name.endsWith('.db')))
-    cpSync(join(from, file), join(to, file));
-};
+const copyDatabases = (from: string, to: string) =>
+  cpSync(from, to, { recursive: true, filter: (path) => path === from || path.endsWith('.db') });
 
 /** DynamoDB Local on a scratch copy of a snapshot (or on an empty database). */
 async function openScratch(size?: number): Promise<{ dir: string; dynamodb: DynamoDbLocal }> {

@@ -11,11 +11,10 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RESULTS_DIR = join(ROOT, '.local', 'bench', 'results');
 
 export const envNumber = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
-export const envList = (name: string, fallback: string): string[] =>
-  (process.env[name] ?? fallback).split(',');
 /** Collection sizes, smallest first. */
 export const envSizes = (name: string, fallback: string): number[] =>
-  envList(name, fallback)
+  (process.env[name] ?? fallback)
+    .split(',')
     .map(Number)
     .sort((a, b) => a - b);
 
@@ -43,6 +42,9 @@ export const sum = (values: readonly number[]): number => values.reduce((a, b) =
 export const mean = (values: readonly number[]): number => sum(values) / Math.max(1, values.length);
 export const max = (values: readonly number[]): number => Math.max(...values);
 export const min = (values: readonly number[]): number => Math.min(...values);
+/** Empty series of figures, one per name. */
+export const series = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
 
 /** The 95 % interval of `statistic` over seeded resamples of `items`. */
 export function bootstrap<T>(items: readonly T[], statistic: (sample: T[]) => number): [number, number] {
@@ -65,16 +67,9 @@ export const fmt = (value: number | undefined, digits = 1): string =>
 export const table = (head: readonly string[], rows: readonly (readonly (string | number)[])[]): string =>
   [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 
-export interface PartResult {
-  part: string;
-  markdown: string;
-  data: unknown;
-  seconds: number;
-}
-
 /** Prints a part's markdown and writes it with its raw figures for `bench:report`. */
 export function writeResult(part: string, markdown: string, data: unknown, started: number): void {
-  const result: PartResult = { part, markdown, data, seconds: (Date.now() - started) / 1000 };
+  const result = { part, markdown, data, seconds: (Date.now() - started) / 1000 };
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, `${part}.json`), `${JSON.stringify(result, null, 2)}\n`);
   console.log(markdown);

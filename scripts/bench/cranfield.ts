@@ -1,10 +1,8 @@
-// The Cranfield collection (../shared/data/cranfield, see its README) and its scoring, nDCG@10 and MAP@100.
-// `npm run bench:tokenizers` ranks it with the in-memory BM25 reference for each tokenizer variant.
+// The Cranfield collection (../shared/data/cranfield, see its README), its scoring (nDCG@10, MAP@100) and its
+// documents as the benchmarks create them.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { indexInMemory } from '../../lib/search/read/rank.ts';
-import { createTokenizer, itemText, stopwordLists, type Tokenizer } from '../../lib/search/text/tokenizer.ts';
 
 export interface CranfieldDoc {
   id: number;
@@ -24,14 +22,14 @@ const DIR =
 const readLines = async (file: string) =>
   (await readFile(join(DIR, file), 'utf8')).split('\n').filter((line) => line.trim() !== '');
 
-/** The collection; code −1 (once per query) counts as `minusOneCode`: 1, as its README says. */
-export async function loadCranfield(minusOneCode = 1): Promise<Cranfield> {
+/** The collection; code −1 (once per query) counts as 1, as its README says. */
+export async function loadCranfield(): Promise<Cranfield> {
   const docs = (await readLines('docs.jsonl')).map((line) => JSON.parse(line));
   const queries = (await readLines('queries.jsonl')).map((line) => JSON.parse(line));
   const qrels = new Map<number, Map<number, number>>();
   for (const line of (await readLines('qrels.tsv')).slice(1)) {
     const [queryId = 0, docId = 0, code = 0] = line.split('\t').map(Number);
-    qrels.set(queryId, (qrels.get(queryId) ?? new Map()).set(docId, code === -1 ? minusOneCode : code));
+    qrels.set(queryId, (qrels.get(queryId) ?? new Map()).set(docId, code === -1 ? 1 : code));
   }
   return { docs, queries, qrels };
 }
@@ -77,50 +75,3 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   tags: [],
   attributes: {},
 });
-
-if (import.meta.main) {
-  const collection = await loadCranfield();
-  /** The collection README's reference tokenizer: lowercase `[a-z0-9]+` runs minus a stopword list, no stemming. */
-  const ascii =
-    (stopwords: 'classic45' | 'lucene33'): Tokenizer =>
-    (text) =>
-      (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((token) => !stopwordLists[stopwords].has(token));
-  const rankFn = (
-    tokenizer: Tokenizer,
-    textOf: (doc: CranfieldDoc) => string,
-    docs = collection.docs,
-  ): RankFn => {
-    const rank = indexInMemory(docs.map((doc) => ({ id: doc.id, tokens: tokenizer(textOf(doc)) })));
-    return (query, depth) => rank(tokenizer(query), depth).map((result) => result.id);
-  };
-  const variants: [string, Tokenizer][] = [
-    ['ascii [a-z0-9]+, classic45, no stem (reference)', ascii('classic45')],
-    ['ascii [a-z0-9]+, lucene33, no stem', ascii('lucene33')],
-  ];
-  for (const stopwords of ['none', 'lucene33', 'classic45'] as const)
-    for (const stem of [false, true])
-      variants.push([
-        `unicode, ${stopwords}, ${stem ? 'porter' : 'no stem'}${stopwords === 'classic45' && stem ? ' (default)' : ''}`,
-        createTokenizer({ stopwords, stem }),
-      ]);
-  const fields: Record<string, (doc: CranfieldDoc) => string> = {
-    text: (doc) => doc.text,
-    'itemText(title, text)': (doc) => itemText({ name: doc.title, description: doc.text, tags: [] }),
-  };
-  const f = (x: number) => x.toFixed(3);
-  console.log('| indexed text | tokenizer | nDCG@10 | MAP@100 |\n|---|---|---|---|');
-  for (const [field, textOf] of Object.entries(fields))
-    for (const [name, tokenizer] of variants) {
-      const { ndcgAt10, mapAt100 } = await evaluate(rankFn(tokenizer, textOf), collection);
-      console.log(`| ${field} | ${name} | ${f(ndcgAt10)} | ${f(mapAt100)} |`);
-    }
-  // The reference tokens give nDCG@10 0.522 with the README's gains, not its 0.537; code −1 as g = 5 gives 0.537.
-  const asPublished = await loadCranfield(0);
-  const scores = await evaluate(
-    rankFn(ascii('classic45'), (doc) => doc.text, asPublished.docs),
-    asPublished,
-  );
-  console.log(
-    `\nDiagnostic — reference tokens on text, code −1 as g = 5: nDCG@10 ${f(scores.ndcgAt10)}, MAP@100 ${f(scores.mapAt100)}`,
-  );
-}

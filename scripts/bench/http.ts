@@ -1,9 +1,10 @@
 // `npm run bench:http`: requests per second and latency through `npm start`'s stack (serverless-offline, on free
 // ports) with autocannon, the routes alternating. A local figure: not representative of Lambda behind API Gateway.
 import { createRequire } from 'node:module';
+import { writableFields } from '../../lib/items/merge-patch.ts';
 import { alternating, median, pause, table, writeResult } from './common.ts';
 import { startBenchStack } from './service.ts';
-import { syntheticItem, syntheticWrite } from './synthetic.ts';
+import { syntheticItem } from './synthetic.ts';
 
 /** The part of autocannon's API used here (the package ships no types). */
 type Histogram = { average: number; p50: number; p99: number; total: number };
@@ -17,7 +18,7 @@ const started = Date.now();
 const stack = await startBenchStack();
 try {
   for (let id = 1; id <= SEED; id++) {
-    const response = await stack.post('/items', stack.editor, syntheticWrite(id));
+    const response = await stack.post('/items', stack.editor, writableFields(syntheticItem(id, '')));
     if (response.status !== 201) throw new Error(`seeding answered ${response.status}`);
   }
   const query = { query: syntheticItem(SEED, '').name, topK: 5 };

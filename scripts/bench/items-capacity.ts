@@ -1,8 +1,10 @@
 // `npm run bench:capacity`: the items' capacity and cost model and the index's ingest ceiling on AWS, from DynamoDB's
 // documented limits, rules and prices and bench:write-model's replay of the writer: a model, not a measurement.
 import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
+import { ItemWriteSchema } from '../../lib/items/schema.ts';
 import { STATS_SHARDS } from '../../lib/search/format/keys.ts';
 import { recordBytes } from './capacity.ts';
 import { hottestIndex, hottestTerm, replayIngest } from './write-model.ts';
@@ -13,27 +15,11 @@ const PRICE = { wru: 0.625, rru: 0.125, lambdaRequest: 0.2, gbSecond: 0.00001666
 /** Warm Lambda milliseconds a request (bench:warm's, rounded up), at 1 GB. */
 const LAMBDA_MS = 15;
 
-const stamp = '2026-11-25T00:00:00.000Z';
-const samples: {
-  name: string;
-  description?: string;
-  tags?: string[];
-  attributes?: Record<string, string>;
-}[] = JSON.parse(readFileSync(new URL('../seed-data.json', import.meta.url), 'utf8'));
-const sizes = samples.map((s, i) =>
-  recordBytes(
-    toRecord({
-      id: 1_000_000 + i,
-      name: s.name,
-      description: s.description ?? '',
-      tags: s.tags ?? [],
-      attributes: s.attributes ?? {},
-      createdAt: stamp,
-      updatedAt: stamp,
-      version: 1,
-    }),
-  ),
-);
+// The sample items (scripts/seed-data.json) as created (omitted fields take their defaults) and stored.
+const stamp = { createdAt: '2026-11-25T00:00:00.000Z', updatedAt: '2026-11-25T00:00:00.000Z', version: 1 };
+const seed = JSON.parse(readFileSync(new URL('../seed-data.json', import.meta.url), 'utf8'));
+const samples = v.parse(v.array(ItemWriteSchema), seed);
+const sizes = samples.map((s, i) => recordBytes(toRecord({ id: 1_000_000 + i, ...s, ...stamp })));
 const itemBytes = sizes.reduce((a, b) => a + b, 0) / sizes.length;
 const itemWcu = Math.ceil(itemBytes / 1024);
 

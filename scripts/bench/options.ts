@@ -3,7 +3,7 @@
 import { expandQuery } from '../../lib/search/read/expand.ts';
 import type { RetrieveInput } from '../../lib/search/read/retrieve.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, ms, quantile, writeResult } from './common.ts';
+import { envNumber, envSizes, max, mean, ms, quantile, series, writeResult } from './common.ts';
 import { benchQueries } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_OPTIONS_SIZES', '1000,10000,100000');
@@ -48,20 +48,11 @@ const VARIANTS = [
 ];
 type Variant = (typeof VARIANTS)[number];
 
-const tallies = new Map<
-  string,
-  Record<'latencies' | 'units' | 'calls' | 'terms' | 'found' | 'returned', number[]>
->();
+const newTally = () => series('latencies', 'units', 'calls', 'terms', 'found', 'returned');
+const tallies = new Map<string, ReturnType<typeof newTally>>();
 const tallyOf = (size: number, variant: string) => {
   const key = `${size} ${variant}`;
-  const tally = tallies.get(key) ?? {
-    latencies: [],
-    units: [],
-    calls: [],
-    terms: [],
-    found: [],
-    returned: [],
-  };
+  const tally = tallies.get(key) ?? newTally();
   tallies.set(key, tally);
   return tally;
 };

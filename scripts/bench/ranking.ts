@@ -64,17 +64,10 @@ const collection = await loadCranfield();
 const cranfield = indexed(
   collection.docs.map((doc) => ({ id: doc.id, text: itemText(cranfieldWrite(doc)) })),
 );
-const [whole, typed, misspelt] = [
-  new Map<string, string>(),
-  new Map<string, string>(),
-  new Map<string, string>(),
-];
-const sets = { whole, typed, misspelled: misspelt };
-for (const query of collection.queries) {
-  sets.whole.set(String(query.id), query.text);
-  sets.typed.set(String(query.id), asTyped(query.text));
-  sets.misspelled.set(String(query.id), misspelled(query.text));
-}
+// The misspellings drawn in query order.
+const setOf = (text: (query: string) => string) =>
+  collection.queries.map((query) => ({ ...query, text: text(query.text) }));
+const sets = { whole: collection.queries, typed: setOf(asTyped), misspelled: setOf(misspelled) };
 const rows = [
   ['whole', 'whole', {}],
   ['whole', 'whole', { prefix: true }],
@@ -85,15 +78,13 @@ const rows = [
   ['misspelled', 'misspelled', { typos: 1 }],
   ['misspelled', 'misspelled', { typos: 2 }],
 ] as const;
-const first = String(collection.queries[0]?.id);
 console.log(
-  `Cranfield, 225 queries, seed ${SEED} (examples: "${sets.typed.get(first)}", "${sets.misspelled.get(first)}")\n`,
+  `Cranfield, 225 queries, seed ${SEED} (examples: "${sets.typed[0]?.text}", "${sets.misspelled[0]?.text}")\n`,
 );
 console.log('| queries | options | nDCG@10 | MAP@100 |\n|---|---|---|---|');
 for (const [set, kind, options] of rows) {
-  const queries = collection.queries.map((query) => ({ ...query, text: String(query.id) }));
-  const rankFn = (id: string, depth: number) => cranfield(sets[kind].get(id) ?? '', depth, options);
-  const { ndcgAt10, mapAt100 } = await evaluate(rankFn, { ...collection, queries });
+  const rankFn = (query: string, depth: number) => cranfield(query, depth, options);
+  const { ndcgAt10, mapAt100 } = await evaluate(rankFn, { ...collection, queries: sets[kind] });
   console.log(
     `| ${set} | \`${JSON.stringify(options)}\` | ${ndcgAt10.toFixed(4)} | ${mapAt100.toFixed(4)} |`,
   );
@@ -129,10 +120,9 @@ const docFreq = new Map<string, number>();
 for (const { words } of surface)
   for (const word of new Set(words)) docFreq.set(word, (docFreq.get(word) ?? 0) + 1);
 const [low, high] = [Math.ceil(surface.length * 0.02), Math.floor(surface.length * 0.05)];
-const reciprocal = (ids: number[], target: number) => {
-  const at = ids.indexOf(target);
-  return at >= 0 && at < 10 ? 1 / (at + 1) : 0;
-};
+/** 1 / rank of `target` among the top 10 `ids`, 0 when it is not among them. */
+const reciprocal = (ids: number[], target: number) =>
+  ids.includes(target) ? 1 / (ids.indexOf(target) + 1) : 0;
 let [ours, reference, asked] = [0, 0, 0];
 for (const { id, words } of surface) {
   const candidates = [...new Set(words)].filter((word) => {
@@ -144,11 +134,9 @@ for (const { id, words } of surface) {
   while (picked.size < 3) picked.add(pick(candidates));
   const query = [...picked].join(' ');
   asked++;
+  const winkIds = wink.search(unstemmed(query).join(' '), 10).map(([doc]) => Number(doc));
   ours += reciprocal(await service(query, 10), id);
-  reference += reciprocal(
-    wink.search(unstemmed(query).join(' '), 10).map(([doc]) => Number(doc)),
-    id,
-  );
+  reference += reciprocal(winkIds, id);
 }
 console.log(
   `\nKnown items: ${surface.length} READMEs, ${asked} queries of 3 words in ${low}–${high} READMEs each\n\n| ranking | MRR@10 |\n|---|---|\n| this service (stems, exact forms beside them) | ${(ours / asked).toFixed(3)} |\n| wink-bm25-text-search, no stemming | ${(reference / asked).toFixed(3)} |`,

@@ -2,7 +2,9 @@
 // (`<!-- bench:<part> -->`), and bench:scale's latency chart to benchmarks/retrieval.svg.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type PartResult, RESULTS_DIR, ROOT } from './common.ts';
+import { RESULTS_DIR, ROOT } from './common.ts';
+
+type PartResult = { part: string; markdown: string; data: unknown; seconds: number };
 
 const file = join(ROOT, 'BENCHMARKS.md');
 let text = readFileSync(file, 'utf8');

@@ -1,30 +1,17 @@
 // `npm run bench:scale`: retrieval over the synthetic collections as they grow, every answer checked against
-// exhaustive BM25, latency with every size served at once, and the read ceiling's trade-off at the two ends.
-import { SEARCH_DEFAULTS, type SearchOptions } from '../../lib/search/read/query.ts';
+// exhaustive BM25, and latency with every size served at once.
 import { indexInMemory } from '../../lib/search/read/rank.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { NORM_PAGE } from './capacity.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, min, ms, quantile, sum, writeResult } from './common.ts';
+import { envNumber, envSizes, max, mean, min, ms, quantile, series, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_SCALE_SIZES', '1000,10000,100000');
 const REPEATS = envNumber('BENCH_SCALE_REPEATS', 10);
 const TOP_K = 10;
-/** The read ceilings compared; Infinity is the exact plan; the last the service's, every block read by key. */
-const SWEEP: { maxBlocks: number; rangeGap?: number }[] = [
-  ...[16, 32, 64, 128, 256, 512, 2_048, Number.POSITIVE_INFINITY].map((maxBlocks) => ({ maxBlocks })),
-  { maxBlocks: SEARCH_DEFAULTS.maxBlocks, rangeGap: 0 },
-];
 const started = Date.now();
-
-/** A sweep point's settings: `Infinity` lifts the filter's ceiling too, so the plan is exact. */
-const ceilingOf = ({ maxBlocks, rangeGap }: (typeof SWEEP)[number]): Partial<SearchOptions> => ({
-  maxBlocks,
-  ...(maxBlocks === Number.POSITIVE_INFINITY ? { filterMaxBlocks: maxBlocks } : {}),
-  ...(rangeGap === undefined ? {} : { rangeGap }),
-});
-const EXACT = ceilingOf({ maxBlocks: Number.POSITIVE_INFINITY });
+/** No read ceiling (the filter's lifted too): the plan reads until it proves the top 10. */
+const EXACT = { maxBlocks: Number.POSITIVE_INFINITY, filterMaxBlocks: Number.POSITIVE_INFINITY };
 const request = (query: string) => ({ query, topK: TOP_K, minScore: 0 });
 const loads = await prepareCollections(SIZES);
 
@@ -74,9 +61,6 @@ function scoreShare(found: Found, truth: Truth): number {
 }
 
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
-/** Empty series of figures, one per name. */
-const series = <K extends string>(...names: K[]) =>
-  Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
 const results: ReturnType<typeof sizeResult>[] = [];
 const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
   size,
@@ -86,7 +70,7 @@ const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[numb
   p50: Number.NaN,
   p99: Number.NaN,
   exact: series('units', 'blocks', 'listed'),
-  ...series('latencies', 'units', 'calls', 'blocks', 'normPages', 'recall', 'scoreShare'),
+  ...series('latencies', 'units', 'calls', 'blocks', 'recall', 'scoreShare'),
 });
 for (const load of loads) {
   const { size } = load;
@@ -101,7 +85,6 @@ for (const load of loads) {
       r.units.push(tally.units);
       r.calls.push(tally.calls);
       r.blocks.push(tally.blocks);
-      r.normPages.push(tally.normPages.size);
       r.recall.push(recall(value.results, truth));
       r.scoreShare.push(scoreShare(value.results, truth));
       const best = await proof.measure(request(query));
@@ -132,46 +115,6 @@ for (const result of results) {
 }
 console.log('measured latency at every size');
 
-// The read ceiling's trade-off: each setting on the smallest and the largest collection, side by side.
-const ends = [SIZES[0] ?? 0, SIZES.at(-1) ?? 0];
-const sweep = await withCollections(ends, async (endpoints) => {
-  const runs = SWEEP.flatMap((point) =>
-    ends.map((size) => ({
-      point,
-      size,
-      ...series('latencies', 'units', 'blocks', 'recall'),
-      ...collectionRetriever(endpoints.get(size) ?? '', ceilingOf(point)),
-    })),
-  );
-  for (const run of runs)
-    for (const [i, query] of queries.entries()) {
-      const { value, tally } = await run.measure(request(query));
-      if (run.point.maxBlocks === Number.POSITIVE_INFINITY)
-        check(value.results, truthOf(run.size, i), `maxBlocks: Infinity, "${query}" at ${run.size}`, true);
-      run.units.push(tally.units);
-      run.blocks.push(tally.blocks);
-      run.recall.push(recall(value.results, truthOf(run.size, i)));
-    }
-  const retrieve = (run: (typeof runs)[number], query: string) => run.retrieve(request(query));
-  await interleave(runs, queries, REPEATS, retrieve, (run, ms) => run.latencies.push(ms));
-  for (const run of runs) run.raw.destroy();
-  return SWEEP.map((point) => {
-    const [small, large] = runs
-      .filter((r) => r.point === point)
-      .map(({ latencies, units, blocks, recall }) => ({
-        p50: quantile(latencies, 0.5),
-        units,
-        blocks,
-        recall,
-      }));
-    if (!small || !large) throw new Error('the sweep has no ends');
-    // JSON has no Infinity: the exact plan's ceiling is written as null.
-    const maxBlocks = Number.isFinite(point.maxBlocks) ? point.maxBlocks : null;
-    return { maxBlocks, byKey: point.rangeGap === 0, ratio: large.p50 / small.p50, small, large };
-  });
-});
-console.log('measured the maxBlocks sweep');
-
 const [first, previous, last] = [results[0], results.at(-2), results.at(-1)];
 const en = (n: number | undefined) => (n ?? 0).toLocaleString('en');
 const f = (value: number, digits = 1) => value.toFixed(digits);
@@ -188,11 +131,7 @@ const wholeLists = queries.filter(
   (_, i) => (last?.exact.listed[i] ?? 0) > 0 && last?.exact.blocks[i] === last?.exact.listed[i],
 );
 const command = `${process.env.BENCH_SCALE_SIZES ? `BENCH_SCALE_SIZES=${SIZES.join(',')} ` : ''}npm run bench:scale`;
-const [smallEnd, largeEnd, lastSize, previousSize] = [...ends, last?.size, previous?.size].map(en);
-const meanMax = (values: number[]) => `${f(mean(values))} / ${f(max(values))}`;
-const meanMin = (values: number[]) => `${f(mean(values), 3)} / ${f(min(values))}`;
-const sweepRow = (s: (typeof sweep)[number]) =>
-  `| ${s.maxBlocks === null ? 'Infinity (exact)' : en(s.maxBlocks)}${s.byKey ? ', every block by key (`rangeGap: 0`)' : s.maxBlocks === SEARCH_DEFAULTS.maxBlocks ? ' (service)' : ''} | ${ms(s.small.p50)} | ${ms(s.large.p50)} | ${f(s.ratio, 2)} | ${meanMax(s.small.units)} | ${meanMax(s.large.units)} | ${f(mean(s.large.blocks))} / ${max(s.large.blocks)} | ${meanMin(s.small.recall)} | ${meanMin(s.large.recall)} |`;
+const [lastSize, previousSize] = [last?.size, previous?.size].map(en);
 const quoted = (list: string[]) => list.map((q) => `\`${q}\``).join(', ');
 const perSize = (what: string) => results.map((r) => `${what} ${en(r.size)}`).join(' | ');
 const cells = (pick: (r: (typeof results)[number]) => number[], digits: number, i: number) =>
@@ -213,14 +152,7 @@ ${rows.join('\n')}
 
 p50 at ${lastSize} ÷ p50 at ${en(first?.size)}: **${f(latencyRatio, 2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
 Read units per fixed query: at most ${f(ceiling)} at any size${growth}.
-With lengths kept apart from the postings (Lucene's norms; ${en(NORM_PAGE)} lengths a 4 KB page), the same reads would also read ${results.map((r) => f(mean(r.normPages))).join(', ')} pages a query on average at ${results.map((r) => en(r.size)).join(', ')} items (+${f(mean(last?.normPages ?? []) * 0.5)} RCU at ${lastSize}).
 The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${lastSize} (${quoted(wholeLists) || 'none'}); over all queries it read ${f((100 * sum(last?.exact.blocks ?? [])) / Math.max(1, sum(last?.exact.listed ?? [])), 0)} % of the blocks listed.
-
-The read ceiling's trade-off (\`maxBlocks\`):
-
-| maxBlocks | p50 ms at ${smallEnd} | p50 ms at ${largeEnd} | p50 ratio | RCU / query at ${smallEnd} (mean / max) | RCU / query at ${largeEnd} (mean / max) | blocks read at ${largeEnd} (mean / max) | recall@${TOP_K} at ${smallEnd} (mean / min) | recall@${TOP_K} at ${largeEnd} (mean / min) |
-|---|---|---|---|---|---|---|---|---|
-${sweep.map(sweepRow).join('\n')}
 
 <details><summary>Read units, blocks and recall of each query at each size</summary>
 
@@ -230,5 +162,5 @@ ${queries.map((q, i) => `| \`${q}\` | ${cells((r) => r.units, 1, i)} | ${cells((
 
 </details>
 `;
-const data = { command, queries, results, latencyRatio, grown, ceiling, wholeLists, sweep };
+const data = { command, queries, results, latencyRatio, grown, ceiling, wholeLists };
 writeResult('scale', markdown, data, started);

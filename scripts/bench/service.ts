@@ -14,7 +14,7 @@ import { freePort } from '../local/ports.ts';
 import { ROOT } from './common.ts';
 
 const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
-export const tokenOf = (issuer: Issuer) => (group: string) =>
+const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
 /** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
@@ -42,35 +42,20 @@ export const SAMPLE_ITEM = {
 };
 
 /** The service's table on DynamoDB Local holding SAMPLE_ITEM, a token issuer and the functions' environment. */
-export function withLocalService<T>(work: (service: LocalService) => Promise<T>): Promise<T> {
+async function localService(endpoint: string) {
+  const issuer = createIssuer();
+  const local = localEnv(issuer, endpoint, CURSOR_KEY);
+  const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
+  const client = createDocumentClient({ region: 'us-east-1', endpoint });
+  const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
+  return { tableName: LOCAL_TABLE, issuer, env, token: tokenOf(issuer), client, itemId: item.id };
+}
+export function withLocalService<T>(work: (service: Awaited<ReturnType<typeof localService>>) => Promise<T>) {
   return withDynamoDb([LOCAL_TABLE], async ({ endpoint }) => {
-    const issuer = createIssuer();
-    const local = localEnv(issuer, endpoint, CURSOR_KEY);
-    const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
-    const client = createDocumentClient({ region: 'us-east-1', endpoint });
-    const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
-    try {
-      return await work({
-        tableName: LOCAL_TABLE,
-        issuer,
-        env,
-        token: tokenOf(issuer),
-        client,
-        itemId: item.id,
-      });
-    } finally {
-      client.destroy();
-    }
+    const service = await localService(endpoint);
+    return work(service).finally(() => service.client.destroy());
   });
 }
-type LocalService = {
-  tableName: string;
-  issuer: Issuer;
-  env: Record<string, string>;
-  token: (group: string) => string;
-  client: ReturnType<typeof createDocumentClient>;
-  itemId: number;
-};
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
 export async function startBenchStack() {
@@ -108,16 +93,8 @@ function readZip(zip: Buffer): Map<string, Buffer> {
   return files;
 }
 
-export interface DeployedFunction {
-  name: string;
-  handler: string;
-  zipBytes: number;
-  bundlePath: string;
-  bundleBytes: number;
-}
-
 /** Runs `serverless package --stage prod` (exactly as deployed) and extracts every function to `dir`. */
-export function packageFunctions(dir: string): DeployedFunction[] {
+export function packageFunctions(dir: string) {
   const packageDir = join(dir, 'package');
   const cli = join(ROOT, 'node_modules/serverless/bin/serverless.js');
   const run = spawnSync(process.execPath, [cli, 'package', '--stage', 'prod', '--package', packageDir], {
@@ -143,7 +120,7 @@ export function packageFunctions(dir: string): DeployedFunction[] {
   });
 }
 
-export function deployedBundle(deployed: readonly DeployedFunction[], name: string): DeployedFunction {
+export function deployedBundle(deployed: ReturnType<typeof packageFunctions>, name: string) {
   const fn = deployed.find((f) => f.name === name);
   if (!fn) throw new Error(`no function ${name}`);
   return fn;
@@ -190,20 +167,14 @@ export const postEvent = (routeKey: string, token: string, fields: unknown) =>
 
 export type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
-/** A Lambda context with the fields the middleware reads. */
+/** A Lambda context with the fields middy, Powertools and the service read. */
 const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: true,
   functionName: 'items-bench',
   functionVersion: '$LATEST',
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:items-bench',
   memoryLimitInMB: '1024',
   awsRequestId: 'bench-request',
-  logGroupName: '/aws/lambda/items-bench',
-  logStreamName: 'bench',
   getRemainingTimeInMillis: () => 10_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
 };
 
 /** Calls `handler` as Lambda would; throws unless it answers `status` (any 2xx when not given). */

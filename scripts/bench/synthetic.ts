@@ -4,7 +4,7 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { mapLimit } from '../../lib/concurrency.ts';
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
-import type { Item, ItemWrite } from '../../lib/items/schema.ts';
+import type { Item } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
 import { docKey, statsKey, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
@@ -68,11 +68,6 @@ export function syntheticItem(id: number, timestamp: string): Item {
     updatedAt: timestamp,
     version: 1,
   };
-}
-
-export function syntheticWrite(id: number): ItemWrite {
-  const { name, description, tags, attributes } = syntheticItem(id, '');
-  return { name, description, tags, attributes };
 }
 
 /** Writes `records` with BatchWriteItem, 25 at a time, sending unprocessed ones again. */
