@@ -27,8 +27,9 @@
  *    exact form does not count in the item's length. `wordTerms` gives both, `indexTerms` what an item is indexed on.
  *
  * The default `tokenize` drops the `classic45` stopwords and stems: the best of the variants measured on the
- * Cranfield collection by `npm run bench:tokenizers` (README, Quality: the kit of 267ffc3). `wordSpans` gives the same terms with where each word is
- * in the text as written (`normalized-offsets.ts` maps step 1 back), for highlighting.
+ * Cranfield collection by `npm run bench:tokenizers` (README, Quality: the kit of 267ffc3). `wordSpans` gives the
+ * same terms with where each word is in the text as written (`normalized-offsets.ts` maps step 1 back), for
+ * highlighting.
  */
 import { stemmer } from 'stemmer';
 import { foldCase, normalizeWithOffsets } from './normalized-offsets.ts';
