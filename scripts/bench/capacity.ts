@@ -57,7 +57,7 @@ const INDEXES = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => ({
 }));
 const INDEXED_ATTRIBUTES = new Set(INDEXES.flatMap((index) => [...index.keys, ...index.projected]));
 /** Per index the item is in, its partition and the values it projects there (as JSON). */
-export type DictionaryEntry = Record<string, { partition: string; projected: string }>;
+type DictionaryEntry = Record<string, { partition: string; projected: string }>;
 
 export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
   const entry: DictionaryEntry = {};
@@ -176,7 +176,7 @@ export const createMeter = () => ({
   sizes: new Map<string, number>(),
   indexed: new Map<string, AttributeMap>(),
 });
-export type Meter = ReturnType<typeof createMeter>;
+type Meter = ReturnType<typeof createMeter>;
 
 function countRecords(tally: Tally, items: readonly AttributeMap[]): void {
   for (const item of items) {

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export interface CranfieldDoc {
+interface CranfieldDoc {
   id: number;
   title: string;
   text: string;
@@ -39,7 +39,7 @@ const gain = (code: number | undefined): number => (code === undefined ? 0 : 2 *
 const dcg = (gains: readonly number[]): number => gains.reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
 
 /** Ranks one query's text: doc ids, best first, up to `depth`. */
-export type RankFn = (queryText: string, depth: number) => Promise<number[]> | number[];
+type RankFn = (queryText: string, depth: number) => Promise<number[]> | number[];
 
 /**
  * Mean nDCG@10 (the ideal ranks the query's judged docs by gain) and MAP@100 (a doc is relevant when it has any

@@ -21,7 +21,7 @@ const newTally = () => ({
   byTerm: new Map<string, number>(),
   byIndex: new Map<string, number>(),
 });
-export type IngestTally = ReturnType<typeof newTally>;
+type IngestTally = ReturnType<typeof newTally>;
 const add = (map: Map<string, number>, key: string, units: number) =>
   map.set(key, (map.get(key) ?? 0) + units);
 const hottestOf = (map: Map<string, number>): [string, number] =>
