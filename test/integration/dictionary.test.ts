@@ -4,11 +4,11 @@ import {
   type CreateTableCommandInput,
   DescribeTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { dfClass, isDictionaryTerm, TAIL_SK, termOfPk } from '../../lib/search/format/keys.ts';
+import { dfClass, isDictionaryTerm, TAIL_SK, termOfPk, termPk } from '../../lib/search/format/keys.ts';
 import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
 import { createDictionary, type Dictionary } from '../../lib/search/read/dictionary.ts';
 import { completions, dictionaryInMemory, expandQuery, PREFIX_TERMS } from '../../lib/search/read/expand.ts';
@@ -275,6 +275,71 @@ describe('the term dictionary', () => {
     expect((await retrieve({ query: 'waterprof', topK: 5, minScore: 0 })).results).toStrictEqual([]);
     const corrected = await retrieve({ query: 'waterprof', topK: 5, minScore: 0, typos: 1 });
     expect(corrected.results[0]?.matchedTerms).toContain('waterproof');
+  });
+});
+
+describe('the first reads of a query with prefix or typos', () => {
+  /** The table's client, each command passed to `on` first (which may hold it, or fail it). */
+  const watched = (on: (command: unknown) => Promise<void>) =>
+    new Proxy(table.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: Parameters<typeof table.client.send>[0]) => {
+          await on(command);
+          return table.client.send(command);
+        };
+      },
+    });
+  const isTermRead = (command: unknown, term: string) =>
+    command instanceof QueryCommand &&
+    command.input.ExpressionAttributeValues?.[':pk'] === termPk(term) &&
+    command.input.ExpressionAttributeValues?.[':tail'] === TAIL_SK;
+  const [boot = ''] = tokenize('boots');
+
+  it("reads the words' own terms and the corpus counts beside the dictionary's reads, each once", async () => {
+    const request = { query: 'boots hik', topK: 5, minScore: 0, prefix: true } as const;
+    const expected = await createRetriever({ search: createSearch(table), items, dictionary })(request);
+    expect(expected.results.length).toBeGreaterThan(0);
+    // The dictionary's reads are held until the word's tail has been asked for: read one after the other, they stall.
+    let asked = () => {};
+    const termAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    let termReads = 0;
+    const client = watched(async (command) => {
+      if (isTermRead(command, boot)) {
+        termReads++;
+        asked();
+      }
+      if (command instanceof QueryCommand && command.input.IndexName !== undefined)
+        await Promise.race([
+          termAsked,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('the term was not read alongside')), 5000),
+          ),
+        ]);
+    });
+    const own = { client, tableName: table.tableName };
+    const retrieve = createRetriever({ search: createSearch(own), items, dictionary: createDictionary(own) });
+    expect(await retrieve(request)).toStrictEqual(expected);
+    expect(termReads).toBe(1);
+  });
+
+  it("rejects with the dictionary's failure and leaves no read begun beside it unhandled", async () => {
+    // The dictionary fails at once; the term's read and the counts' fail after it, with nothing awaiting them.
+    const client = watched(async (command) => {
+      if (!(command instanceof QueryCommand)) return;
+      if (command.input.IndexName !== undefined) throw new Error('dictionary unavailable');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      throw new Error('table unavailable');
+    });
+    const own = { client, tableName: table.tableName };
+    const retrieve = createRetriever({ search: createSearch(own), items, dictionary: createDictionary(own) });
+    await expect(retrieve({ query: 'boots hik', topK: 5, minScore: 0, prefix: true })).rejects.toThrow(
+      'dictionary unavailable',
+    );
+    // Vitest fails the run on an unhandled rejection: the late failures land while this test still runs.
+    await new Promise((resolve) => setTimeout(resolve, 200));
   });
 });
 

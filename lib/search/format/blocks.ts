@@ -63,22 +63,14 @@ function varints(bytes: Uint8Array) {
   };
 }
 
-/** The binary form (see above); throws unless every varint is complete, and ids strictly ascend within 2^53. */
+/** The binary form (see above) as objects: `decodeColumns`'s postings. */
 function decodeBinary(bytes: Uint8Array): BlockPosting[] {
-  const postings: BlockPosting[] = [];
-  const reader = varints(bytes);
-  const varint = reader.next;
-  let previous = 0;
-  while (!reader.done()) {
-    const delta = varint();
-    const tf = varint();
-    const dl = varint();
-    if (!(delta > 0) || !Number.isSafeInteger(previous + delta)) throw malformed('ids not ascending');
-    if (tf < 1 || dl < 1) throw malformed('a zero count');
-    previous += delta;
-    postings.push({ id: previous, tf, dl });
-  }
-  return postings;
+  const { length, ids, tfs, dls } = decodeColumns(bytes);
+  return Array.from({ length }, (_, i) => ({
+    id: ids[i] as number,
+    tf: tfs[i] as number,
+    dl: dls[i] as number,
+  }));
 }
 
 const ENTRY = /^([0-9a-z]{1,11}):([1-9a-z][0-9a-z]{0,5}):([1-9a-z][0-9a-z]{0,5})$/;
@@ -113,6 +105,63 @@ export function decodeBlock(stored: unknown): BlockPosting[] {
   if (stored === undefined || stored === null) return [];
   if (typeof stored === 'string') return decodeText(stored);
   throw malformed(`a ${typeof stored}`);
+}
+
+/**
+ * A block's postings as the reader keeps them: three columns, no object per posting (a query at 100,000 items decodes
+ * tens of thousands of postings, and objects of three fields cost it most of its garbage collection).
+ */
+export interface PostingColumns {
+  length: number;
+  ids: Float64Array;
+  tfs: Float64Array;
+  dls: Float64Array;
+}
+
+const EMPTY_COLUMNS: PostingColumns = {
+  length: 0,
+  ids: new Float64Array(0),
+  tfs: new Float64Array(0),
+  dls: new Float64Array(0),
+};
+
+/**
+ * `decodeBlock` into columns: a binary block decoded in place (throws unless every varint is complete, and ids
+ * strictly ascend within 2^53), the text of blocks written before through `decodeText`.
+ */
+export function decodeColumns(stored: unknown): PostingColumns {
+  if (!(stored instanceof Uint8Array)) {
+    const postings = decodeBlock(stored);
+    if (postings.length === 0) return EMPTY_COLUMNS;
+    return {
+      length: postings.length,
+      ids: Float64Array.from(postings, (p) => p.id),
+      tfs: Float64Array.from(postings, (p) => p.tf),
+      dls: Float64Array.from(postings, (p) => p.dl),
+    };
+  }
+  // Every posting takes three bytes at least.
+  const room = Math.floor(stored.length / 3);
+  const columns = new Float64Array(3 * room);
+  const ids = columns.subarray(0, room);
+  const tfs = columns.subarray(room, 2 * room);
+  const dls = columns.subarray(2 * room);
+  const reader = varints(stored);
+  let previous = 0;
+  let n = 0;
+  while (!reader.done()) {
+    const delta = reader.next();
+    const tf = reader.next();
+    const dl = reader.next();
+    if (!(delta > 0) || !Number.isSafeInteger(previous + delta)) throw malformed('ids not ascending');
+    if (tf < 1 || dl < 1) throw malformed('a zero count');
+    previous += delta;
+    ids[n] = previous;
+    tfs[n] = tf;
+    dls[n] = dl;
+    n++;
+  }
+  return { length: n, ids, tfs, dls };
 }
 
 /** A posting's impact: its saturation at the reference length, quantized up (keys.ts). */

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
-import { BLOCK_CAPACITY, type BlockPosting, decodeBlock, decodeDirectory } from '../format/blocks.ts';
+import { BLOCK_CAPACITY, decodeColumns, decodeDirectory, type PostingColumns } from '../format/blocks.ts';
 import { B, idf, K1 } from '../format/bm25.ts';
 import {
   countsQuery,
@@ -39,6 +39,17 @@ export interface SearchRequest {
    * after its tail only where the tail does not list it.
    */
   small?: ReadonlySet<string>;
+  /** First reads begun before the terms were known (`search.start`): the terms among them are not read again. */
+  started?: FirstReads | undefined;
+}
+
+/** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
+interface FirstReads {
+  stats: Promise<ReturnType<typeof sumCounts>>;
+  terms: Map<
+    string,
+    Promise<{ tail: Record<string, unknown> | undefined; entries?: [end: number, max: number][] }>
+  >;
 }
 
 export interface SearchOptions {
@@ -87,7 +98,7 @@ interface Block {
   sk: string;
   /** Its place among its term's sealed blocks (the tail: after the last). */
   index: number;
-  postings: BlockPosting[] | undefined;
+  postings: PostingColumns | undefined;
 }
 interface Interval {
   after: number;
@@ -104,17 +115,22 @@ interface PieceTable {
   ids: number[];
   /** Each item's row (an array beside it: looping over an array is the hot path of `evaluate`). */
   rows: Map<number, number>;
-  /** rows × words (room for more rows): the word's best score in the item (0: none). */
-  best: Float64Array;
-  /** rows × words: the number of the word's first term the item holds (-1: none). */
-  first: Int32Array;
-  /** The blocks already added. */
-  added: Set<Block>;
+  /** rows × words: the word's best score in the item (0: none). */
+  best: number[];
+  /** rows × words (where a word has alternatives): the number of the word's first term the item holds (-1: none). */
+  first: number[];
+  /**
+   * The blocks added, each with whether its items were all given rows: an essential block's are; another's only
+   * update the items the table holds, since an item in none of the essential blocks cannot reach the threshold.
+   */
+  added: Map<Block, boolean>;
+  /** How many blocks were added for known items only. */
+  partial: number;
 }
 interface TermList {
   term: string;
   weight: number;
-  tail: { postings: BlockPosting[]; lo: number; m: number };
+  tail: { postings: PostingColumns; lo: number; m: number };
   /** Sealed blocks' ends and maxima, in id order. */
   entries: [end: number, max: number][];
   /** Its blocks in id order (sealed, then the tail), once cut. */
@@ -198,52 +214,74 @@ export function createSearch({
   }
 
   /**
-   * Corpus counts, tails and directories, read at once: a term expected to have few sealed blocks (`small`) its
-   * tail alone (with the others of its kind, by key), any other its tail and directory by one Query. A tail that
-   * lists its directory is read with it (one record); a directory read before a seal the tail shows, or not read
-   * beside a tail that does not list it, is read after it.
+   * Starts the first reads: the counts, and the tail and directory of each of `terms` by one Query. The retriever
+   * starts them for the words as written while the dictionary finds their alternatives (`SearchRequest.started`).
    */
-  async function readTerms(terms: readonly string[], small: ReadonlySet<string> = new Set()) {
-    const [parts, byKey, read] = await Promise.all([
-      queryAll(client, countsQuery(tableName)),
-      batchGet(
-        client,
-        tableName,
-        terms.filter((term) => small.has(term)).map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
+  function start(terms: Iterable<string>): FirstReads {
+    return {
+      stats: observed(queryAll(client, countsQuery(tableName)).then(sumCounts)),
+      terms: new Map([...new Set(terms)].map((term) => [term, observed(readTailAndDirectory(term))])),
+    };
+  }
+
+  /**
+   * Corpus counts, tails and directories, read at once (what `started` has not begun): a term expected to have few
+   * sealed blocks (`small`) its tail alone (with the others of its kind, by key), any other its tail and directory by
+   * one Query. A tail that lists its directory is read with it (one record); a directory read before a seal the tail
+   * shows, or not read beside a tail that does not list it, is read after it.
+   */
+  async function readTerms(
+    terms: readonly string[],
+    small: ReadonlySet<string> = new Set(),
+    started: FirstReads = start([]),
+  ) {
+    const rest = terms.filter((term) => !started.terms.has(term));
+    const byKey = batchGet(
+      client,
+      tableName,
+      rest.filter((term) => small.has(term)).map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
+    ).then((rows) => new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row])));
+    const reads = new Map(started.terms);
+    for (const term of rest)
+      reads.set(
+        term,
+        small.has(term) ? byKey.then((tails) => ({ tail: tails.get(term) })) : readTailAndDirectory(term),
+      );
+    const [stats, found] = await Promise.all([
+      started.stats,
+      Promise.all(
+        terms.map(async (term) => {
+          const { tail, entries: read } = (await reads.get(term)) ?? { tail: undefined };
+          if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
+          const lo = Number(tail.lo ?? 0);
+          const listed = lo > 0 && tail.d instanceof Uint8Array ? decodeDirectory(tail.d) : undefined;
+          let entries = listed ?? read ?? [];
+          // The tail was read after a seal the directory missed (or alone): its blocks are below lo and unknown.
+          if (!listed && lo > 0 && (entries.at(-1)?.[0] ?? 0) < lo) entries = await readDirectory(term);
+          return {
+            term,
+            df: tail.df,
+            tail: { postings: decodeColumns(tail.p), lo, m: Number(tail.m ?? 1e6) },
+            entries: entries.filter(([end]) => end <= lo),
+          };
+        }),
       ),
-      Promise.all(terms.map((term) => (small.has(term) ? undefined : readTailAndDirectory(term)))),
     ]);
-    const stats = sumCounts(parts);
-    const tails = new Map(byKey.map((r) => [termOfPk(r.pk) ?? '', r]));
-    const found = await Promise.all(
-      terms.map(async (term, i) => {
-        const tail = read[i]?.tail ?? tails.get(term);
-        if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
-        const lo = Number(tail.lo ?? 0);
-        const listed = lo > 0 && tail.d instanceof Uint8Array ? decodeDirectory(tail.d) : undefined;
-        let entries = listed ?? read[i]?.entries ?? [];
-        // The tail was read after a seal the directory missed (or alone): its blocks are below lo and unknown.
-        if (!listed && lo > 0 && (entries.at(-1)?.[0] ?? 0) < lo) entries = await readDirectory(term);
-        return {
-          term,
-          df: tail.df,
-          tail: { postings: decodeBlock(tail.p), lo, m: Number(tail.m ?? 1e6) },
-          entries: entries.filter(([end]) => end <= lo),
-        };
-      }),
-    );
     return { stats, found };
   }
 
-  return async function search({
+  return Object.assign(search, { start });
+
+  async function search({
     terms,
     groups,
     topK,
     minScore,
     accept,
     small,
+    started,
   }: SearchRequest): Promise<Hit[]> {
-    const { stats, found } = await readTerms([...terms.keys()], small);
+    const { stats, found } = await readTerms([...terms.keys()], small, started);
     const docs = stats.docs;
     if (docs <= 0) return [];
     const avgdl = stats.len / docs || 1;
@@ -409,13 +447,14 @@ export function createSearch({
       if (unreadEssential.length > 0) return unreadEssential;
       const unread = interval.blocks.filter((block) => !block.postings);
       if (unread.length === 0 && interval.blocks.length === 1) return scoreAlone(interval, threshold);
-      const table = tableOf(interval);
+      const table = tableOf(interval, essential);
       const width = words.size;
       // Per word, the most its unread blocks could add.
       const unreadBounds = new Float64Array(width);
       for (const [group, word] of wordsOf(unread)) unreadBounds[group] = word.bound;
-      // Every item of a piece read whole is in its table: what it passes over is what it scored below the threshold.
-      let passedOver = unread.length === 0 ? Number.NEGATIVE_INFINITY : rest;
+      // An item of a piece read whole is in its table unless it is in none of the essential blocks, so bounded by
+      // `rest`: what the piece passes over is that and what it scored below the threshold.
+      let passedOver = unread.length === 0 && table.partial === 0 ? Number.NEGATIVE_INFINITY : rest;
       let needed = false;
       for (let row = 0; row < table.ids.length; row++) {
         const id = table.ids[row] as number;
@@ -451,14 +490,14 @@ export function createSearch({
     function scoreAlone(interval: Interval, threshold: number): Block[] {
       const [block] = interval.blocks as [Block];
       const list = lists[block.term] as TermList;
-      const postings = block.postings ?? [];
+      const { ids, tfs, dls, length } = block.postings ?? EMPTY;
       let passedOver = Number.NEGATIVE_INFINITY;
-      for (let i = firstAfter(postings, interval.after); i < postings.length; i++) {
-        const posting = postings[i] as BlockPosting;
-        if (posting.id > interval.to) break;
-        if (scored.has(posting.id) || rejected.has(posting.id)) continue;
-        const score = scoreOf(posting.tf, posting.dl, list.weight);
-        if (reaches(score, threshold)) record(posting.id, score, () => [list.term]);
+      for (let i = firstAfter(ids, length, interval.after); i < length; i++) {
+        const id = ids[i] as number;
+        if (id > interval.to) break;
+        if (scored.has(id) || rejected.has(id)) continue;
+        const score = scoreOf(tfs[i] as number, dls[i] as number, list.weight);
+        if (reaches(score, threshold)) record(id, score, () => [list.term]);
         else passedOver = Math.max(passedOver, score);
       }
       settled.set(interval, passedOver);
@@ -468,57 +507,60 @@ export function createSearch({
     /**
      * The items of a piece's read blocks, with each word's best score among its alternatives, kept with the piece
      * and added to as its blocks are read (a piece waiting for blocks is looked at every round): one row an item, found
-     * by id, in arrays that grow by doubling, so a block read is added once, by its own postings, and nothing else is
+     * by id, in arrays a row is pushed onto, so a block read is added once, by its own postings, and nothing else is
      * copied (a prefix's completions make many blocks a piece).
      */
-    function tableOf(interval: Interval): PieceTable {
-      interval.table ??= {
-        ids: [],
-        rows: new Map(),
-        best: new Float64Array(0),
-        first: new Int32Array(0),
-        added: new Set(),
-      };
-      const table = interval.table;
+    function tableOf(interval: Interval, essential: readonly Block[]): PieceTable {
+      let table = interval.table;
+      // A block essential now that was added for known items only (the threshold fell, a filter rejected some): the
+      // table is made again, since a row it adds would miss the blocks added before it.
+      if (!table || (table.partial > 0 && essential.some((block) => table?.added.get(block) !== true)))
+        table = interval.table = {
+          ids: [],
+          rows: new Map(),
+          best: [],
+          first: [],
+          added: new Map(),
+          partial: 0,
+        };
+      for (const block of essential) if (!table.added.has(block)) addBlock(table, block, interval, true);
       for (const block of interval.blocks)
-        if (block.postings && !table.added.has(block)) addBlock(table, block, interval);
+        if (block.postings && !table.added.has(block)) addBlock(table, block, interval, false);
       return table;
     }
 
-    function addBlock(table: PieceTable, block: Block, interval: Interval) {
+    /** Adds a read block's postings in the piece: with `rows`, an item not yet in the table gets one. */
+    function addBlock(table: PieceTable, block: Block, interval: Interval, rows: boolean) {
       const width = words.size;
-      const postings = block.postings ?? [];
+      const { ids, tfs, dls, length } = block.postings ?? EMPTY;
       const list = lists[block.term] as TermList;
-      const end = firstAfter(postings, interval.to);
-      for (let j = firstAfter(postings, interval.after); j < end; j++) {
-        const posting = postings[j] as BlockPosting;
-        let row = table.rows.get(posting.id);
+      const start = firstAfter(ids, length, interval.after);
+      const end = firstAfter(ids, length, interval.to);
+      for (let j = start; j < end; j++) {
+        const id = ids[j] as number;
+        let row = table.rows.get(id);
         if (row === undefined) {
+          if (!rows) continue;
           row = table.ids.length;
-          table.ids.push(posting.id);
-          table.rows.set(posting.id, row);
-          if ((row + 1) * width > table.best.length) grow(table, width);
+          table.ids.push(id);
+          table.rows.set(id, row);
+          for (let group = 0; group < width; group++) {
+            table.best.push(0);
+            if (alternatives) table.first.push(-1);
+          }
         }
         const cell = row * width + list.group;
-        table.best[cell] = Math.max(table.best[cell] as number, scoreOf(posting.tf, posting.dl, list.weight));
+        table.best[cell] = Math.max(
+          table.best[cell] as number,
+          scoreOf(tfs[j] as number, dls[j] as number, list.weight),
+        );
         // The word's first alternative the item holds, in term order: its score adds the words up in that order.
         // Which came first matters only where a word has several (rowScore).
         if (alternatives && (table.first[cell] === -1 || block.term < (table.first[cell] as number)))
           table.first[cell] = block.term;
       }
-      table.added.add(block);
-    }
-
-    /** Room for twice the rows (at least 64). */
-    function grow(table: PieceTable, width: number) {
-      const rows = Math.max(64, 2 * (table.best.length / Math.max(1, width)));
-      const best = new Float64Array(rows * width);
-      best.set(table.best);
-      table.best = best;
-      if (!alternatives) return;
-      const first = new Int32Array(rows * width).fill(-1);
-      first.set(table.first);
-      table.first = first;
+      table.added.set(block, rows);
+      if (!rows) table.partial++;
     }
 
     /** termScore's arithmetic, step for step (so every score equals the in-memory ranking's to the last bit). */
@@ -552,9 +594,9 @@ export function createSearch({
     function matchedTerms(interval: Interval, id: number): string[] {
       const matched: string[] = [];
       for (const block of interval.blocks) {
-        const postings = block.postings ?? [];
-        const i = firstAfter(postings, id - 1);
-        if (postings[i]?.id === id) matched.push((lists[block.term] as TermList).term);
+        const { ids, length } = block.postings ?? EMPTY;
+        const i = firstAfter(ids, length, id - 1);
+        if (i < length && ids[i] === id) matched.push((lists[block.term] as TermList).term);
       }
       return matched;
     }
@@ -615,7 +657,7 @@ export function createSearch({
           const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
           for (const block of single) {
             const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
-            block.postings = row ? decodeBlock(row.p) : [];
+            block.postings = row ? decodeColumns(row.p) : EMPTY;
           }
         }),
         ...ranges.map(async (run) => {
@@ -632,14 +674,23 @@ export function createSearch({
           for (const block of list.blocks.slice(first.index, last.index + 1)) {
             if (block.postings) continue;
             const row = bySk.get(block.sk);
-            block.postings = row ? decodeBlock(row.p) : [];
+            block.postings = row ? decodeColumns(row.p) : EMPTY;
           }
         }),
       ]);
       // What the reads cost, counted in reads by key (a range of up to five compact blocks counts as one).
       return single.length + ranges.reduce((sum, run) => sum + runCost(run) / KEY_COST, 0);
     }
-  };
+  }
+}
+
+/**
+ * A read begun before its result is awaited: a rejection is the awaiting caller's to handle, and this only keeps one
+ * left unawaited (the dictionary failed first) from being reported as unhandled.
+ */
+function observed<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
 }
 
 /** What a block read by key costs (eventually consistent, under 4 KB), and a full block's size in a range read. */
@@ -655,6 +706,8 @@ const ALONG_PER_BLOCK = 4;
 /** A term's likely blocks are all read by range once its reads so far cost half of what that costs (ski rental). */
 const BUY_FACTOR = 2;
 
+const EMPTY = decodeColumns(undefined);
+
 const key = (block: Block) => `${block.term}\u0000${block.sk}`;
 
 /** Blocks by their word (in order of first appearance), each word bounded by its best block. */
@@ -669,13 +722,13 @@ function wordsOf(blocks: readonly Block[]): Map<number, { bound: number; blocks:
   return words;
 }
 
-/** The index of the first posting whose id is above `after` (postings in id order). */
-function firstAfter(postings: readonly BlockPosting[], after: number): number {
+/** The index of the first of `length` ids (ascending) that is above `after`. */
+function firstAfter(ids: Float64Array, length: number, after: number): number {
   let low = 0;
-  let high = postings.length;
+  let high = length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((postings[middle]?.id ?? 0) <= after) low = middle + 1;
+    if ((ids[middle] as number) <= after) low = middle + 1;
     else high = middle;
   }
   return low;

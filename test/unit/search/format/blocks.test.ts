@@ -4,6 +4,7 @@ import {
   type BlockPosting,
   blockMax,
   decodeBlock,
+  decodeColumns,
   decodeDirectory,
   edit,
   encodeBlock,
@@ -41,6 +42,33 @@ describe('posting blocks', () => {
     const postings = ids.sort((a, b) => a - b).map((id) => posting(id, 1 + (id % 7), dl));
     expect(decodeBlock(encodeBlock(postings))).toStrictEqual(postings);
   });
+
+  test.prop([
+    fc.oneof(
+      fc
+        .uniqueArray(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { maxLength: 40 })
+        .map((ids) =>
+          encodeBlock(ids.sort((a, b) => a - b).map((id) => posting(id, 1 + (id % 7), 1 + (id % 90_000)))),
+        ),
+      fc.uint8Array({ maxLength: 24 }),
+      fc.constantFrom('', '1:3:14,10:1:7', '2:1:4,0:1:4', undefined),
+    ),
+  ])(
+    "reads a block into columns (the reader's form) as decodeBlock reads it, and refuses what it refuses",
+    (stored) => {
+      let expected: BlockPosting[] | undefined;
+      try {
+        expected = decodeBlock(stored);
+      } catch {
+        expect(() => decodeColumns(stored)).toThrow(/Malformed posting block entry/);
+        return;
+      }
+      const { length, ids, tfs, dls } = decodeColumns(stored);
+      expect(
+        Array.from({ length }, (_, i) => posting(ids[i] as number, tfs[i] as number, dls[i] as number)),
+      ).toStrictEqual(expected);
+    },
+  );
 
   it('writes a block of no postings (an emptied tail) as no bytes, and reads it, or a missing one, as empty', () => {
     expect(encodeBlock([])).toStrictEqual(new Uint8Array());
