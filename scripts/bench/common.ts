@@ -39,6 +39,22 @@ export function quantile(values: readonly number[], q: number): number {
 }
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
 export const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+/**
+ * Latencies of `variant` against `baseline` query by query: the geometric mean over the queries of each one's median
+ * ratio. Both hold `queries` latencies a pass, in the same order (`interleave`). A p50 over queries of very different
+ * cost sits between two of them, so a ratio of two p50s moves by a query; this one does not.
+ */
+export function pairedRatio(
+  variant: readonly number[],
+  baseline: readonly number[],
+  queries: number,
+): number {
+  const perQuery = (values: readonly number[], q: number) =>
+    median(values.filter((_, i) => i % queries === q));
+  let logs = 0;
+  for (let q = 0; q < queries; q++) logs += Math.log(perQuery(variant, q) / perQuery(baseline, q));
+  return Math.exp(logs / queries);
+}
 export const mean = (values: readonly number[]): number => sum(values) / Math.max(1, values.length);
 export const max = (values: readonly number[]): number => Math.max(...values);
 export const min = (values: readonly number[]): number => Math.min(...values);

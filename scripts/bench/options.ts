@@ -3,7 +3,7 @@
 import { expandQuery } from '../../lib/search/read/expand.ts';
 import type { RetrieveInput } from '../../lib/search/read/retrieve.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, ms, quantile, series, writeResult } from './common.ts';
+import { envNumber, envSizes, max, mean, ms, pairedRatio, quantile, series, writeResult } from './common.ts';
 import { benchQueries } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_OPTIONS_SIZES', '1000,10000,100000');
@@ -105,15 +105,20 @@ const rows = SIZES.flatMap((size) =>
   }),
 );
 const largest = SIZES.at(-1) ?? 0;
-const p50 = (variant: string) => quantile(tallyOf(largest, variant).latencies, 0.5);
+const latencies = (variant: string) => tallyOf(largest, variant).latencies;
+/** Each variant's figure against plain at the largest size, `of` its latencies and plain's. */
+const againstPlain = (of: (variant: number[], plain: number[]) => number) =>
+  VARIANTS.slice(1)
+    .map((v) => `${v.name.split(' (')[0]} **${of(latencies(v.name), latencies('plain')).toFixed(2)}**`)
+    .join(', ');
 const markdown = `${SIZES.map((s) => s.toLocaleString('en')).join(', ')} items, ${benchQueries.length} queries, top ${TOP_K}, ${REPEATS} passes.
 
 | items | variant | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | terms | results | found |
 |---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-p50 ÷ plain p50 at ${largest.toLocaleString('en')} items (same run): ${VARIANTS.slice(1)
-  .map((v) => `${v.name.split(' (')[0]} **${(p50(v.name) / p50('plain')).toFixed(2)}**`)
-  .join(', ')}.
+p50 ÷ plain p50 at ${largest.toLocaleString('en')} items (same run): ${againstPlain((v, plain) => quantile(v, 0.5) / quantile(plain, 0.5))}.
+
+Query by query (each query's median ÷ its plain median, geometric mean over the queries: common.ts \`pairedRatio\`): ${againstPlain((v, plain) => pairedRatio(v, plain, benchQueries.length))}.
 `;
 writeResult('options', markdown, Object.fromEntries(tallies), started);
