@@ -111,29 +111,35 @@ describe('BM25 search over the DynamoDB index', () => {
     'helmet bike night lamp sun hat glove',
   ];
 
-  it.each(
-    queries.flatMap(
-      (q) =>
-        [
-          [q, 1],
-          [q, 5],
-          [q, 20],
-        ] as const,
-    ),
-  )('gives exactly the exhaustive ranking for %j, top %i', async (query, topK) => {
-    const hits = await search({
-      terms: queryWeights(tokenize(query)),
-      topK,
-      minScore: 0,
-      accept: async (ids) => new Set(ids),
-    });
-    const expected = reference(query, topK);
-    expect(hits.map((h) => h.id)).toStrictEqual(expected.map((h) => h.id));
-    hits.forEach((hit, i) => {
-      expect(Math.abs(hit.score - (expected[i]?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
-      expect(hit.matchedTerms).toStrictEqual(expected[i]?.matchedTerms);
-    });
-  });
+  /**
+   * An item's matched terms from the item, as the retriever gives them (`matchedTermsOf`): the search then leaves
+   * unread the blocks that cannot change a score.
+   */
+  const fromItems = (terms: ReadonlyMap<string, number>) => {
+    const held = new Map(corpus.map((item) => [item.id, new Set(tokenize(itemText(item)))]));
+    return (id: number) => [...terms.keys()].filter((term) => held.get(id)?.has(term));
+  };
+  const listed = ['read from the blocks', 'from the items'] as const;
+
+  it.each(queries.flatMap((q) => listed.flatMap((how) => [1, 5, 20].map((topK) => [q, topK, how] as const))))(
+    'gives exactly the exhaustive ranking for %j, top %i, matched terms %s',
+    async (query, topK, how) => {
+      const terms = queryWeights(tokenize(query));
+      const hits = await search({
+        terms,
+        topK,
+        minScore: 0,
+        accept: async (ids) => new Set(ids),
+        matchedTermsOf: how === 'from the items' ? fromItems(terms) : undefined,
+      });
+      const expected = reference(query, topK);
+      expect(hits.map((h) => h.id)).toStrictEqual(expected.map((h) => h.id));
+      hits.forEach((hit, i) => {
+        expect(Math.abs(hit.score - (expected[i]?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
+        expect(hit.matchedTerms).toStrictEqual(expected[i]?.matchedTerms);
+      });
+    },
+  );
 
   // A word's alternatives (a prefix's completions, a word's corrections) weigh less than the word: the reader leaves a
   // weak alternative's blocks unread only where no item can reach the k-th score through it (split, query.ts).
@@ -153,11 +159,22 @@ describe('BM25 search over the DynamoDB index', () => {
     { a: { light: 1, tent: 0.3, lamp: 0.25, sun: 0.05 }, b: { night: 1 }, c: { snow: 0.5 } },
     { a: { boot: 0.3, rain: 0.9 }, b: { coffee: 0.2, kettle: 1, cup: 0.6 } },
   ];
-  it.each(wordCases.flatMap((words) => [1, 5, 20].map((topK) => [words, topK] as const)))(
-    'gives exactly the exhaustive ranking when words have weighted alternatives, %j top %i',
-    async (words, topK) => {
+  it.each(
+    wordCases.flatMap((words) =>
+      listed.flatMap((how) => [1, 5, 20].map((topK) => [words, topK, how] as const)),
+    ),
+  )(
+    'gives exactly the exhaustive ranking when words have weighted alternatives, %j top %i, matched terms %s',
+    async (words, topK, how) => {
       const { terms, groups } = worded(words);
-      const hits = await search({ terms, groups, topK, minScore: 0, accept: async (ids) => new Set(ids) });
+      const hits = await search({
+        terms,
+        groups,
+        topK,
+        minScore: 0,
+        accept: async (ids) => new Set(ids),
+        matchedTermsOf: how === 'from the items' ? fromItems(terms) : undefined,
+      });
       const docs = corpus.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) }));
       const expected = rankInMemory(docs, terms, topK, groups);
       expect(hits.map((h) => h.id)).toStrictEqual(expected.map((h) => h.id));
@@ -512,6 +529,82 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     });
     expect(hits.map((hit) => hit.id)).toStrictEqual([ids[0]]);
     expect(hits[0]?.matchedTerms).toStrictEqual([coffee, cup]);
+  });
+
+  it('with matched terms from the items, scores no candidate before a block it needs is read, however many need it', async () => {
+    // Every item 64 words long. Items 1–4 hold kettle ×5 and steel ×1, sealed in one block of each; 5–7 kettle ×5 and
+    // 8–11 steel ×1 stay in the tails, which set the k-th score (kettle ×5). The piece of items 1–4 takes kettle's
+    // block as essential (steel's bound alone is below the k-th score), and each of its four candidates needs steel's
+    // block: a reader that scored the ones after the first as soon as the block was asked for would rank them at
+    // kettle ×5 alone.
+    const filled = (words: string) => ({
+      name: 'filler',
+      description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
+    });
+    const { own, ids } = await ownIndex([
+      ...Array.from({ length: 4 }, () => filled('kettle kettle kettle kettle kettle steel')),
+      ...Array.from({ length: 3 }, () => filled('kettle kettle kettle kettle kettle')),
+      ...Array.from({ length: 4 }, () => filled('steel')),
+    ]);
+    const terms = queryWeights(tokenize('kettle steel'));
+    const texts = new Map(
+      ids.map((id, i) => [id, i < 4 ? ['kettle', 'steel'] : i < 7 ? ['kettle'] : ['steel']]),
+    );
+    const matchedTermsOf = (id: number) =>
+      [...terms.keys()].filter((term) => texts.get(id)?.some((word) => tokenize(word)[0] === term));
+    const { client, blocks } = countingClient(own.client);
+    const hits = await createSearch({ client, tableName: own.tableName, rangeGap: 0 })({
+      terms,
+      topK: 3,
+      minScore: 0,
+      accept: everything,
+      matchedTermsOf,
+    });
+    const exact = await createSearch(own)({ terms, topK: 3, minScore: 0, accept: everything });
+    expect(hits.map((hit) => hit.id)).toStrictEqual(ids.slice(0, 3));
+    expect(hits).toStrictEqual(exact);
+    // Steel's sealed block was read (kettle's too), each once.
+    expect(blocks.filter((block) => block.startsWith('T#steel'))).toHaveLength(1);
+  });
+
+  it("with matched terms from the items, leaves unread a weaker alternative's block that cannot change a score", async () => {
+    // `kettle` (weight 1) and `coffee` (0.5) are one word. Items 1–4 hold kettle ×5 and coffee ×1, sealed in one
+    // block of each; 5–7 kettle ×5 and 8–11 coffee ×1 stay in the tails and set the k-th score. An item of 1–4 scores
+    // its best alternative, kettle ×5, which coffee's block cannot beat: read only to list coffee among its matched
+    // terms, which the items can tell.
+    const filled = (words: string) => ({
+      name: 'filler',
+      description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
+    });
+    const { own, ids } = await ownIndex([
+      ...Array.from({ length: 4 }, () => filled('kettle kettle kettle kettle kettle coffee')),
+      ...Array.from({ length: 3 }, () => filled('kettle kettle kettle kettle kettle')),
+      ...Array.from({ length: 4 }, () => filled('coffee')),
+    ]);
+    const [kettle = '', coffee = ''] = tokenize('kettle coffee');
+    const terms = new Map([
+      [kettle, 1],
+      [coffee, 0.5],
+    ]);
+    const groups = new Map([
+      [kettle, 'kettle'],
+      [coffee, 'kettle'],
+    ]);
+    const held = new Map(ids.map((id, i) => [id, i < 4 ? [kettle, coffee] : i < 7 ? [kettle] : [coffee]]));
+    const read = async (matchedTermsOf?: (id: number) => string[]) => {
+      const { client, blocks } = countingClient(own.client);
+      const search = createSearch({ client, tableName: own.tableName, rangeGap: 0 });
+      const hits = await search({ terms, groups, topK: 3, minScore: 0, accept: everything, matchedTermsOf });
+      return { hits, blocks };
+    };
+    const listed = await read();
+    expect(listed.hits.map((hit) => [hit.id, hit.matchedTerms])).toStrictEqual(
+      ids.slice(0, 3).map((id) => [id, [kettle, coffee]]),
+    );
+    expect(listed.blocks.filter((block) => block.startsWith(`T#${coffee} `))).toHaveLength(1);
+    const fromItems = await read((id) => held.get(id) ?? []);
+    expect(fromItems.hits).toStrictEqual(listed.hits);
+    expect(fromItems.blocks.filter((block) => block.startsWith(`T#${coffee} `))).toStrictEqual([]);
   });
 
   it('breaks ties by id, from the postings alone', async () => {

@@ -39,6 +39,12 @@ export interface SearchRequest {
    * after its tail only where the tail does not list it.
    */
   small?: ReadonlySet<string>;
+  /**
+   * The query terms an answer holds, from the item itself (the retriever has fetched it): given, the search lists an
+   * answer's `matchedTerms` from it, and so need not read a block that cannot change an item's score (a weaker
+   * alternative of a word the item holds); without it, every block around an answer is read to list them.
+   */
+  matchedTermsOf?: ((id: number) => string[]) | undefined;
   /** First reads begun before the terms were known (`search.start`): the terms among them are not read again. */
   started?: FirstReads | undefined;
 }
@@ -280,6 +286,7 @@ export function createSearch({
     accept,
     small,
     started,
+    matchedTermsOf,
   }: SearchRequest): Promise<Hit[]> {
     const { stats, found } = await readTerms([...terms.keys()], small, started);
     const docs = stats.docs;
@@ -381,7 +388,11 @@ export function createSearch({
         best = [];
         for (const hit of scored.values()) if (!rejected.has(hit.id)) keep(hit.score);
       }
-      const answer = () => ranked.filter((hit) => !rejected.has(hit.id)).slice(0, topK);
+      const answer = () =>
+        ranked
+          .filter((hit) => !rejected.has(hit.id))
+          .slice(0, topK)
+          .map((hit) => (matchedTermsOf ? { ...hit, matchedTerms: matchedTermsOf(hit.id) } : hit));
       if (unasked.every((hit) => accepted.has(hit.id))) return answer();
       // A filter that rejects candidates lowers the k-th score: more pieces may qualify, under a larger budget.
       if (starved && budget >= filterMaxBlocks) return answer();
@@ -456,6 +467,8 @@ export function createSearch({
       // `rest`: what the piece passes over is that and what it scored below the threshold.
       let passedOver = unread.length === 0 && table.partial === 0 ? Number.NEGATIVE_INFINITY : rest;
       let needed = false;
+      /** With `matchedTermsOf`: the unread blocks some candidate needs. */
+      const wanting = new Set<Block>();
       for (let row = 0; row < table.ids.length; row++) {
         const id = table.ids[row] as number;
         if (scored.has(id) || rejected.has(id)) continue;
@@ -469,12 +482,57 @@ export function createSearch({
         let bound = 0;
         for (let group = 0; group < width; group++)
           bound += Math.max(table.best[at + group] as number, unreadBounds[group] as number);
-        if (reaches(bound, threshold)) needed = true;
-        else passedOver = Math.max(passedOver, bound);
+        if (!reaches(bound, threshold)) passedOver = Math.max(passedOver, bound);
+        else if (!matchedTermsOf) needed = true;
+        else {
+          // Only the blocks that can change its score are needed; with none, its score is known.
+          let known = true;
+          for (const block of unread) {
+            const held = Math.max(
+              table.best[at + block.group] as number,
+              unreadBounds[block.group] as number,
+            );
+            if (!changes(table, row, block, bound - held, threshold)) continue;
+            wanting.add(block);
+            known = false;
+          }
+          if (!known) continue;
+          const score = rowScore(table, row);
+          if (reaches(score, threshold)) record(id, score, () => []);
+          else passedOver = Math.max(passedOver, score);
+        }
       }
       if (needed) return unread;
+      if (wanting.size > 0) return [...wanting];
       settled.set(interval, passedOver);
       return [];
+    }
+
+    /**
+     * Whether an unread block can change the score of the item in `row`, whose other words' bound (with every unread
+     * block) is `others`: it can raise the best of its word's alternatives past what the item holds and so reach the threshold,
+     * or it is of a term before the first the item holds of its word and after another word's first, so it may move
+     * the word ahead of that one in the sum (rowScore adds the words in the order of their first terms: the in-memory
+     * ranking's order, to the last bit).
+     */
+    function changes(
+      table: PieceTable,
+      row: number,
+      block: Block,
+      others: number,
+      threshold: number,
+    ): boolean {
+      const at = row * words.size;
+      if (block.bound > (table.best[at + block.group] as number) && reaches(others + block.bound, threshold))
+        return true;
+      if (!alternatives || block.bound <= 0) return false;
+      const first = table.first[at + block.group] as number;
+      if (first < 0 || block.term > first) return false;
+      for (let group = 0; group < words.size; group++) {
+        const other = table.first[at + group] as number;
+        if (group !== block.group && other >= 0 && block.term < other && other < first) return true;
+      }
+      return false;
     }
 
     /**

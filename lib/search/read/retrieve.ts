@@ -1,6 +1,6 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
-import { isExactForm, wordTerms } from '../text/tokenizer.ts';
+import { indexTerms, isExactForm, itemText, wordTerms } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
@@ -65,7 +65,14 @@ export function createRetriever({
         }),
       );
     };
-    const hits = await search({ terms, groups, topK, minScore, accept, small, started });
+    // An answer's matched terms from its item (fetched by `accept`), as the index holds its text: the search then
+    // leaves unread the blocks of a word's weaker alternatives that cannot change a score.
+    const matchedTermsOf = (id: number) => {
+      const item = fetched.get(id);
+      const held = new Set(item ? indexTerms(itemText(item)).tokens : []);
+      return [...terms.keys()].filter((term) => held.has(term));
+    };
+    const hits = await search({ terms, groups, topK, minScore, accept, small, started, matchedTermsOf });
     const results = hits.flatMap((hit) => {
       const item = fetched.get(hit.id);
       if (!item) return [];
