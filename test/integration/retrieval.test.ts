@@ -339,6 +339,21 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     await indexer.reindexItems(ids);
     return { own, ids };
   }
+  /** An item of 64 words (the reference length): `words`, then filler. */
+  const filled = (words: string) => ({
+    name: 'filler',
+    description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
+  });
+  /**
+   * Items 1–4 hold `strong` ×5 and `weak` ×1, sealed in one block of each (blocks of four); 5–7 `strong` ×5 and 8–11
+   * `weak` ×1 stay in the tails, which set the k-th score of a top 3 (`strong` ×5).
+   */
+  const sealedPiece = (strong: string, weak: string) =>
+    ownIndex([
+      ...Array.from({ length: 4 }, () => filled(`${`${strong} `.repeat(5)}${weak}`)),
+      ...Array.from({ length: 3 }, () => filled(`${strong} `.repeat(5).trim())),
+      ...Array.from({ length: 4 }, () => filled(weak)),
+    ]);
   /** A search over the shared corpus that reads 3 sealed blocks at most, two a round. */
   const budgeted = (client: DynamoDBDocumentClient, options: { filterMaxBlocks?: number } = {}) =>
     createSearch({ client, tableName: table.tableName, maxBlocks: 3, blocksPerRound: 2, ...options });
@@ -499,10 +514,6 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     // best; items 4–7 kettle ×3 (1.65 idf), sealed in a block that spans 0–7 but holds none of 0–3; 8–10 stay in the
     // tails and set the first k-th score (kettle ×3). The piece of items 0–3 has kettle's block, empty there: a split
     // that took the word whole at kettle's bound would pass over items 0–3 (cup's bound alone is below 1.65 idf).
-    const filled = (words: string) => ({
-      name: 'filler',
-      description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
-    });
     const { own, ids } = await ownIndex([
       ...Array.from({ length: 4 }, () => filled('coffee coffee cup cup')),
       ...Array.from({ length: 5 }, () => filled('kettle kettle kettle')),
@@ -532,20 +543,10 @@ describe('block reads: the early stop, the budget and the round trips', () => {
   });
 
   it('with matched terms from the items, scores no candidate before a block it needs is read, however many need it', async () => {
-    // Every item 64 words long. Items 1–4 hold kettle ×5 and steel ×1, sealed in one block of each; 5–7 kettle ×5 and
-    // 8–11 steel ×1 stay in the tails, which set the k-th score (kettle ×5). The piece of items 1–4 takes kettle's
-    // block as essential (steel's bound alone is below the k-th score), and each of its four candidates needs steel's
-    // block: a reader that scored the ones after the first as soon as the block was asked for would rank them at
-    // kettle ×5 alone.
-    const filled = (words: string) => ({
-      name: 'filler',
-      description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
-    });
-    const { own, ids } = await ownIndex([
-      ...Array.from({ length: 4 }, () => filled('kettle kettle kettle kettle kettle steel')),
-      ...Array.from({ length: 3 }, () => filled('kettle kettle kettle kettle kettle')),
-      ...Array.from({ length: 4 }, () => filled('steel')),
-    ]);
+    // The piece of items 1–4 (sealedPiece) takes kettle's block as essential (steel's bound alone is below the k-th
+    // score), and each of its four candidates needs steel's block: a reader that scored the ones after the first as
+    // soon as the block was asked for would rank them at kettle ×5 alone.
+    const { own, ids } = await sealedPiece('kettle', 'steel');
     const terms = queryWeights(tokenize('kettle steel'));
     const texts = new Map(
       ids.map((id, i) => [id, i < 4 ? ['kettle', 'steel'] : i < 7 ? ['kettle'] : ['steel']]),
@@ -568,19 +569,10 @@ describe('block reads: the early stop, the budget and the round trips', () => {
   });
 
   it("with matched terms from the items, leaves unread a weaker alternative's block that cannot change a score", async () => {
-    // `kettle` (weight 1) and `coffee` (0.5) are one word. Items 1–4 hold kettle ×5 and coffee ×1, sealed in one
-    // block of each; 5–7 kettle ×5 and 8–11 coffee ×1 stay in the tails and set the k-th score. An item of 1–4 scores
-    // its best alternative, kettle ×5, which coffee's block cannot beat: read only to list coffee among its matched
-    // terms, which the items can tell.
-    const filled = (words: string) => ({
-      name: 'filler',
-      description: `${words} ${'filler '.repeat(63 - words.split(' ').length)}`.trim(),
-    });
-    const { own, ids } = await ownIndex([
-      ...Array.from({ length: 4 }, () => filled('kettle kettle kettle kettle kettle coffee')),
-      ...Array.from({ length: 3 }, () => filled('kettle kettle kettle kettle kettle')),
-      ...Array.from({ length: 4 }, () => filled('coffee')),
-    ]);
+    // `kettle` (weight 1) and `coffee` (0.5) are one word. An item of 1–4 (sealedPiece) scores its best alternative,
+    // kettle ×5, which coffee's block cannot beat: read only to list coffee among its matched terms, which the items
+    // can tell.
+    const { own, ids } = await sealedPiece('kettle', 'coffee');
     const [kettle = '', coffee = ''] = tokenize('kettle coffee');
     const terms = new Map([
       [kettle, 1],
