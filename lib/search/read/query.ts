@@ -488,11 +488,11 @@ export function createSearch({
           // Only the blocks that can change its score are needed; with none, its score is known.
           let known = true;
           for (const block of unread) {
-            const held = Math.max(
+            const word = Math.max(
               table.best[at + block.group] as number,
               unreadBounds[block.group] as number,
             );
-            if (!changes(table, row, block, bound - held, threshold)) continue;
+            if (!changes(table, row, block, bound - word, threshold)) continue;
             wanting.add(block);
             known = false;
           }
@@ -510,10 +510,10 @@ export function createSearch({
 
     /**
      * Whether an unread block can change the score of the item in `row`, whose other words' bound (with every unread
-     * block) is `others`: it can raise the best of its word's alternatives past what the item holds and so reach the threshold,
-     * or it is of a term before the first the item holds of its word and after another word's first, so it may move
-     * the word ahead of that one in the sum (rowScore adds the words in the order of their first terms: the in-memory
-     * ranking's order, to the last bit).
+     * block) is `others`: it can raise the best of its word's alternatives past what the item holds and so reach the
+     * threshold, or it is of a term before the first the item holds of its word and after another word's first, so it
+     * may move the word ahead of that one in the sum (rowScore adds the words in the order of their first terms: the
+     * in-memory ranking's order, to the last bit).
      */
     function changes(
       table: PieceTable,
@@ -540,7 +540,8 @@ export function createSearch({
      * score and opens the piece again, `settled`): a query of common words scores many thousands of items.
      */
     function record(id: number, score: number, matched: () => string[]) {
-      scored.set(id, { id, score, matchedTerms: matched() });
+      // Given matchedTermsOf, the answer's are listed from its item (`answer`).
+      scored.set(id, { id, score, matchedTerms: matchedTermsOf ? [] : matched() });
       keep(score);
     }
 
