@@ -498,7 +498,7 @@ export function createSearch({
           }
           if (!known) continue;
           const score = rowScore(table, row);
-          if (reaches(score, threshold)) record(id, score, () => []);
+          if (reaches(score, threshold)) record(id, score, () => matchedTerms(interval, id));
           else passedOver = Math.max(passedOver, score);
         }
       }

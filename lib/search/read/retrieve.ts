@@ -1,6 +1,6 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
-import { indexTerms, isExactForm, itemText, wordTerms } from '../text/tokenizer.ts';
+import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
@@ -45,10 +45,7 @@ export function createRetriever({
   return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
     // With `prefix` or `typos` the dictionary is read first; the words' own terms are known already, so their first
     // reads (and the corpus counts) start beside it.
-    const started =
-      prefix || typos
-        ? search.start(wordTerms(query).flatMap(({ term, exact }) => (exact ? [term, exact] : [term])))
-        : undefined;
+    const started = prefix || typos ? search.start(indexTerms(query).tokens) : undefined;
     const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0) return { query, results: [] };
     const fetched = new Map<number, Item>();
