@@ -395,6 +395,119 @@ describe('a warm container’s dictionary', () => {
     expect(sent).toHaveLength(7);
   });
 
+  it('keeps a read past cacheMs for a session while the version it was read under holds, once that has settled', async () => {
+    const { client, sent } = counting();
+    let clock = 0;
+    const warm = createDictionary({
+      client,
+      tableName: table.tableName,
+      ...{ cacheMs: 1_000, settleMs: 2_000, versionedMs: 60_000 },
+      now: () => clock,
+    });
+    const relied = async (read: (d: Dictionary) => Promise<unknown>) => {
+      const session = warm.session();
+      const before = sent.length;
+      await read(session.dictionary);
+      return { reads: sent.length - before, reliedOn: [...session.reliedOn] };
+    };
+    const length4 = (d: Dictionary) => d.ofLength(4);
+    const dfs = (d: Dictionary) => d.dfOf(['hike', 'boot']);
+    warm.observe(7);
+    // Read 1 s after the version was first seen: not settled, so kept for cacheMs only.
+    clock = 1_000;
+    expect(await relied(length4)).toStrictEqual({ reads: 1, reliedOn: [] });
+    clock = 2_500;
+    expect(await relied(length4)).toStrictEqual({ reads: 1, reliedOn: [] });
+    expect(await relied(dfs)).toStrictEqual({ reads: 1, reliedOn: [] });
+    // Read at 2.5 s under version 7, settled since 0.5 s: a session uses them past cacheMs, relying on 7.
+    clock = 30_000;
+    expect(await relied(length4)).toStrictEqual({ reads: 0, reliedOn: [7] });
+    expect(await relied(dfs)).toStrictEqual({ reads: 0, reliedOn: [7] });
+    // A caller without a session never relies on a version: past cacheMs it reads.
+    await warm.dfOf(['hike', 'boot']);
+    expect(sent).toHaveLength(4);
+    // The index moved on: nothing read under 7 is used again.
+    clock = 31_500;
+    warm.observe(8);
+    expect(await relied(length4)).toStrictEqual({ reads: 1, reliedOn: [] });
+    expect(await relied(dfs)).toStrictEqual({ reads: 1, reliedOn: [] });
+    // Read at 31.5 s, when 8 had not settled; read again at 34 s under 8, which lasts versionedMs.
+    clock = 34_000;
+    expect(await relied(length4)).toStrictEqual({ reads: 1, reliedOn: [] });
+    clock = 93_999;
+    expect(await relied(length4)).toStrictEqual({ reads: 0, reliedOn: [8] });
+    clock = 94_000;
+    expect(await relied(length4)).toStrictEqual({ reads: 1, reliedOn: [] });
+    // cacheMs 0 keeps nothing, under a version or not.
+    const cold = createDictionary({ client, tableName: table.tableName, cacheMs: 0, now: () => clock });
+    cold.observe(8);
+    clock = 200_000;
+    await cold.ofLength(4);
+    const session = cold.session();
+    await session.dictionary.ofLength(4);
+    expect(sent).toHaveLength(10);
+    expect(session.reliedOn.size).toBe(0);
+  });
+
+  it('finds a term committed after the expansion a warm container kept: the query is made again', async () => {
+    const own = await freshTable();
+    const ownItems = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: ownItems });
+    const { client, sent } = ((table) => {
+      const sent: string[] = [];
+      const send = table.client.send.bind(table.client);
+      const client = new Proxy(table.client, {
+        get(target, property, receiver) {
+          if (property !== 'send') return Reflect.get(target, property, receiver);
+          return (...args: Parameters<typeof send>) => {
+            const [command] = args;
+            if (command instanceof QueryCommand && command.input.IndexName !== undefined)
+              sent.push(String(command.input.IndexName));
+            return send(...args);
+          };
+        },
+      });
+      return { client, sent };
+    })(own);
+    const create = async (description: string) => {
+      const item = await ownItems.create({ name: 'craft', description, tags: [], attributes: {} });
+      await indexer.reindexItems([item.id]);
+      return item.id;
+    };
+    const first = await create('a zephyr over the hills');
+    await create('the zenith of the climb');
+    let clock = 0;
+    const retrieve = createRetriever({
+      search: createSearch(own),
+      items: ownItems,
+      dictionary: createDictionary({ client, tableName: own.tableName, now: () => clock }),
+    });
+    const cold = createRetriever({
+      search: createSearch(own),
+      items: ownItems,
+      dictionary: createDictionary({ ...own, cacheMs: 0 }),
+    });
+    const request = { query: 'zep', topK: 5, minScore: 0, prefix: true } as const;
+    const ids = async () => (await retrieve(request)).results.map((r) => r.item.id);
+    // The first query sees the version; one 3 s later reads the dictionary under it; one later still reads nothing.
+    expect(await ids()).toContain(first);
+    clock = 3_000;
+    await ids();
+    expect(sent).toHaveLength(2);
+    clock = 60_000;
+    expect(await retrieve(request)).toStrictEqual(await cold(request));
+    expect(sent).toHaveLength(2);
+    // A new completion of "zep", committed: the kept expansion lacks it, the counts show the commit, the query is
+    // made again and reads the dictionary afresh.
+    const added = await create('a zeppelin at dawn');
+    clock = 70_000;
+    const found = await ids();
+    expect(found).toContain(added);
+    expect(found).toContain(first);
+    expect(sent).toHaveLength(3);
+    expect(await retrieve(request)).toStrictEqual(await cold(request));
+  });
+
   it('keeps at most cacheTerms terms, the least recently used going first', async () => {
     const { client, sent } = counting();
     const lengths = [4, 5, 6];

@@ -43,40 +43,81 @@ export interface Dictionary {
 }
 
 /**
- * How long a warm container keeps what it read of the dictionary: 1 s. Contract §5: a write shows in results within
- * 2 s; a new term reaches prefix and typo expansion once the index has it (issue #19's target: 1 s after the write)
- * and the cached read it would be in is at most this old, so within those 2 s. What a container reads of the
- * dictionary is then bounded by the partitions it serves a second, whatever its request rate.
+ * How long a warm container keeps what it read of the dictionary whatever the index does: 1 s. Contract §5: a write
+ * shows in results within 2 s; a new term reaches prefix and typo expansion once the index has it (issue #19's
+ * target: 1 s after the write) and the cached read it would be in is at most this old, so within those 2 s.
  */
 export const DICTIONARY_CACHE_MS = 1_000;
+/**
+ * How long a read is kept past DICTIONARY_CACHE_MS while the index's version (the counts' `commits`: keys.ts) stays
+ * what it was when the read began (`session`): 10 minutes. Every change of the dictionary that the indexer makes is
+ * written before a commit that changes the version; the bound covers those made outside a commit (the `--dictionary`
+ * backfill, a batch's term births while it waits for its retry).
+ */
+export const DICTIONARY_VERSIONED_MS = 600_000;
+/**
+ * How long a version must have been seen before a read is kept under it: the dictionary's indexes follow the table
+ * by a fraction of a second (a global secondary index's lag), and the counts are read eventually consistent, so a
+ * read begun this long after a version was first seen holds every term committed up to it.
+ */
+export const DICTIONARY_SETTLE_MS = 2_000;
 /** Terms (and dfs) a container keeps at most: a few MB. The least recently used reads go first. */
 export const DICTIONARY_CACHE_TERMS = 100_000;
 
 export interface DictionaryOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** How long a read is reused (0: never). */
+  /** How long a read is reused (0: never, nor under a version). */
   cacheMs?: number;
+  /** How long a read is reused while the version it was read under holds. */
+  versionedMs?: number;
+  /** How long a version must have been seen before reads are kept under it. */
+  settleMs?: number;
   /** Terms kept at most. */
   cacheTerms?: number;
   now?: () => number;
 }
 
 /**
- * The dictionary on the table's two term indexes, its reads kept per container for `cacheMs` (a bounded LRU). Index
- * reads are eventually consistent (a term indexed a moment ago may be missing for that moment); the query reads each
- * chosen term's postings and df from the table itself. A term whose postings were all removed may keep its entry
- * (postings.ts), and is skipped by the reader of dfs; so are the head records of an index of layout 1 that a
- * migration has not removed yet (keys.ts).
+ * A dictionary that a warm container keeps past `cacheMs` while the index does not change (DICTIONARY_VERSIONED_MS).
+ * A query reads it through a `session`, which may answer from such a read and lists the versions it relied on; the
+ * query reads the index's version anyway (the counts) and passes it to `observe`: a session that relied on another
+ * version answered from a dictionary the index has left, and the query is made again.
+ */
+export interface VersionedDictionary extends Dictionary {
+  session(): { dictionary: Dictionary; reliedOn: ReadonlySet<number> };
+  /** The index's version (the sum of the counts' `commits`) as a query has just read it. */
+  observe(version: number): void;
+}
+
+/**
+ * The dictionary on the table's two term indexes, its reads kept per container (a bounded LRU) for `cacheMs`, and
+ * in a `session` for as long as the index's version holds (VersionedDictionary). Index reads are eventually
+ * consistent (a term indexed a moment ago may be missing for that moment); the query reads each chosen term's
+ * postings and df from the table itself. A term whose postings were all removed may keep its entry (postings.ts), and
+ * is skipped by the reader of dfs; so are the head records of an index of layout 1 that a migration has not removed
+ * yet (keys.ts).
  */
 export function createDictionary({
   client,
   tableName,
   cacheMs = DICTIONARY_CACHE_MS,
+  versionedMs = DICTIONARY_VERSIONED_MS,
+  settleMs = DICTIONARY_SETTLE_MS,
   cacheTerms = DICTIONARY_CACHE_TERMS,
   now = Date.now,
-}: DictionaryOptions): Dictionary {
-  const cache = createCache(cacheMs, cacheTerms, now);
+}: DictionaryOptions): VersionedDictionary {
+  /** The version last observed, and when it was first seen. */
+  let seen: { version: number; since: number } | undefined;
+  const cache = createCache({
+    ms: cacheMs,
+    versionedMs,
+    limit: cacheTerms,
+    now,
+    // A read begun now holds every term committed under the version seen, once that has been seen for settleMs.
+    versionAt: (at) => (seen && seen.since <= at - settleMs ? seen.version : undefined),
+    current: () => seen?.version,
+  });
 
   /** A prefix partition's terms that begin with `prefix`. */
   async function withPrefixRows(partition: string, prefix: string) {
@@ -119,87 +160,128 @@ export function createDictionary({
     return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
   }
 
-  return {
+  /** The dictionary's reads; `relied` (a session's) collects the versions of reads older than cacheMs it used. */
+  const reader = (relied?: Set<number>): Dictionary => ({
     withPrefix: async (word) => {
       if ([...word].length < PREFIX_PARTITION_LENGTH)
         throw new RangeError(`A prefix needs ${PREFIX_PARTITION_LENGTH} code points at least`);
-      return cache.get(`P\u0000${word}`, () => withPrefixRows(prefixPartition(word), word));
+      return cache.get(`P\u0000${word}`, () => withPrefixRows(prefixPartition(word), word), relied);
     },
-    ofLength: (length) => cache.get(`L\u0000${length}`, () => ofLengthRows(length)),
+    ofLength: (length) => cache.get(`L\u0000${length}`, () => ofLengthRows(length), relied),
     endingWith: (length, ending) =>
-      cache.get(`E\u0000${length}\u0000${ending}`, () => ofLengthRows(length, ending)),
+      cache.get(`E\u0000${length}\u0000${ending}`, () => ofLengthRows(length, ending), relied),
     dfOf: async (terms) => {
       const known = new Map<string, number>();
       const missing: string[] = [];
       for (const term of new Set(terms)) {
-        const df = cache.peek(`D\u0000${term}`);
+        const df = cache.peek(`D\u0000${term}`, relied);
         if (df === undefined) missing.push(term);
         else known.set(term, df);
       }
-      if (missing.length > 0)
+      if (missing.length > 0) {
+        const version = cache.versionNow();
         for (const [term, df] of await readDfs(missing)) {
           known.set(term, df);
-          cache.put(`D\u0000${term}`, df);
+          cache.put(`D\u0000${term}`, df, version);
         }
+      }
       return new Map(terms.map((term) => [term, known.get(term) ?? 0]));
+    },
+  });
+
+  return {
+    ...reader(),
+    session: () => {
+      const reliedOn = new Set<number>();
+      return { dictionary: reader(reliedOn), reliedOn };
+    },
+    observe: (version) => {
+      if (seen?.version !== version) seen = { version, since: now() };
     },
   };
 }
 
+interface CacheOptions {
+  /** How long an entry is used whatever the version. */
+  ms: number;
+  /** How long an entry read under a version is used (by a session) while that version is the current one. */
+  versionedMs: number;
+  /** Terms kept at most (a list counts its length, a df one). */
+  limit: number;
+  now: () => number;
+  /** The version a read begun at `at` may be kept under, if any. */
+  versionAt: (at: number) => number | undefined;
+  /** The version last observed. */
+  current: () => number | undefined;
+}
+
 /**
- * A least-recently-used cache of reads, each kept `ms` at most; `limit` bounds the terms it holds (a list counts its
- * length, a df one). Concurrent requests for one key share its read; a failed read is not kept.
+ * A least-recently-used cache of reads, each used `ms` at most, or `versionedMs` by a caller that collects the
+ * versions it relied on (`relied`) while the entry's version is the current one; `limit` bounds the terms it holds.
+ * Concurrent requests for one key share its read; a failed read is not kept.
  */
-function createCache(ms: number, limit: number, now: () => number) {
-  const entries = new Map<string, { at: number; size: number; value: unknown }>();
+function createCache({ ms, versionedMs, limit, now, versionAt, current }: CacheOptions) {
+  const entries = new Map<
+    string,
+    { at: number; size: number; value: unknown; version: number | undefined }
+  >();
   let size = 0;
-  const fresh = (key: string) => {
+  const drop = (key: string) => {
+    size -= entries.get(key)?.size ?? 0;
+    entries.delete(key);
+  };
+  const usable = (key: string, relied: Set<number> | undefined) => {
     const entry = entries.get(key);
     if (!entry) return undefined;
-    entries.delete(key);
-    size -= entry.size;
-    if (now() - entry.at >= ms) return undefined;
+    drop(key);
+    const age = now() - entry.at;
+    const versioned = entry.version !== undefined && entry.version === current() && age < versionedMs;
+    if (age >= ms) {
+      // Past `ms`, only a session may use it, and only under the current version (which it must then check).
+      if (!relied || !versioned || entry.version === undefined) return undefined;
+      relied.add(entry.version);
+    }
     // Moved to the end: the most recently used.
+    return put(key, entry);
+  };
+  function put(
+    key: string,
+    entry: { at: number; size: number; value: unknown; version: number | undefined },
+  ) {
+    if (ms <= 0) return entry;
+    if (entries.has(key)) drop(key);
     entries.set(key, entry);
     size += entry.size;
-    return entry;
-  };
-  const put = (key: string, value: unknown, weight: number) => {
-    if (ms <= 0) return;
-    const old = entries.get(key);
-    if (old) {
-      entries.delete(key);
-      size -= old.size;
-    }
-    entries.set(key, { at: now(), size: weight, value });
-    size += weight;
-    for (const [oldest, entry] of entries) {
+    for (const [oldest, kept] of entries) {
       if (size <= limit) break;
       entries.delete(oldest);
-      size -= entry.size;
+      size -= kept.size;
     }
-  };
+    return entry;
+  }
   return {
-    /** The read of `key`, from the cache while fresh, else from `read` (and kept). */
-    get<T extends readonly unknown[]>(key: string, read: () => Promise<T>): Promise<T> {
-      const entry = fresh(key);
+    /** The version a read begun now is kept under. */
+    versionNow: () => versionAt(now()),
+    /** The read of `key`, from the cache while usable, else from `read` (and kept). */
+    get<T extends readonly unknown[]>(key: string, read: () => Promise<T>, relied?: Set<number>): Promise<T> {
+      const entry = usable(key, relied);
       if (entry) return entry.value as Promise<T>;
+      const at = now();
       const pending = read();
-      put(key, pending, 1);
+      const kept = { at, size: 1, value: pending, version: versionAt(at) };
+      put(key, kept);
       pending.then(
         (value) => {
-          if (entries.get(key)?.value === pending) put(key, pending, Math.max(1, value.length));
+          if (entries.get(key) === kept) put(key, { ...kept, size: Math.max(1, value.length) });
         },
         () => {
-          if (entries.get(key)?.value === pending) {
-            size -= entries.get(key)?.size ?? 0;
-            entries.delete(key);
-          }
+          if (entries.get(key) === kept) drop(key);
         },
       );
       return pending;
     },
-    peek: (key: string) => fresh(key)?.value as number | undefined,
-    put: (key: string, value: number) => put(key, value, 1),
+    peek: (key: string, relied?: Set<number>) => usable(key, relied)?.value as number | undefined,
+    put: (key: string, value: number, version: number | undefined) =>
+      put(key, { at: now(), size: 1, value, version }),
   };
 }

@@ -50,7 +50,7 @@ export interface SearchRequest {
 }
 
 /** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
-interface FirstReads {
+export interface FirstReads {
   stats: Promise<ReturnType<typeof sumCounts>>;
   terms: Map<
     string,

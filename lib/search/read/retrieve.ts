@@ -1,10 +1,10 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
-import { createDictionary, type Dictionary } from './dictionary.ts';
+import { createDictionary, type Dictionary, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
-import { createSearch } from './query.ts';
+import { createSearch, type FirstReads } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
 import { matchesWhere } from './where.ts';
 
@@ -31,7 +31,9 @@ export type Retriever = (request: RetrieveInput) => Promise<RetrieveResponse>;
 /**
  * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
  * `filter` and `where` (evaluated on the fetched items, under the search's budgets: a selective one raises them as a
- * filter does), returned with their items, and with `highlight` where each matched.
+ * filter does), returned with their items, and with `highlight` where each matched. A versioned dictionary
+ * (dictionary.ts) may answer the expansion from reads kept while the index has not changed: the query's own corpus
+ * counts tell whether it has, and if it has, the query is made again with the dictionary read afresh.
  */
 export function createRetriever({
   search,
@@ -40,14 +42,29 @@ export function createRetriever({
 }: {
   search: ReturnType<typeof createSearch>;
   items: ItemRepository;
-  dictionary: Dictionary;
+  dictionary: Dictionary | VersionedDictionary;
 }): Retriever {
-  return async ({ query, topK, filter, where, minScore, prefix, typos, highlight }) => {
+  const versioned = 'session' in dictionary ? dictionary : undefined;
+  /** Whether an expansion holds: every version it relied on is the index's, as this query's counts read it. */
+  async function holds(started: FirstReads | undefined, reliedOn: ReadonlySet<number>) {
+    if (!started || !versioned) return true;
+    const { commits } = await started.stats;
+    versioned.observe(commits);
+    return [...reliedOn].every((version) => version === commits);
+  }
+  /** The query expanded through `words`; undefined if it relied on a version of the dictionary the index has left. */
+  async function retrieve(
+    { query, topK, filter, where, minScore, prefix, typos, highlight }: RetrieveInput,
+    words: { dictionary: Dictionary; reliedOn: ReadonlySet<number> },
+  ): Promise<RetrieveResponse | undefined> {
     // With `prefix` or `typos` the dictionary is read first; the words' own terms are known already, so their first
     // reads (and the corpus counts) start beside it.
     const started = prefix || typos ? search.start(indexTerms(query).tokens) : undefined;
-    const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, dictionary);
-    if (terms.size === 0) return { query, results: [] };
+    const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, words.dictionary);
+    if (terms.size === 0)
+      return words.reliedOn.size === 0 || (await holds(started, words.reliedOn))
+        ? { query, results: [] }
+        : undefined;
     const fetched = new Map<number, Item>();
     const accept = async (ids: number[]) => {
       const missing = ids.filter((id) => !fetched.has(id));
@@ -70,6 +87,8 @@ export function createRetriever({
       return [...terms.keys()].filter((term) => held.has(term));
     };
     const hits = await search({ terms, groups, topK, minScore, accept, small, started, matchedTermsOf });
+    // Checked once the search has read the counts (in its first round, beside the expansion's terms).
+    if (!(await holds(started, words.reliedOn))) return undefined;
     const results = hits.flatMap((hit) => {
       const item = fetched.get(hit.id);
       if (!item) return [];
@@ -81,7 +100,11 @@ export function createRetriever({
       ];
     });
     return { query, results: results.map((result, index) => ({ rank: index + 1, ...result })) };
-  };
+  }
+  return async (request) =>
+    (versioned ? await retrieve(request, versioned.session()) : undefined) ??
+    // Without a versioned dictionary, or made again: no read kept past its time (so no version to check).
+    ((await retrieve(request, { dictionary, reliedOn: new Set() })) as RetrieveResponse);
 }
 
 /** The retriever POST /retrieve and POST /generate run: the service's search settings and the term dictionary. */
