@@ -23,6 +23,8 @@ import { cranfieldWrite, loadCranfield } from './cranfield.ts';
 import { withDynamoDb } from './service.ts';
 
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
+/** Edits made one at a time after those, each indexed before the next is written: each its own stream batch. */
+const SINGLE_EDITS = envNumber('BENCH_INGEST_SINGLE_EDITS', 10);
 const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizationFactor);
 /** Per phase: past it the run reports how far it got. */
 const LIMIT_SECONDS = 3600;
@@ -164,14 +166,16 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
 
   // Edits spread over the collection, each appending words to the description (its length changes).
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
+  let singleEdits: { count: number; batches: number; index: Units } | undefined;
+  const ids = ingest.ids.sort((a, b) => a - b);
+  const revise = (id: number) =>
+    items.update(id, (current) => ({
+      ...writableFields(current),
+      description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
+    }));
   if (ingest.settled && EDITS > 0) {
-    const ids = ingest.ids.sort((a, b) => a - b);
     const count = Math.min(EDITS, ids.length);
-    const edit = (i: number) =>
-      items.update(ids[Math.floor((i * ids.length) / count)] ?? 1, (current) => ({
-        ...writableFields(current),
-        description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
-      }));
+    const edit = (i: number) => revise(ids[Math.floor((i * ids.length) / count)] ?? 1);
     const { seconds } = await phase(`${label} edits`, count, edit, ids.length);
     edits = {
       count,
@@ -180,6 +184,21 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       batches: consumer.batches - ingestConsumer.batches,
       index: perUnit(indexMeter.tally, count),
     };
+  }
+  if (ingest.settled && SINGLE_EDITS > 0) {
+    // Other items than those, the same change: what an edit costs when no other shares its batch.
+    const count = Math.min(SINGLE_EDITS, ids.length);
+    const total = newTally();
+    const before = consumer.batches;
+    for (let i = 0; i < count; i++) {
+      const id = ids[Math.floor(((i + 0.5) * ids.length) / count)] ?? 1;
+      await phase(`single edit ${i + 1}`, 1, () => revise(id), ids.length);
+      const tally = indexMeter.tally;
+      for (const name of ['calls', 'wcu', 'reportedWcu', 'indexWcu', 'rcu'] as const)
+        total[name] += tally[name];
+      for (const [key, wcu] of tally.keys) total.keys.set(key, (total.keys.get(key) ?? 0) + wcu);
+    }
+    singleEdits = { count, batches: consumer.batches - before, index: perUnit(total, count) };
   }
   stopping = true;
   await polling;
@@ -204,10 +223,11 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     index: perUnit(ingestIndex, ingest.indexed),
     hotKeys,
     edits,
+    singleEdits,
   };
 });
 
-const [hot, edits] = [c.hotKeys[0], c.edits];
+const [hot, edits, singles] = [c.hotKeys[0], c.edits, c.singleEdits];
 const rows = [
   ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
   ['wall time, first create → index settled (s)', fmt(c.seconds)],
@@ -237,6 +257,12 @@ const rows = [
   ['of which the doc records', fmt(edits?.index.docWcu)],
   ['index RCU per edit', fmt(edits?.index.rcu)],
   ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
+  [
+    'index WCU per edit made alone (each indexed before the next is written)',
+    singles
+      ? `${fmt(singles.index.wcu)} (${fmt(singles.index.reportedWcu)}), ${singles.count} edits in ${singles.batches} stream batches; ${fmt(singles.index.docWcu)} the doc records`
+      : '—',
+  ],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
   [
     'ingest ceiling at 1,000 WCU/s on that key (items/s)',
