@@ -356,15 +356,19 @@ async function splitTermsAtZero(): Promise<Set<string>> {
 }
 
 describe('a warm container’s dictionary', () => {
-  /** The table's client, counting the commands it sends. */
-  const counting = () => {
+  /** A table's client, listing the commands it sends as `named` names them (undefined: not listed). */
+  const counting = (
+    of: { client: typeof table.client } = table,
+    named: (command: object) => string | undefined = (command) => command.constructor.name,
+  ) => {
     const sent: string[] = [];
-    const send = table.client.send.bind(table.client);
-    const client = new Proxy(table.client, {
+    const send = of.client.send.bind(of.client);
+    const client = new Proxy(of.client, {
       get(target, property, receiver) {
         if (property !== 'send') return Reflect.get(target, property, receiver);
         return (...args: Parameters<typeof send>) => {
-          sent.push(args[0].constructor.name);
+          const name = named(args[0]);
+          if (name !== undefined) sent.push(name);
           return send(...args);
         };
       },
@@ -453,22 +457,12 @@ describe('a warm container’s dictionary', () => {
     const own = await freshTable();
     const ownItems = createItemRepository(own);
     const indexer = createIndexer({ ...own, items: ownItems });
-    const { client, sent } = ((table) => {
-      const sent: string[] = [];
-      const send = table.client.send.bind(table.client);
-      const client = new Proxy(table.client, {
-        get(target, property, receiver) {
-          if (property !== 'send') return Reflect.get(target, property, receiver);
-          return (...args: Parameters<typeof send>) => {
-            const [command] = args;
-            if (command instanceof QueryCommand && command.input.IndexName !== undefined)
-              sent.push(String(command.input.IndexName));
-            return send(...args);
-          };
-        },
-      });
-      return { client, sent };
-    })(own);
+    // The dictionary's reads (queries of its indexes).
+    const { client, sent } = counting(own, (command) =>
+      command instanceof QueryCommand && command.input.IndexName !== undefined
+        ? command.input.IndexName
+        : undefined,
+    );
     const create = async (description: string) => {
       const item = await ownItems.create({ name: 'craft', description, tags: [], attributes: {} });
       await indexer.reindexItems([item.id]);
