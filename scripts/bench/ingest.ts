@@ -168,11 +168,14 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
   let singleEdits: { count: number; batches: number; index: Units } | undefined;
   const ids = ingest.ids.sort((a, b) => a - b);
-  const revise = (id: number) =>
-    items.update(id, (current) => ({
+  const revised = new Set<number>();
+  const revise = (id: number) => {
+    revised.add(id);
+    return items.update(id, (current) => ({
       ...writableFields(current),
       description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
     }));
+  };
   if (ingest.settled && EDITS > 0) {
     const count = Math.min(EDITS, ids.length);
     const edit = (i: number) => revise(ids[Math.floor((i * ids.length) / count)] ?? 1);
@@ -191,7 +194,8 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     const total = newTally();
     const before = consumer.batches;
     for (let i = 0; i < count; i++) {
-      const id = ids[Math.floor(((i + 0.5) * ids.length) / count)] ?? 1;
+      const from = Math.floor(((i + 0.5) * ids.length) / count);
+      const id = ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1;
       await phase(`single edit ${i + 1}`, 1, () => revise(id), ids.length);
       const tally = indexMeter.tally;
       for (const name of ['calls', 'wcu', 'reportedWcu', 'indexWcu', 'rcu'] as const)
