@@ -121,14 +121,18 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     },
   });
 
-  /** Writes with WRITERS at once, waits until the index has settled, then until the consumer is quiet for 2 s. */
+  /**
+   * Writes with WRITERS at once, waits until the index has settled, then until the consumer is quiet for 2 s; the
+   * index's commands are counted in `tally` (a new one, unless phases share one).
+   */
   const phase = async (
     what: string,
     count: number,
     write: (i: number) => Promise<{ id: number; version: number }>,
     itemCount?: number,
+    tally: Tally = newTally(),
   ) => {
-    indexMeter.tally = newTally();
+    indexMeter.tally = tally;
     const expected = new Map<number, number>();
     const begin = Date.now();
     const deadline = begin + LIMIT_SECONDS * 1000;
@@ -196,11 +200,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     for (let i = 0; i < count; i++) {
       const from = Math.floor(((i + 0.5) * ids.length) / count);
       const id = ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1;
-      await phase(`single edit ${i + 1}`, 1, () => revise(id), ids.length);
-      const tally = indexMeter.tally;
-      for (const name of ['calls', 'wcu', 'reportedWcu', 'indexWcu', 'rcu'] as const)
-        total[name] += tally[name];
-      for (const [key, wcu] of tally.keys) total.keys.set(key, (total.keys.get(key) ?? 0) + wcu);
+      await phase(`single edit ${i + 1}`, 1, () => revise(id), ids.length, total);
     }
     singleEdits = { count, batches: consumer.batches - before, index: perUnit(total, count) };
   }

@@ -221,10 +221,8 @@ interface CacheOptions {
  * Concurrent requests for one key share its read; a failed read is not kept.
  */
 function createCache({ ms, versionedMs, limit, now, versionAt, current }: CacheOptions) {
-  const entries = new Map<
-    string,
-    { at: number; size: number; value: unknown; version: number | undefined }
-  >();
+  type Entry = { at: number; size: number; value: unknown; version: number | undefined };
+  const entries = new Map<string, Entry>();
   let size = 0;
   const drop = (key: string) => {
     size -= entries.get(key)?.size ?? 0;
@@ -235,19 +233,15 @@ function createCache({ ms, versionedMs, limit, now, versionAt, current }: CacheO
     if (!entry) return undefined;
     drop(key);
     const age = now() - entry.at;
-    const versioned = entry.version !== undefined && entry.version === current() && age < versionedMs;
     if (age >= ms) {
       // Past `ms`, only a session may use it, and only under the current version (which it must then check).
-      if (!relied || !versioned || entry.version === undefined) return undefined;
+      if (!relied || entry.version === undefined || entry.version !== current() || age >= versionedMs) return;
       relied.add(entry.version);
     }
     // Moved to the end: the most recently used.
     return put(key, entry);
   };
-  function put(
-    key: string,
-    entry: { at: number; size: number; value: unknown; version: number | undefined },
-  ) {
+  function put(key: string, entry: Entry) {
     if (ms <= 0) return entry;
     if (entries.has(key)) drop(key);
     entries.set(key, entry);
