@@ -171,14 +171,34 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   // Edits spread over the collection, each appending words to the description (its length changes).
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
   let singleEdits: { count: number; batches: number; index: Units } | undefined;
+  let singleCuts: { count: number; batches: number; index: Units } | undefined;
   const ids = ingest.ids.sort((a, b) => a - b);
   const revised = new Set<number>();
+  const REVISION = ' Revised: measured again with newer apparatus.';
   const revise = (id: number) => {
     revised.add(id);
     return items.update(id, (current) => ({
       ...writableFields(current),
-      description: `${current.description.slice(0, 4960)} Revised: measured again with newer apparatus.`,
+      description: `${current.description.slice(0, 4960)}${REVISION}`,
     }));
+  };
+  /**
+   * The revision taken back and the description's last five words with it: the item shorter than it ever was, so
+   * every posting it keeps is written again with its new length. (Only taking the revision back would write little:
+   * the postings an edit kept still carry the length the item had before it.)
+   */
+  const cut = (id: number) =>
+    items.update(id, (current) => ({
+      ...writableFields(current),
+      description: current.description.replace(REVISION, '').split(' ').slice(0, -5).join(' '),
+    }));
+  /** One edit an item of `ids`, made one at a time, each indexed before the next is written. */
+  const alone = async (name: string, edited: number[], change: (id: number) => ReturnType<typeof revise>) => {
+    const total = newTally();
+    const before = consumer.batches;
+    for (const [i, id] of edited.entries())
+      await phase(`${name} ${i + 1}`, 1, () => change(id), ids.length, total);
+    return { count: edited.length, batches: consumer.batches - before, index: perUnit(total, edited.length) };
   };
   if (ingest.settled && EDITS > 0) {
     const count = Math.min(EDITS, ids.length);
@@ -195,14 +215,14 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   if (ingest.settled && SINGLE_EDITS > 0) {
     // Other items than those, the same change: what an edit costs when no other shares its batch.
     const count = Math.min(SINGLE_EDITS, ids.length);
-    const total = newTally();
-    const before = consumer.batches;
+    const picked: number[] = [];
     for (let i = 0; i < count; i++) {
       const from = Math.floor(((i + 0.5) * ids.length) / count);
-      const id = ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1;
-      await phase(`single edit ${i + 1}`, 1, () => revise(id), ids.length, total);
+      picked.push(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
     }
-    singleEdits = { count, batches: consumer.batches - before, index: perUnit(total, count) };
+    singleEdits = await alone('single edit', picked, revise);
+    // The same items cut: an edit that shortens an item, alone.
+    singleCuts = await alone('single cut', picked, cut);
   }
   stopping = true;
   await polling;
@@ -228,10 +248,11 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     hotKeys,
     edits,
     singleEdits,
+    singleCuts,
   };
 });
 
-const [hot, edits, singles] = [c.hotKeys[0], c.edits, c.singleEdits];
+const [hot, edits, singles, cuts] = [c.hotKeys[0], c.edits, c.singleEdits, c.singleCuts];
 const rows = [
   ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
   ['wall time, first create → index settled (s)', fmt(c.seconds)],
@@ -265,6 +286,12 @@ const rows = [
     'index WCU per edit made alone (each indexed before the next is written)',
     singles
       ? `${fmt(singles.index.wcu)} (${fmt(singles.index.reportedWcu)}), ${singles.count} edits in ${singles.batches} stream batches; ${fmt(singles.index.docWcu)} the doc records`
+      : '—',
+  ],
+  [
+    'index WCU per edit that shortens an item, made alone (the same items, cut)',
+    cuts
+      ? `${fmt(cuts.index.wcu)} (${fmt(cuts.index.reportedWcu)}), ${cuts.count} edits in ${cuts.batches} stream batches; ${fmt(cuts.index.docWcu)} the doc records`
       : '—',
   ],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],

@@ -11,6 +11,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
 import { docKey, STATS_PK, statsKey } from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
@@ -18,7 +19,15 @@ import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
 import { createPostingWriter, type Posting } from '../../lib/search/write/postings.ts';
-import { blocksOf, crashingClient, expected, later, snapshot, type Table } from '../support/index-state.ts';
+import {
+  blocksOf,
+  crashingClient,
+  expected,
+  later,
+  scanAll,
+  snapshot,
+  type Table,
+} from '../support/index-state.ts';
 import { freshTable } from '../support/stack.ts';
 
 let table: Table;
@@ -65,6 +74,74 @@ describe('index maintenance on DynamoDB Local', () => {
       ...expected([changed]),
       docs: [{ id: `D#${boot.id}`, pending: [] }],
     });
+  });
+
+  it('writes, for an edit that makes an item longer, only the terms whose tf changed; one that shortens it, all', async () => {
+    const indexer = createIndexer({ ...table, items, blockCapacity: 4 });
+    const others = [];
+    for (const name of ['Rain Jacket', 'Snow Boot', 'Camp Stove'])
+      others.push(await items.create({ ...text, name }));
+    const boot = await items.create(text);
+    await indexer.reindexItems([...others, boot].map((item) => item.id));
+    const termRecords = async () =>
+      new Map(
+        (await scanAll(table))
+          .filter((row) => String(row.pk).startsWith('T#'))
+          .map((row) => [
+            `${row.pk} ${row.sk}`,
+            JSON.stringify(row, (_, v) => (v instanceof Uint8Array ? [...v] : v)),
+          ]),
+      );
+    /** The terms whose records `edit` rewrote (any of a term's tail, blocks or directory pages). */
+    const rewritten = async (edit: () => Promise<Item>) => {
+      const before = await termRecords();
+      const item = await edit();
+      expect(await indexer.reindexItem(item.id)).toBe('indexed');
+      const after = await termRecords();
+      const keys = new Set([...before.keys(), ...after.keys()]);
+      const terms = [...keys]
+        .filter((key) => before.get(key) !== after.get(key))
+        .map((key) => key.split(' ')[0]);
+      return { item, terms: [...new Set(terms)].map((pk) => pk?.slice(2)).sort() };
+    };
+    /** Terms whose tf differs between two states of an item. */
+    const differing = (a: Item, b: Item) => {
+      const [x, y] = [analyze(a).terms, analyze(b).terms];
+      return [...new Set([...Object.keys(x), ...Object.keys(y)])]
+        .filter((term) => x[term] !== y[term])
+        .sort();
+    };
+
+    // Longer: one new word, and one more of a word it has.
+    const longer = await rewritten(() =>
+      items.update(boot.id, () => ({ ...text, description: `${text.description} Resoled winter boot.` })),
+    );
+    expect(analyze(longer.item).dl).toBeGreaterThan(analyze(boot).dl);
+    expect(longer.terms).toStrictEqual(differing(boot, longer.item));
+    expect(longer.terms.length).toBeLessThan(Object.keys(analyze(longer.item).terms).length / 2);
+    // Its other postings keep the length they were written with; the snapshot lists them with the committed one.
+    const stored = (await scanAll(table))
+      .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
+      .flatMap((row) => decodeBlock(row.p).filter((p) => p.id === boot.id));
+    expect(new Set(stored.map((p) => p.dl))).toStrictEqual(
+      new Set([analyze(boot).dl, analyze(longer.item).dl]),
+    );
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, longer.item]));
+
+    // Shorter: every term of the item is written again, with the new length.
+    const shorter = await rewritten(() =>
+      items.update(boot.id, () => ({ ...text, description: 'A waterproof leather hiking boot.' })),
+    );
+    expect(shorter.terms).toStrictEqual(
+      [
+        ...new Set([...Object.keys(analyze(longer.item).terms), ...Object.keys(analyze(shorter.item).terms)]),
+      ].sort(),
+    );
+    const rewrittenPostings = (await scanAll(table))
+      .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
+      .flatMap((row) => decodeBlock(row.p).filter((p) => p.id === boot.id));
+    expect(new Set(rewrittenPostings.map((p) => p.dl))).toStrictEqual(new Set([analyze(shorter.item).dl]));
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, shorter.item]));
   });
 
   it('converges after a crash at any step of a rebuild', async () => {

@@ -11,6 +11,7 @@ import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { expected, scanAll, snapshot, type Table } from '../support/index-state.ts';
 import { FIXTURE, isLegacy, loadLegacyIndex as load } from '../support/legacy-index.ts';
+import { acceptItems } from '../support/search.ts';
 import { freshTable } from '../support/stack.ts';
 
 const liveItems = async (table: Table): Promise<Item[]> => {
@@ -39,7 +40,7 @@ describe('npm run reindex -- --migrate (layout 1 to layout 2)', () => {
           terms: queryWeights(tokenize(query)),
           topK: 50,
           minScore: 0,
-          accept: async (ids) => new Set(ids),
+          ...acceptItems(items),
         });
       expect(await ask('boot trail')).toStrictEqual([]);
       expect(await createDictionary(table).withPrefix('bo')).toStrictEqual([]);

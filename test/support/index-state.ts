@@ -126,8 +126,22 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const rows = await scanAll(table);
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
+  const committed = new Map(
+    rows.flatMap((r) => {
+      const id = idOfDocKey(r.pk, r.sk);
+      return id === undefined ? [] : [[id, Number(r.dl)] as const];
+    }),
+  );
+  // A posting may carry a length below its item's committed one (an item that grew keeps the postings whose tf did
+  // not change: indexer.ts `changes`); it is listed with the committed length, the one its item is scored with. A
+  // posting longer than its item, or of an item without a doc record, is listed as stored: no expected index has it.
   const postings = blocks
-    .flatMap((r) => decodeBlock(r.p).map((p) => `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${p.dl}`))
+    .flatMap((r) =>
+      decodeBlock(r.p).map((p) => {
+        const dl = p.dl <= (committed.get(p.id) ?? 0) ? committed.get(p.id) : p.dl;
+        return `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${dl}`;
+      }),
+    )
     .sort();
   // df: each tail's (checkTerms: equal to its term's posting count), for the terms that have postings.
   const df = Object.fromEntries(

@@ -30,7 +30,8 @@ export async function removeStrays({
   let handed = 0;
   const adopted: number[] = [];
   for (const [id, strays] of byId) {
-    // One pending state per length (an item's postings all share its length; strays of two versions may not).
+    // One pending state per length (an item's postings carry the lengths it had when each was written: indexer.ts
+    // `changes`; strays of two versions differ too).
     const pending = [...Map.groupBy(strays, (posting) => posting.dl)].map(([dl, postings]) =>
       stored({ version: 0, dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
     );

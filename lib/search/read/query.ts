@@ -47,6 +47,20 @@ export interface SearchRequest {
   matchedTermsOf?: ((id: number) => string[]) | undefined;
   /** First reads begun before the terms were known (`search.start`): the terms among them are not read again. */
   started?: FirstReads | undefined;
+  /**
+   * An accepted item's terms and length, from the item itself (the retriever has fetched it): given, each answer is
+   * scored from them. A posting may carry a length smaller than its item's (an item that grew keeps the postings
+   * whose tf did not change: indexer.ts `changes`), so a score from the postings is an upper bound, exact for an item
+   * whose postings are all as it was last written; the search then asks for more items while a score it lowered
+   * lets others reach the k best. Without it, the answers' scores are the postings' own.
+   */
+  itemOf?: ((id: number) => ItemTerms | undefined) | undefined;
+}
+
+/** What an item holds, as the index scores it: each term's frequency, and its length. */
+export interface ItemTerms {
+  tfs: ReadonlyMap<string, number>;
+  dl: number;
 }
 
 /** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
@@ -173,8 +187,9 @@ function bestOf(hits: readonly Hit[], n: number): Hit[] {
  * reads the corpus counts, every query term's tail (its df and newest postings) and its directory (each sealed
  * block's range and maximum). The id line is cut where any term's block ends, so each piece lies in one block of
  * each term, and a piece's bound is the sum of its blocks' bounds. Pieces are scored in descending bound, reading the
- * blocks they need a round at a time; every item in a piece is scored exactly from the postings (tf and dl), and
- * reading stops when no piece left can reach the k-th score. A term's blocks that lie close together are read by one
+ * blocks they need a round at a time; every item in a piece is scored from the postings (tf and dl: exact, or an upper
+ * bound for an item that grew since, which the answer's item then scores exactly: `itemOf`), and reading stops when
+ * no piece left can reach the k-th score. A term's blocks that lie close together are read by one
  * Query over their range (DynamoDB charges a Query by its bytes, a read by key per item: a compact block is a fifth
  * of what its read by key costs), with the blocks beside them that may still be needed; once a term's reads have
  * cost half of what reading all its likely blocks by range would, those are read at once. The bound is safe: a maximum impact was computed at
@@ -287,6 +302,7 @@ export function createSearch({
     small,
     started,
     matchedTermsOf,
+    itemOf,
   }: SearchRequest): Promise<Hit[]> {
     const { stats, found } = await readTerms([...terms.keys()], small, started);
     const docs = stats.docs;
@@ -382,18 +398,45 @@ export function createSearch({
         asking + topK,
       );
       const unasked = ranked.slice(0, asking).filter((hit) => !accepted.has(hit.id));
+      let rejecting = false;
+      // Whether an accepted item scored otherwise than its postings did (they bound it: see `itemOf`).
+      let rescored = false;
       if (unasked.length > 0) {
         const kept = await accept(unasked.map((hit) => hit.id));
-        for (const hit of unasked) (kept.has(hit.id) ? accepted : rejected).add(hit.id);
+        for (const hit of unasked) {
+          if (!kept.has(hit.id)) {
+            rejected.add(hit.id);
+            rejecting = true;
+            continue;
+          }
+          accepted.add(hit.id);
+          const held = itemOf?.(hit.id);
+          const score = held ? itemScore(held) : hit.score;
+          if (score === hit.score) continue;
+          rescored = true;
+          // Below the least score asked for (the item no longer holds what its postings say): it is no answer.
+          if (score > minScore) scored.set(hit.id, { ...hit, score });
+          else rejected.add(hit.id);
+        }
         best = [];
         for (const hit of scored.values()) if (!rejected.has(hit.id)) keep(hit.score);
       }
+      // The best k of `ranked`, ranked again where a score changed.
       const answer = () =>
-        ranked
+        (rescored
+          ? bestOf(
+              [...scored.values()].filter((hit) => !rejected.has(hit.id)),
+              topK,
+            )
+          : ranked
+        )
           .filter((hit) => !rejected.has(hit.id))
           .slice(0, topK)
           .map((hit) => (matchedTermsOf ? { ...hit, matchedTerms: matchedTermsOf(hit.id) } : hit));
-      if (unasked.every((hit) => accepted.has(hit.id))) return answer();
+      if (!rejecting && !rescored) return answer();
+      // A score made lower lowers the k-th score, as a rejection does: pieces passed over may reach it now, and the
+      // best k may hold items not yet asked about.
+      if (!rejecting) continue;
       // A filter that rejects candidates lowers the k-th score: more pieces may qualify, under a larger budget.
       if (starved && budget >= filterMaxBlocks) return answer();
       budget = Math.max(budget, filterMaxBlocks);
@@ -620,6 +663,25 @@ export function createSearch({
       }
       table.added.set(block, rows);
       if (!rows) table.partial++;
+    }
+
+    /**
+     * An item's score from what it holds (`itemOf`): each word's best alternative, added in the order of the words'
+     * first terms the item holds, with rowScore's arithmetic (so an item whose postings are as it holds them scores
+     * the very same number).
+     */
+    function itemScore({ tfs, dl }: ItemTerms): number {
+      const best = new Float64Array(words.size);
+      const held: number[] = [];
+      for (const list of lists) {
+        const tf = tfs.get(list.term);
+        if (tf === undefined) continue;
+        if (best[list.group] === 0) held.push(list.group);
+        best[list.group] = Math.max(best[list.group] as number, scoreOf(tf, dl, list.weight));
+      }
+      let score = 0;
+      for (const group of held) score += best[group] as number;
+      return score;
     }
 
     /** termScore's arithmetic, step for step (so every score equals the in-memory ranking's to the last bit). */

@@ -1,10 +1,11 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
+import { termFrequencies } from '../format/bm25.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
-import { createSearch, type FirstReads } from './query.ts';
+import { createSearch, type FirstReads, type ItemTerms } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
 import { matchesWhere } from './where.ts';
 
@@ -27,6 +28,12 @@ export type SearchOption = 'prefix' | 'typos' | 'highlight';
 /** `T` with the keys `K` optional (and possibly undefined). */
 export type WithOptional<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | undefined };
 export type Retriever = (request: RetrieveInput) => Promise<RetrieveResponse>;
+
+/** An item's terms and length as the index analyses its text (the search scores an answer from them). */
+export function itemTerms(item: Item): ItemTerms {
+  const { tokens, dl } = indexTerms(itemText(item));
+  return { tfs: termFrequencies(tokens), dl };
+}
 
 /**
  * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
@@ -79,14 +86,32 @@ export function createRetriever({
         }),
       );
     };
-    // An answer's matched terms from its item (fetched by `accept`), as the index holds its text: the search then
-    // leaves unread the blocks of a word's weaker alternatives that cannot change a score.
-    const matchedTermsOf = (id: number) => {
+    // An accepted item's terms, as the index analyses its text (the item fetched by `accept`): the search scores the
+    // answers from them, and lists their matched terms from them, so it leaves unread the blocks of a word's weaker
+    // alternatives that cannot change a score.
+    const analysed = new Map<number, ItemTerms>();
+    const itemOf = (id: number) => {
       const item = fetched.get(id);
-      const held = new Set(item ? indexTerms(itemText(item)).tokens : []);
-      return [...terms.keys()].filter((term) => held.has(term));
+      if (!item) return undefined;
+      const held = analysed.get(id) ?? itemTerms(item);
+      analysed.set(id, held);
+      return held;
     };
-    const hits = await search({ terms, groups, topK, minScore, accept, small, started, matchedTermsOf });
+    const matchedTermsOf = (id: number) => {
+      const held = itemOf(id)?.tfs;
+      return [...terms.keys()].filter((term) => held?.has(term));
+    };
+    const hits = await search({
+      terms,
+      groups,
+      topK,
+      minScore,
+      accept,
+      small,
+      started,
+      matchedTermsOf,
+      itemOf,
+    });
     // Checked once the search has read the counts (in its first round, beside the expansion's terms).
     if (!(await holds(started, words.reliedOn))) return undefined;
     const results = hits.flatMap((hit) => {

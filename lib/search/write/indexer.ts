@@ -236,6 +236,24 @@ export function createIndexer({
       .filter(([term, p]) => keep.get(term)?.tf !== p.tf || keep.get(term)?.dl !== p.dl)
       .map(([, p]) => p);
   };
+  /**
+   * The postings a rebuild from `committed` to `target` writes (`add`) and takes out (`remove`). An item that did not
+   * get shorter keeps each posting whose tf is unchanged as it is, with the length it was written with: that length
+   * is at most the committed one (by induction: every posting written carries its state's length, and only a state
+   * at least as long keeps it), so its score, and every block maximum computed from it, is at most what the item
+   * now scores: an upper bound, as the reader's pruning needs, and the reader scores its answers from the items
+   * themselves (query.ts `SearchRequest.itemOf`). An edit that lengthens an item so writes the terms whose tf changed,
+   * not all of its terms (README, "What an edit writes"); one that shortens it rewrites them all.
+   */
+  const changes = (id: number, committed: Indexed, target: Indexed) => {
+    if (target.dl < committed.dl)
+      return { add: without(id, target, committed), remove: without(id, committed, target) };
+    const changed = (state: Indexed, other: Indexed) => {
+      const kept = postingsOf(id, other);
+      return [...postingsOf(id, state).values()].filter((p) => kept.get(p.term)?.tf !== p.tf);
+    };
+    return { add: changed(target, committed), remove: changed(committed, target) };
+  };
 
   /**
    * Commits the plans' doc records with their corpus counts, 99 a transaction. A doc whose rev moved (a writer
@@ -388,11 +406,9 @@ export function createIndexer({
 
       // 3. Postings, the whole batch grouped by term: a term an item keeps moves within one write of its term,
       // so the item stays findable by it throughout.
+      const planned = leased.map((p) => changes(p.id, p.committed, p.target));
       await writer.apply(
-        {
-          add: leased.flatMap((p) => without(p.id, p.target, p.committed)),
-          remove: leased.flatMap((p) => without(p.id, p.committed, p.target)),
-        },
+        { add: planned.flatMap((p) => p.add), remove: planned.flatMap((p) => p.remove) },
         { fence },
       );
 
