@@ -75,3 +75,6 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   tags: [],
   attributes: {},
 });
+
+/** The sentence the benches' edits append to a Cranfield item's description (bench:ingest, bench:grown). */
+export const REVISION = ' Revised: measured again with newer apparatus.';

@@ -22,13 +22,12 @@ import {
   table,
   writeResult,
 } from './common.ts';
-import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+import { cranfieldWrite, loadCranfield, REVISION } from './cranfield.ts';
 import { withDynamoDb } from './service.ts';
 
 const REPEATS = envNumber('BENCH_GROWN_REPEATS', 3);
 const TOP_K = 10;
 const BATCH = 1000;
-const REVISION = ' Revised: measured again with newer apparatus.';
 const started = Date.now();
 const collection = await loadCranfield();
 const VARIANTS = ['fresh', 'grown'] as const;

@@ -19,7 +19,7 @@ import { ensureTable } from '../local/dynamodb.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
 import { envNumber, fmt, pause, raisePriority, sum, table, writeResult } from './common.ts';
-import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+import { cranfieldWrite, loadCranfield, REVISION } from './cranfield.ts';
 import { withDynamoDb } from './service.ts';
 
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
@@ -174,7 +174,6 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   let singleCuts: { count: number; batches: number; index: Units } | undefined;
   const ids = ingest.ids.sort((a, b) => a - b);
   const revised = new Set<number>();
-  const REVISION = ' Revised: measured again with newer apparatus.';
   const revise = (id: number) => {
     revised.add(id);
     return items.update(id, (current) => ({

@@ -421,18 +421,12 @@ export function createSearch({
         best = [];
         for (const hit of scored.values()) if (!rejected.has(hit.id)) keep(hit.score);
       }
-      // The best k of `ranked`, ranked again where a score changed.
+      // The best k of those not rejected (ranked again where a score changed).
       const answer = () =>
-        (rescored
-          ? bestOf(
-              [...scored.values()].filter((hit) => !rejected.has(hit.id)),
-              topK,
-            )
-          : ranked
-        )
-          .filter((hit) => !rejected.has(hit.id))
-          .slice(0, topK)
-          .map((hit) => (matchedTermsOf ? { ...hit, matchedTerms: matchedTermsOf(hit.id) } : hit));
+        bestOf(
+          (rescored ? [...scored.values()] : ranked).filter((hit) => !rejected.has(hit.id)),
+          topK,
+        ).map((hit) => (matchedTermsOf ? { ...hit, matchedTerms: matchedTermsOf(hit.id) } : hit));
       if (!rejecting && !rescored) return answer();
       // A score made lower lowers the k-th score, as a rejection does: pieces passed over may reach it now, and the
       // best k may hold items not yet asked about.

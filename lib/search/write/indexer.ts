@@ -243,7 +243,7 @@ export function createIndexer({
    * at least as long keeps it), so its score, and every block maximum computed from it, is at most what the item
    * now scores: an upper bound, as the reader's pruning needs, and the reader scores its answers from the items
    * themselves (query.ts `SearchRequest.itemOf`). An edit that lengthens an item so writes the terms whose tf changed,
-   * not all of its terms (README, "What an edit writes"); one that shortens it rewrites them all.
+   * not all of its terms (README, "Costs in DynamoDB units": *an edit*); one that shortens it rewrites them all.
    */
   const changes = (id: number, committed: Indexed, target: Indexed) => {
     if (target.dl < committed.dl)
