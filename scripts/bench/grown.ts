@@ -70,7 +70,7 @@ const result = await withDynamoDb(VARIANTS, async ({ endpoint }) => {
   const answers = new Map<string, string>();
   let differ = 0;
   await alternating(REPEATS, setups, async ({ name, docOf, retrieve }, round) => {
-    const tally = tallies.get(name as Variant);
+    const tally = tallies.get(name);
     for (const [i, query] of collection.queries.entries()) {
       const t = meter.tally;
       const [units, calls] = [t.rcu, t.calls];

@@ -76,6 +76,8 @@ const perUnit = (tally: Tally, count: number) => ({
   requests: tally.calls / count,
 });
 type Units = ReturnType<typeof perUnit>;
+/** Edits made one at a time (bench's single edits and cuts): how many, the stream batches they came in, their units. */
+type Alone = { count: number; batches: number; index: Units };
 
 const writes = (await loadCranfield()).docs.map(cranfieldWrite);
 const label = `Cranfield (${writes.length.toLocaleString('en')})`;
@@ -170,8 +172,8 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
 
   // Edits spread over the collection, each appending words to the description (its length changes).
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
-  let singleEdits: { count: number; batches: number; index: Units } | undefined;
-  let singleCuts: { count: number; batches: number; index: Units } | undefined;
+  let singleEdits: Alone | undefined;
+  let singleCuts: Alone | undefined;
   const ids = ingest.ids.sort((a, b) => a - b);
   const revised = new Set<number>();
   const revise = (id: number) => {
@@ -191,8 +193,12 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       ...writableFields(current),
       description: current.description.replace(REVISION, '').split(' ').slice(0, -5).join(' '),
     }));
-  /** One edit an item of `ids`, made one at a time, each indexed before the next is written. */
-  const alone = async (name: string, edited: number[], change: (id: number) => ReturnType<typeof revise>) => {
+  /** One edit to each item of `edited`, made one at a time, each indexed before the next is written. */
+  const alone = async (
+    name: string,
+    edited: number[],
+    change: (id: number) => ReturnType<typeof revise>,
+  ): Promise<Alone> => {
     const total = newTally();
     const before = consumer.batches;
     for (const [i, id] of edited.entries())
@@ -252,6 +258,10 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
 });
 
 const [hot, edits, singles, cuts] = [c.hotKeys[0], c.edits, c.singleEdits, c.singleCuts];
+const aloneCell = (run: Alone | undefined) =>
+  run
+    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
+    : '—';
 const rows = [
   ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
   ['wall time, first create → index settled (s)', fmt(c.seconds)],
@@ -281,18 +291,8 @@ const rows = [
   ['of which the doc records', fmt(edits?.index.docWcu)],
   ['index RCU per edit', fmt(edits?.index.rcu)],
   ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
-  [
-    'index WCU per edit made alone (each indexed before the next is written)',
-    singles
-      ? `${fmt(singles.index.wcu)} (${fmt(singles.index.reportedWcu)}), ${singles.count} edits in ${singles.batches} stream batches; ${fmt(singles.index.docWcu)} the doc records`
-      : '—',
-  ],
-  [
-    'index WCU per edit that shortens an item, made alone (the same items, cut)',
-    cuts
-      ? `${fmt(cuts.index.wcu)} (${fmt(cuts.index.reportedWcu)}), ${cuts.count} edits in ${cuts.batches} stream batches; ${fmt(cuts.index.docWcu)} the doc records`
-      : '—',
-  ],
+  ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles)],
+  ['index WCU per edit that shortens an item, made alone (the same items, cut)', aloneCell(cuts)],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
   [
     'ingest ceiling at 1,000 WCU/s on that key (items/s)',

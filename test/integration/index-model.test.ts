@@ -44,98 +44,93 @@ const round = fc.record({
 });
 
 describe('the index against a model', () => {
-  it(
-    'converges to the index of the items after any interleaving of writers, crashes, retries and reindexes',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.array(round, { minLength: 1, maxLength: 3 }), fc.nat(), async (rounds, seed) => {
-          const fresh = await freshTable();
-          // Every writer's calls (not the test's own reads) interleave as widely as DynamoDB allows.
-          const table = { ...fresh, client: jitteringClient(fresh.client, seeded(seed)) };
-          const items = createItemRepository(table);
-          // Slot → the item's id, once created (ids are never reused, so a deleted slot gets a new item).
-          const ids: (number | undefined)[] = Array.from({ length: IDS + 1 }, () => undefined);
-          const seen = new Set<number>();
-          const apply = async ({ slot, content: fields }: Write) => {
-            const id = ids[slot];
-            if (fields === undefined) {
-              if (id !== undefined) await items.delete(id);
-              ids[slot] = undefined;
-              return;
-            }
-            const full: ItemWrite = { ...fields, tags: [], attributes: {} };
-            const item: Item =
-              id === undefined ? await items.create(full) : await items.update(id, () => full);
-            ids[slot] = item.id;
-            seen.add(item.id);
-          };
-          // Short leases, so that a dead writer's items are taken over within the run, but a wide fence: the lease
-          // protocol assumes a write lands within the fence of being sent (15 s of a 90 s lease in the service), and
-          // DynamoDB Local under the whole suite's load can take seconds to answer. A writer slower than 2 s is fenced
-          // and counts as one that died.
-          const options = { ...table, items, blockCapacity: 3, leaseMs: 8_000, fenceMs: 6_000 };
-          /**
-           * `npm run reindex` while the stream consumer goes on: an item of its own slot (IDS) is created, changed and
-           * deleted, and each change indexed, until the reindex is done, so commits land during its every phase.
-           */
-          const reindexBesideStream = async (streamSeed: number) => {
-            let running = true;
-            const random = seeded(streamSeed);
-            const stream = (async () => {
-              for (let i = 0; running && i < 40; i++) {
-                const words = () => WORDS[Math.floor(random() * WORDS.length)] ?? 'boot';
-                const change =
-                  i % 3 === 2 ? undefined : { name: words(), description: `${words()} ${words()}` };
-                const before = ids[IDS];
-                await apply({ slot: IDS, content: change });
-                const touched = [before, ids[IDS]].flatMap((id) => (id === undefined ? [] : [id]));
-                // A writer too slow for its lease is fenced: it died, as writers may; the stream delivers again.
-                await createIndexer(options)
-                  .reindexItems(touched)
-                  .catch(() => 'died');
-              }
-            })();
-            await rebuildIndex({ ...table, indexer: createIndexer(options), pageSize: 3 }).catch(
-              () => 'died',
-            );
-            running = false;
-            await stream;
-          };
-          for (const { writes, writers, reindex } of rounds) {
-            const [first, ...rest] = writes;
-            if (first) await apply(first);
-            const idsOf = (slots: number[]) =>
-              slots.flatMap((slot) => (ids[slot] === undefined ? [] : [ids[slot] as number]));
-            await Promise.all([
-              // Item writes go on while the index is written, as they do beside the stream consumer.
-              ...rest.map(apply),
-              ...writers.flatMap(({ slots, copies, crashAt }) =>
-                Array.from({ length: copies }, () =>
-                  createIndexer({
-                    ...options,
-                    ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
-                  })
-                    .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
-                    .catch(() => 'died'),
-                ),
-              ),
-              ...(reindex ? [reindexBesideStream(seed + rounds.length)] : []),
-            ]);
+  // About 6 s a run here (12 in `npm test`): a long MODEL_RUNS loop gets the time it needs.
+  it('converges to the index of the items after any interleaving of writers, crashes, retries and reindexes', {
+    timeout: Math.max(600_000, RUNS * 30_000),
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(round, { minLength: 1, maxLength: 3 }), fc.nat(), async (rounds, seed) => {
+        const fresh = await freshTable();
+        // Every writer's calls (not the test's own reads) interleave as widely as DynamoDB allows.
+        const table = { ...fresh, client: jitteringClient(fresh.client, seeded(seed)) };
+        const items = createItemRepository(table);
+        // Slot → the item's id, once created (ids are never reused, so a deleted slot gets a new item).
+        const ids: (number | undefined)[] = Array.from({ length: IDS + 1 }, () => undefined);
+        const seen = new Set<number>();
+        const apply = async ({ slot, content: fields }: Write) => {
+          const id = ids[slot];
+          if (fields === undefined) {
+            if (id !== undefined) await items.delete(id);
+            ids[slot] = undefined;
+            return;
           }
-          // The stream delivers every change at least once more after the writers that died.
-          await later({ ...table, items, blockCapacity: 3 }).reindexItems([...seen]);
-          const live = (
-            await Promise.all([...seen].map((id) => items.get(id).catch(() => undefined)))
-          ).flatMap((item) => (item ? [item] : []));
-          const state = await snapshot(fresh, 3);
-          expect(state).toMatchObject(expected(live));
-          expect(state.docs.filter((doc) => (doc.pending as unknown[]).length > 0)).toStrictEqual([]);
-          fresh.client.destroy();
-        }),
-        { numRuns: RUNS, endOnFailure: true },
-      );
-      // About 6 s a run here (12 in `npm test`): a long MODEL_RUNS loop gets the time it needs.
-    },
-    Math.max(600_000, RUNS * 30_000),
-  );
+          const full: ItemWrite = { ...fields, tags: [], attributes: {} };
+          const item: Item = id === undefined ? await items.create(full) : await items.update(id, () => full);
+          ids[slot] = item.id;
+          seen.add(item.id);
+        };
+        // Short leases, so that a dead writer's items are taken over within the run, but a wide fence: the lease
+        // protocol assumes a write lands within the fence of being sent (15 s of a 90 s lease in the service), and
+        // DynamoDB Local under the whole suite's load can take seconds to answer. A writer slower than 2 s is fenced
+        // and counts as one that died.
+        const options = { ...table, items, blockCapacity: 3, leaseMs: 8_000, fenceMs: 6_000 };
+        /**
+         * `npm run reindex` while the stream consumer goes on: an item of its own slot (IDS) is created, changed and
+         * deleted, and each change indexed, until the reindex is done, so commits land during its every phase.
+         */
+        const reindexBesideStream = async (streamSeed: number) => {
+          let running = true;
+          const random = seeded(streamSeed);
+          const stream = (async () => {
+            for (let i = 0; running && i < 40; i++) {
+              const words = () => WORDS[Math.floor(random() * WORDS.length)] ?? 'boot';
+              const change =
+                i % 3 === 2 ? undefined : { name: words(), description: `${words()} ${words()}` };
+              const before = ids[IDS];
+              await apply({ slot: IDS, content: change });
+              const touched = [before, ids[IDS]].flatMap((id) => (id === undefined ? [] : [id]));
+              // A writer too slow for its lease is fenced: it died, as writers may; the stream delivers again.
+              await createIndexer(options)
+                .reindexItems(touched)
+                .catch(() => 'died');
+            }
+          })();
+          await rebuildIndex({ ...table, indexer: createIndexer(options), pageSize: 3 }).catch(() => 'died');
+          running = false;
+          await stream;
+        };
+        for (const { writes, writers, reindex } of rounds) {
+          const [first, ...rest] = writes;
+          if (first) await apply(first);
+          const idsOf = (slots: number[]) =>
+            slots.flatMap((slot) => (ids[slot] === undefined ? [] : [ids[slot] as number]));
+          await Promise.all([
+            // Item writes go on while the index is written, as they do beside the stream consumer.
+            ...rest.map(apply),
+            ...writers.flatMap(({ slots, copies, crashAt }) =>
+              Array.from({ length: copies }, () =>
+                createIndexer({
+                  ...options,
+                  ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
+                })
+                  .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
+                  .catch(() => 'died'),
+              ),
+            ),
+            ...(reindex ? [reindexBesideStream(seed + rounds.length)] : []),
+          ]);
+        }
+        // The stream delivers every change at least once more after the writers that died.
+        await later({ ...table, items, blockCapacity: 3 }).reindexItems([...seen]);
+        const live = (await Promise.all([...seen].map((id) => items.get(id).catch(() => undefined)))).flatMap(
+          (item) => (item ? [item] : []),
+        );
+        const state = await snapshot(fresh, 3);
+        expect(state).toMatchObject(expected(live));
+        expect(state.docs.filter((doc) => (doc.pending as unknown[]).length > 0)).toStrictEqual([]);
+        fresh.client.destroy();
+      }),
+      { numRuns: RUNS, endOnFailure: true },
+    );
+  });
 });

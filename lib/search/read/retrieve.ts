@@ -94,7 +94,7 @@ export function createRetriever({
       const item = fetched.get(id);
       if (!item) return undefined;
       const held = analysed.get(id) ?? itemTerms(item);
-      analysed.set(id, held);
+      if (!analysed.has(id)) analysed.set(id, held);
       return held;
     };
     const matchedTermsOf = (id: number) => {
