@@ -174,6 +174,8 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
   let singleEdits: Alone | undefined;
   let singleCuts: Alone | undefined;
+  let singleTrims: Alone | undefined;
+  let singleHalvings: Alone | undefined;
   const ids = ingest.ids.sort((a, b) => a - b);
   const revised = new Set<number>();
   const revise = (id: number) => {
@@ -184,15 +186,30 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     }));
   };
   /**
-   * The revision taken back and the description's last five words with it: the item shorter than it ever was, so
-   * every posting it keeps is written again with its new length. (Only taking the revision back would write little:
-   * the postings an edit kept still carry the length the item had before it.)
+   * The revision taken back and the description's last five words with it: the item shorter than it was when its
+   * postings were written, so every posting is written again, with its norm (its length less an eighth: postings.ts
+   * `LENGTH_SLACK`).
    */
   const cut = (id: number) =>
     items.update(id, (current) => ({
       ...writableFields(current),
       description: current.description.replace(REVISION, '').split(' ').slice(0, -5).join(' '),
     }));
+  /** Three more words taken off: the item shorter again, still at least its norm, so it keeps its postings. */
+  const trim = (id: number) =>
+    items.update(id, (current) => ({
+      ...writableFields(current),
+      description: current.description.split(' ').slice(0, -3).join(' '),
+    }));
+  /** The description cut to its first half: the item below its norm, so every posting is written again. */
+  const halve = (id: number) =>
+    items.update(id, (current) => {
+      const words = current.description.split(' ');
+      return {
+        ...writableFields(current),
+        description: words.slice(0, Math.ceil(words.length / 2)).join(' '),
+      };
+    });
   /** One edit to each item of `edited`, made one at a time, each indexed before the next is written. */
   const alone = async (
     name: string,
@@ -228,6 +245,9 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     singleEdits = await alone('single edit', picked, revise);
     // The same items cut: an edit that shortens an item, alone.
     singleCuts = await alone('single cut', picked, cut);
+    // Trimmed: an edit that shortens an item again, within its norm; then halved: one that takes it below its norm.
+    singleTrims = await alone('single trim', picked, trim);
+    singleHalvings = await alone('single halving', picked, halve);
   }
   stopping = true;
   await polling;
@@ -254,10 +274,19 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     edits,
     singleEdits,
     singleCuts,
+    singleTrims,
+    singleHalvings,
   };
 });
 
-const [hot, edits, singles, cuts] = [c.hotKeys[0], c.edits, c.singleEdits, c.singleCuts];
+const [hot, edits, singles, cuts, trims, halvings] = [
+  c.hotKeys[0],
+  c.edits,
+  c.singleEdits,
+  c.singleCuts,
+  c.singleTrims,
+  c.singleHalvings,
+];
 const aloneCell = (run: Alone | undefined) =>
   run
     ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
@@ -292,7 +321,18 @@ const rows = [
   ['index RCU per edit', fmt(edits?.index.rcu)],
   ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
   ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles)],
-  ['index WCU per edit that shortens an item, made alone (the same items, cut)', aloneCell(cuts)],
+  [
+    'index WCU per edit that shortens an item, made alone (the same items, cut: every posting rewritten with its norm)',
+    aloneCell(cuts),
+  ],
+  [
+    'index WCU per edit that shortens it again within its norm, made alone (the same items, trimmed)',
+    aloneCell(trims),
+  ],
+  [
+    'index WCU per edit that takes an item below its norm, made alone (the same items, halved)',
+    aloneCell(halvings),
+  ],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
   [
     'ingest ceiling at 1,000 WCU/s on that key (items/s)',

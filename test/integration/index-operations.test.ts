@@ -273,7 +273,8 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
         terms: Object.fromEntries(termFrequencies(tokens)),
       };
       len += old.dl;
-      await writer.add([...postingsOf(item.id, old).values()]);
+      // Postings carried their item's length (no norm) before the norms.
+      await writer.add([...postingsOf(item.id, { norm: old.dl, terms: old.terms }).values()]);
       // Its doc record's term map as JSON text, as doc records were stored before they were packed (terms.ts).
       const record = { ...docKey(item.id), ...old, terms: JSON.stringify(old.terms), rev: 1 };
       await table.client.send(new PutCommand({ TableName: table.tableName, Item: record }));

@@ -18,7 +18,7 @@ import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
-import { createPostingWriter, type Posting } from '../../lib/search/write/postings.ts';
+import { createPostingWriter, normOf, type Posting } from '../../lib/search/write/postings.ts';
 import {
   blocksOf,
   crashingClient,
@@ -76,7 +76,7 @@ describe('index maintenance on DynamoDB Local', () => {
     });
   });
 
-  it('writes, for an edit that makes an item longer, only the terms whose tf changed; one that shortens it, all', async () => {
+  it('writes, for an edit that keeps the item within its norm, only the terms whose tf changed; one that leaves it, all', async () => {
     const indexer = createIndexer({ ...table, items, blockCapacity: 4 });
     const others = [];
     for (const name of ['Rain Jacket', 'Snow Boot', 'Camp Stove'])
@@ -112,36 +112,68 @@ describe('index maintenance on DynamoDB Local', () => {
         .sort();
     };
 
-    // Longer: one new word, and one more of a word it has.
-    const longer = await rewritten(() =>
-      items.update(boot.id, () => ({ ...text, description: `${text.description} Resoled winter boot.` })),
-    );
+    /** Every term of either state: what an edit that rewrites the item's postings writes. */
+    const all = (a: Item, b: Item) =>
+      [...new Set([...Object.keys(analyze(a).terms), ...Object.keys(analyze(b).terms)])].sort();
+    /** The lengths the item's postings carry. */
+    const lengths = async () =>
+      new Set(
+        (await scanAll(table))
+          .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
+          .flatMap((row) => decodeBlock(row.p).filter((p) => p.id === boot.id))
+          .map((p) => p.dl),
+      );
+    const edit = (description: string) => () => items.update(boot.id, () => ({ ...text, description }));
+    // A new item's postings carry its length (13 words).
+    expect(await lengths()).toStrictEqual(new Set([analyze(boot).dl]));
+
+    // Longer (one new word, and one more of a word it has), within twice its norm: the terms whose tf changed.
+    const longer = await rewritten(edit(`${text.description} Resoled winter boot.`));
     expect(analyze(longer.item).dl).toBeGreaterThan(analyze(boot).dl);
     expect(longer.terms).toStrictEqual(differing(boot, longer.item));
     expect(longer.terms.length).toBeLessThan(Object.keys(analyze(longer.item).terms).length / 2);
-    // Its other postings keep the length they were written with; the snapshot lists them with the committed one.
-    const stored = (await scanAll(table))
-      .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
-      .flatMap((row) => decodeBlock(row.p).filter((p) => p.id === boot.id));
-    expect(new Set(stored.map((p) => p.dl))).toStrictEqual(
-      new Set([analyze(boot).dl, analyze(longer.item).dl]),
-    );
+    expect(await lengths()).toStrictEqual(new Set([analyze(boot).dl]));
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, longer.item]));
 
-    // Shorter: every term of the item is written again, with the new length.
-    const shorter = await rewritten(() =>
-      items.update(boot.id, () => ({ ...text, description: 'A waterproof leather hiking boot.' })),
+    // Shorter than it was when its postings were written: every term again, with the length less an eighth (12: 10).
+    const shorter = await rewritten(
+      edit('A waterproof leather hiking boot. Waterproof and warm for winter trails.'),
     );
-    expect(shorter.terms).toStrictEqual(
-      [
-        ...new Set([...Object.keys(analyze(longer.item).terms), ...Object.keys(analyze(shorter.item).terms)]),
-      ].sort(),
-    );
-    const rewrittenPostings = (await scanAll(table))
-      .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
-      .flatMap((row) => decodeBlock(row.p).filter((p) => p.id === boot.id));
-    expect(new Set(rewrittenPostings.map((p) => p.dl))).toStrictEqual(new Set([analyze(shorter.item).dl]));
+    expect(analyze(shorter.item).dl).toBeLessThan(analyze(boot).dl);
+    expect(shorter.terms).toStrictEqual(all(longer.item, shorter.item));
+    const norm = normOf(analyze(shorter.item).dl);
+    expect(norm).toBe(10);
+    expect(await lengths()).toStrictEqual(new Set([norm]));
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, shorter.item]));
+
+    // Shorter again, still at least its norm: the terms whose tf changed, the norm kept.
+    const trimmed = await rewritten(
+      edit('A waterproof leather hiking boot. Waterproof and warm for trails.'),
+    );
+    expect(analyze(trimmed.item).dl).toBeLessThan(analyze(shorter.item).dl);
+    expect(analyze(trimmed.item).dl).toBeGreaterThanOrEqual(norm);
+    expect(trimmed.terms).toStrictEqual(differing(shorter.item, trimmed.item));
+    expect(trimmed.terms.length).toBeLessThan(all(shorter.item, trimmed.item).length / 2);
+    expect(await lengths()).toStrictEqual(new Set([norm]));
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, trimmed.item]));
+
+    // Shorter than its norm: every term again, with the new length's norm.
+    const short = await rewritten(edit('A waterproof leather hiking boot.'));
+    expect(analyze(short.item).dl).toBeLessThan(norm);
+    expect(short.terms).toStrictEqual(all(trimmed.item, short.item));
+    expect(await lengths()).toStrictEqual(new Set([normOf(analyze(short.item).dl)]));
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, short.item]));
+
+    // Longer than twice its norm: every term again, so a bound stays within half the item's length of its score.
+    const grown = await rewritten(
+      edit(
+        `${text.description} Resoled in spring with a new heel, new laces and a waxed finish for wet paths.`,
+      ),
+    );
+    expect(analyze(grown.item).dl).toBeGreaterThan(2 * normOf(analyze(short.item).dl));
+    expect(grown.terms).toStrictEqual(all(short.item, grown.item));
+    expect(await lengths()).toStrictEqual(new Set([normOf(analyze(grown.item).dl)]));
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, grown.item]));
   });
 
   it('converges after a crash at any step of a rebuild', async () => {
@@ -207,7 +239,12 @@ describe('index maintenance on DynamoDB Local', () => {
         new GetCommand({ TableName: table.tableName, Key: docKey(boot.id), ConsistentRead: true }),
       );
       expect(record?.pending).toStrictEqual([
-        { version: expect.any(Number), dl: expect.any(Number), change: expect.any(Uint8Array) },
+        {
+          version: expect.any(Number),
+          dl: expect.any(Number),
+          norm: expect.any(Number),
+          change: expect.any(Uint8Array),
+        },
       ]);
     }
     await items.delete(boot.id);

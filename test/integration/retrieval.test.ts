@@ -15,7 +15,7 @@ import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { scanAll } from '../support/index-state.ts';
 import { seeded } from '../support/random.ts';
-import { acceptItems } from '../support/search.ts';
+import { acceptItems, itemsOf } from '../support/search.ts';
 import { freshTable } from '../support/stack.ts';
 
 // A deterministic corpus with a skewed vocabulary, so some posting lists are long and others short.
@@ -68,6 +68,8 @@ const ONE_BLOCK_ROUNDS = { blocksPerRound: 1, maxBlocks: Number.POSITIVE_INFINIT
 let items: ItemRepository;
 let search: ReturnType<typeof createSearch>;
 const corpus: Item[] = [];
+/** The corpus's items as the retriever gives them to the search, to score its answers from (`itemOf`). */
+const itemOf = itemsOf(corpus);
 let table: Awaited<ReturnType<typeof freshTable>>;
 
 beforeAll(async () => {
@@ -133,6 +135,7 @@ describe('BM25 search over the DynamoDB index', () => {
         topK,
         minScore: 0,
         accept: async (ids) => new Set(ids),
+        itemOf,
         matchedTermsOf: how === 'from the items' ? fromItems(terms) : undefined,
       });
       const expected = reference(query, topK);
@@ -176,6 +179,7 @@ describe('BM25 search over the DynamoDB index', () => {
         topK,
         minScore: 0,
         accept: async (ids) => new Set(ids),
+        itemOf,
         matchedTermsOf: how === 'from the items' ? fromItems(terms) : undefined,
       });
       const docs = corpus.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) }));
@@ -255,6 +259,7 @@ describe('BM25 search over the DynamoDB index', () => {
       topK: 50,
       minScore: threshold,
       accept: async (ids) => new Set(ids),
+      itemOf,
     });
     expect(hits.map((h) => h.id)).toStrictEqual(all.filter((h) => h.score > threshold).map((h) => h.id));
   });
@@ -377,6 +382,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       topK: 5,
       minScore: 0,
       accept: everything,
+      itemOf,
     });
     // The ceiling counts reads by key, half a unit each (a range read counts what it costs).
     expect(blocks.length).toBeGreaterThan(0);
@@ -424,7 +430,13 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     });
     // Common words: most of their lists are read, in many rounds of one block.
     for (const query of ['boot rain jacket', 'tent light trail map', 'the boot and the rain']) {
-      const request = { terms: queryWeights(tokenize(query)), topK: 10, minScore: 0, accept: everything };
+      const request = {
+        terms: queryWeights(tokenize(query)),
+        topK: 10,
+        minScore: 0,
+        accept: everything,
+        itemOf,
+      };
       const ranged = await exactByRange(request);
       expect(ranged).toStrictEqual(await exactByKey(request));
       const exact = reference(query, 10);

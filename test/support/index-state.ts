@@ -126,19 +126,25 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const rows = await scanAll(table);
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
+  // Each doc record's length and norm (a record written before norms has none: its length), the norm never above it.
   const committed = new Map(
     rows.flatMap((r) => {
       const id = idOfDocKey(r.pk, r.sk);
-      return id === undefined ? [] : [[id, Number(r.dl)] as const];
+      if (id === undefined) return [];
+      const record = { dl: Number(r.dl), norm: Number(r.norm ?? r.dl) };
+      expect(record.norm, `D#${id}'s norm`).toBeLessThanOrEqual(record.dl);
+      return [[id, record] as const];
     }),
   );
-  // A posting may carry a length below its item's committed one (an item that grew keeps the postings whose tf did
-  // not change: indexer.ts `changes`); it is listed with the committed length, the one its item is scored with. A
-  // posting longer than its item, or of an item without a doc record, is listed as stored: no expected index has it.
+  // A posting carries a length at most its item's norm (an eighth short of the item's length when written, and kept
+  // by edits that stay within the norm's window: indexer.ts `changes`); it is listed with the committed length, the
+  // one its item is scored with. A posting longer than its item's norm, or of an item without a doc record, is
+  // listed as stored: no expected index has it.
   const postings = blocks
     .flatMap((r) =>
       decodeBlock(r.p).map((p) => {
-        const dl = p.dl <= (committed.get(p.id) ?? 0) ? committed.get(p.id) : p.dl;
+        const record = committed.get(p.id);
+        const dl = record && p.dl <= record.norm ? record.dl : p.dl;
         return `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${dl}`;
       }),
     )

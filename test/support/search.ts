@@ -1,4 +1,5 @@
 import type { ItemRepository } from '../../lib/items/repository.ts';
+import type { Item } from '../../lib/items/schema.ts';
 import type { ItemTerms } from '../../lib/search/read/query.ts';
 import { itemTerms } from '../../lib/search/read/retrieve.ts';
 
@@ -14,5 +15,18 @@ export function acceptItems(items: ItemRepository) {
       return new Set(ids.filter((id) => held.has(id)));
     },
     itemOf: (id: number) => held.get(id),
+  };
+}
+
+/**
+ * A search request's `itemOf` from items held in memory (analysed on the first call, so an array filled later is
+ * read then): what a search given its own `accept` needs to score its answers exactly (postings carry a length an
+ * eighth short, postings.ts `LENGTH_SLACK`).
+ */
+export function itemsOf(items: readonly Item[]) {
+  let held: Map<number, ItemTerms> | undefined;
+  return (id: number) => {
+    held ??= new Map(items.map((item) => [item.id, itemTerms(item)]));
+    return held.get(id);
   };
 }

@@ -30,16 +30,16 @@ export async function removeStrays({
   let handed = 0;
   const adopted: number[] = [];
   for (const [id, strays] of byId) {
-    // One pending state per length (an item's postings carry the lengths it had when each was written: indexer.ts
-    // `changes`; strays of two versions differ too).
+    // One pending state per length (an item's postings carry the norms it had when each was written: indexer.ts
+    // `changes`; strays of two versions differ too), each its own norm.
     const pending = [...Map.groupBy(strays, (posting) => posting.dl)].map(([dl, postings]) =>
-      stored({ version: 0, dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
+      stored({ version: 0, dl, norm: dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
     );
     try {
       await client.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...docKey(id), ...stored({ version: 0, dl: 0, terms: {} }), rev: 1, pending },
+          Item: { ...docKey(id), ...stored({ version: 0, dl: 0, norm: 0, terms: {} }), rev: 1, pending },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -23,17 +23,24 @@ import { termFrequencies } from '../format/bm25.ts';
 import { docKey, idOfDocKey, STATS_SHARDS, statsKey } from '../format/keys.ts';
 import { packTerms, StoredChange, StoredTerms, termsChange, withChange } from '../format/terms.ts';
 import { indexTerms, itemText } from '../text/tokenizer.ts';
-import { createPostingWriter, type Posting, postingsOf } from './postings.ts';
+import { createPostingWriter, normOf, type Posting, postingsOf } from './postings.ts';
 
-const StoredIndexed = v.object({ version: v.number(), dl: v.number(), terms: StoredTerms });
+/** `norm`: the length its postings carry (postings.ts `normOf`); a record written before norms has none: its `dl`. */
+const StoredIndexed = v.object({
+  version: v.number(),
+  dl: v.number(),
+  norm: v.optional(v.number()),
+  terms: StoredTerms,
+});
 /** A pending state stored as its change from the doc record's committed one (`pendingOf`). */
 const StoredPending = v.union([
   StoredIndexed,
-  v.object({ version: v.number(), dl: v.number(), change: StoredChange }),
+  v.object({ version: v.number(), dl: v.number(), norm: v.optional(v.number()), change: StoredChange }),
 ]);
 const Indexed = v.object({
   version: v.number(),
   dl: v.number(),
+  norm: v.number(),
   terms: v.custom<Record<string, number>>(() => true),
 });
 /**
@@ -48,12 +55,14 @@ const DocSchema = v.pipe(
     leaseOwner: v.optional(v.string()),
     leaseUntil: v.optional(v.number()),
   }),
-  v.transform(({ pending, ...doc }) => ({
+  v.transform(({ pending, norm, ...doc }) => ({
     ...doc,
+    norm: norm ?? doc.dl,
     pending: pending?.map(
-      ({ version, dl, ...state }): Indexed => ({
+      ({ version, dl, norm, ...state }): Indexed => ({
         version,
         dl,
+        norm: norm ?? dl,
         terms: 'change' in state ? withChange(doc.terms, state.change) : state.terms,
       }),
     ),
@@ -66,6 +75,7 @@ type Doc = v.InferOutput<typeof DocSchema>;
 export const stored = (state: Indexed) => ({
   version: state.version,
   dl: state.dl,
+  norm: state.norm,
   terms: packTerms(state.terms),
 });
 /**
@@ -76,18 +86,37 @@ export const stored = (state: Indexed) => ({
 const pendingOf = (committed: Indexed, state: Indexed) =>
   Object.keys(committed.terms).length === 0
     ? stored(state)
-    : { version: state.version, dl: state.dl, change: packTerms(termsChange(committed.terms, state.terms)) };
+    : {
+        version: state.version,
+        dl: state.dl,
+        norm: state.norm,
+        change: packTerms(termsChange(committed.terms, state.terms)),
+      };
 
-const EMPTY: Indexed = { version: 0, dl: 0, terms: {} };
+const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {} };
 
 /**
  * What an item contributes to the index: its version, length (its words) and term frequencies, its words' exact
- * forms beside their stems (tokenizer.ts, step 7).
+ * forms beside their stems (tokenizer.ts, step 7); its norm is its length, as a new item's postings carry it.
  */
 export function analyze(item: Item): Indexed {
   const { tokens, dl } = indexTerms(itemText(item));
-  return { version: item.version, dl, terms: Object.fromEntries(termFrequencies(tokens)) };
+  return { version: item.version, dl, norm: dl, terms: Object.fromEntries(termFrequencies(tokens)) };
 }
+
+/**
+ * The state a rebuild from `committed` writes for `target`, with its postings' norm (postings.ts `LENGTH_SLACK`).
+ * A new item's postings carry its length, so most postings score exactly. An edit keeps the committed norm while
+ * it is at most the item's new length and at least half of it (the postings whose tf did not change are kept:
+ * `changes`); an edit that leaves that window rewrites every posting with the new length less its slack, so that
+ * the item, once it has shrunk, can shrink again by up to an eighth and keep its postings. The window's top keeps a
+ * bound within half the item's length of its score.
+ */
+const withNorm = (committed: Indexed, target: Indexed): Indexed => {
+  if (Object.keys(committed.terms).length === 0) return target;
+  const kept = committed.norm <= target.dl && committed.norm * 2 >= target.dl;
+  return { ...target, norm: kept ? committed.norm : normOf(target.dl) };
+};
 
 /** Whether a committed state is what `analyze` gives now (an index written by an older analysis is not). */
 const sameAnalysis = (committed: Indexed, target: Indexed): boolean => {
@@ -237,16 +266,17 @@ export function createIndexer({
       .map(([, p]) => p);
   };
   /**
-   * The postings a rebuild from `committed` to `target` writes (`add`) and takes out (`remove`). An item that did not
-   * get shorter keeps each posting whose tf is unchanged as it is, with the length it was written with: that length
-   * is at most the committed one (by induction: every posting written carries its state's length, and only a state
-   * at least as long keeps it), so its score, and every block maximum computed from it, is at most what the item
-   * now scores: an upper bound, as the reader's pruning needs, and the reader scores its answers from the items
-   * themselves (query.ts `SearchRequest.itemOf`). An edit that lengthens an item so writes the terms whose tf changed,
-   * not all of its terms (README, "Costs in DynamoDB units": *an edit*); one that shortens it rewrites them all.
+   * The postings a rebuild from `committed` to `target` (its norm chosen by `withNorm`) writes (`add`) and takes out
+   * (`remove`). A target that keeps the committed norm keeps each posting whose tf is unchanged as it is: its length
+   * is at most that norm (by induction: every posting written carries its state's norm, and a state keeps only a
+   * norm at most its length; records written before norms carried their length), so its score, and every block
+   * maximum computed from it, is at most what the item now scores: an upper bound, as the reader's pruning needs,
+   * and the reader scores its answers from the items themselves (query.ts `SearchRequest.itemOf`). An edit within
+   * the norm's window so writes the terms whose tf changed, not all of its terms (README, "Costs in DynamoDB
+   * units": *an edit*); one that takes the item below its norm, or past twice it, rewrites them all.
    */
   const changes = (id: number, committed: Indexed, target: Indexed) => {
-    if (target.dl < committed.dl)
+    if (target.norm !== committed.norm)
       return { add: without(id, target, committed), remove: without(id, committed, target) };
     const changed = (state: Indexed, other: Indexed) => {
       const kept = postingsOf(id, other);
@@ -357,7 +387,7 @@ export function createIndexer({
         id,
         item,
         committed,
-        target,
+        target: withNorm(committed, target),
         unfinished,
         rev: doc?.rev ?? 0,
       });

@@ -42,12 +42,34 @@ export interface Posting extends BlockPosting {
   term: string;
 }
 
-/** The postings of an indexed state, by term. */
+/**
+ * How much shorter than its item the length a posting carries (its item's *norm*) is made when an edit rewrites
+ * the item's postings: an eighth. A new item's postings carry its length. Every posting of an item carries at most
+ * its norm, and the norm is at most the item's length, so a posting's score and every block bound computed from it
+ * are upper bounds of what the item scores (BM25's saturation falls as the length grows), and an edit that leaves
+ * the item at least as long as its norm keeps every posting whose tf did not change (indexer.ts `changes`): an item
+ * that shrank once can shrink again by up to an eighth and write only the terms whose tf changed. The reader scores
+ * its answers from the items (query.ts `itemOf`). Lucene's norms are lossy too (one byte, about an eighth); these
+ * err one way only. Not for new items: at 100,000 items, postings an eighth short on every item cost a query 1.4 ×
+ * the read units (BENCHMARKS.md, "Norms").
+ */
+export const LENGTH_SLACK = 1 / 8;
+
+/**
+ * The norm an edit that rewrites an item of length `dl` gives its postings: `dl` less its slack, rounded down, and
+ * at least 1 (a block's lengths are positive: blocks.ts).
+ */
+export const normOf = (dl: number, slack = LENGTH_SLACK): number =>
+  Math.min(dl, Math.max(1, dl - Math.ceil(dl * slack)));
+
+/** The postings of an indexed state, by term: each carries the state's norm as its length. */
 export function postingsOf(
   id: number,
-  indexed: { dl: number; terms: Record<string, number> },
+  indexed: { norm: number; terms: Record<string, number> },
 ): Map<string, Posting> {
-  return new Map(Object.entries(indexed.terms).map(([term, tf]) => [term, { term, id, tf, dl: indexed.dl }]));
+  return new Map(
+    Object.entries(indexed.terms).map(([term, tf]) => [term, { term, id, tf, dl: indexed.norm }]),
+  );
 }
 
 /** A term's tail (keys.ts): its newest postings, its df, and where its sealed blocks end. */

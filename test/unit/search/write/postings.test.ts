@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type BlockPosting, blockMax } from '../../../../lib/search/format/blocks.ts';
-import { planTail, relisted, type Tail } from '../../../../lib/search/write/postings.ts';
+import {
+  LENGTH_SLACK,
+  normOf,
+  planTail,
+  relisted,
+  type Tail,
+} from '../../../../lib/search/write/postings.ts';
 
 const posting = (id: number): BlockPosting => ({ id, tf: 1 + (id % 3), dl: 10 + id });
 const append = (tail: Tail | undefined, ids: number[]) =>
@@ -61,5 +67,16 @@ describe("a tail's copy of its directory (blocks of three: a tail lists two bloc
       ),
     ).toBeUndefined();
     expect(relisted(undefined, new Map([[3, undefined]]), 3)).toBeUndefined();
+  });
+});
+
+describe("an item's norm, the length its postings carry", () => {
+  it('is its length less an eighth, rounded down, never below 1 nor above the length', () => {
+    expect(LENGTH_SLACK).toBe(1 / 8);
+    expect([0, 1, 2, 7, 8, 9, 16, 64, 100, 105].map((dl) => normOf(dl))).toStrictEqual([
+      0, 1, 1, 6, 7, 7, 14, 56, 87, 91,
+    ]);
+    // Without a slack, the length itself (the postings before norms).
+    expect([1, 9, 100].map((dl) => normOf(dl, 0))).toStrictEqual([1, 9, 100]);
   });
 });
