@@ -76,8 +76,10 @@ const perUnit = (tally: Tally, count: number) => ({
   requests: tally.calls / count,
 });
 type Units = ReturnType<typeof perUnit>;
-/** Edits made one at a time (bench's single edits and cuts): how many, the stream batches they came in, their units. */
+/** Edits made one at a time (bench's single edits, cuts…): how many, the stream batches they came in, their units. */
 type Alone = { count: number; batches: number; index: Units };
+/** The kinds of edit made one at a time, in this order, to the same items. */
+type SingleKind = 'edit' | 'cut' | 'trim' | 'halving';
 
 const writes = (await loadCranfield()).docs.map(cranfieldWrite);
 const label = `Cranfield (${writes.length.toLocaleString('en')})`;
@@ -172,10 +174,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
 
   // Edits spread over the collection, each appending words to the description (its length changes).
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
-  let singleEdits: Alone | undefined;
-  let singleCuts: Alone | undefined;
-  let singleTrims: Alone | undefined;
-  let singleHalvings: Alone | undefined;
+  const singles: Partial<Record<SingleKind, Alone>> = {};
   const ids = ingest.ids.sort((a, b) => a - b);
   const revised = new Set<number>();
   const revise = (id: number) => {
@@ -242,12 +241,15 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       const from = Math.floor(((i + 0.5) * ids.length) / count);
       picked.push(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
     }
-    singleEdits = await alone('single edit', picked, revise);
-    // The same items cut: an edit that shortens an item, alone.
-    singleCuts = await alone('single cut', picked, cut);
-    // Trimmed: an edit that shortens an item again, within its norm; then halved: one that takes it below its norm.
-    singleTrims = await alone('single trim', picked, trim);
-    singleHalvings = await alone('single halving', picked, halve);
+    // The same items then cut (an edit that shortens an item), trimmed (shortened again, within its norm) and
+    // halved (taken below its norm), each alone.
+    const changes: [SingleKind, (id: number) => ReturnType<typeof revise>][] = [
+      ['edit', revise],
+      ['cut', cut],
+      ['trim', trim],
+      ['halving', halve],
+    ];
+    for (const [kind, change] of changes) singles[kind] = await alone(`single ${kind}`, picked, change);
   }
   stopping = true;
   await polling;
@@ -272,21 +274,11 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     index: perUnit(ingestIndex, ingest.indexed),
     hotKeys,
     edits,
-    singleEdits,
-    singleCuts,
-    singleTrims,
-    singleHalvings,
+    singles,
   };
 });
 
-const [hot, edits, singles, cuts, trims, halvings] = [
-  c.hotKeys[0],
-  c.edits,
-  c.singleEdits,
-  c.singleCuts,
-  c.singleTrims,
-  c.singleHalvings,
-];
+const [hot, edits, singles] = [c.hotKeys[0], c.edits, c.singles];
 const aloneCell = (run: Alone | undefined) =>
   run
     ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
@@ -320,18 +312,18 @@ const rows = [
   ['of which the doc records', fmt(edits?.index.docWcu)],
   ['index RCU per edit', fmt(edits?.index.rcu)],
   ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
-  ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles)],
+  ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles.edit)],
   [
     'index WCU per edit that shortens an item, made alone (the same items, cut: every posting rewritten with its norm)',
-    aloneCell(cuts),
+    aloneCell(singles.cut),
   ],
   [
     'index WCU per edit that shortens it again within its norm, made alone (the same items, trimmed)',
-    aloneCell(trims),
+    aloneCell(singles.trim),
   ],
   [
     'index WCU per edit that takes an item below its norm, made alone (the same items, halved)',
-    aloneCell(halvings),
+    aloneCell(singles.halving),
   ],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
   [
