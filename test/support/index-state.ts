@@ -136,10 +136,10 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
       return [[id, record] as const];
     }),
   );
-  // A posting carries a length at most its item's norm (an eighth short of the item's length when written, and kept
-  // by edits that stay within the norm's window: indexer.ts `changes`); it is listed with the committed length, the
-  // one its item is scored with. A posting longer than its item's norm, or of an item without a doc record, is
-  // listed as stored: no expected index has it.
+  // A posting carries a length at most its item's norm (the item's length when it was created, kept by edits that
+  // stay within the norm's window, an eighth short once an edit rewrote it: indexer.ts `withNorm`); it is listed with
+  // the committed length, the one its item is scored with. A posting longer than its item's norm, or of an item
+  // without a doc record, is listed as stored: no expected index has it.
   const postings = blocks
     .flatMap((r) =>
       decodeBlock(r.p).map((p) => {

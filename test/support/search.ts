@@ -20,8 +20,8 @@ export function acceptItems(items: ItemRepository) {
 
 /**
  * A search request's `itemOf` from items held in memory (analysed on the first call, so an array filled later is
- * read then): what a search given its own `accept` needs to score its answers exactly (postings carry a length an
- * eighth short, postings.ts `LENGTH_SLACK`).
+ * read then), as the retriever gives it: what a search given its own `accept` needs to score its answers exactly
+ * wherever a posting carries less than its item's length (indexer.ts `withNorm`).
  */
 export function itemsOf(items: readonly Item[]) {
   let held: Map<number, ItemTerms> | undefined;
