@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../../dynamodb/conditions.ts';
 import { docKey } from '../format/keys.ts';
 import { reindexBatch } from '../write/batch.ts';
-import { type Indexer, stored } from '../write/indexer.ts';
+import { EMPTY, type Indexer, stored } from '../write/indexer.ts';
 import type { IndexScan } from './scan.ts';
 
 /**
@@ -39,7 +39,7 @@ export async function removeStrays({
       await client.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...docKey(id), ...stored({ version: 0, dl: 0, norm: 0, terms: {} }), rev: 1, pending },
+          Item: { ...docKey(id), ...stored(EMPTY), rev: 1, pending },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -93,7 +93,8 @@ const pendingOf = (committed: Indexed, state: Indexed) =>
         change: packTerms(termsChange(committed.terms, state.terms)),
       };
 
-const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {} };
+/** Nothing indexed: a deleted item's target, and the committed state of an item never indexed. */
+export const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {} };
 
 /**
  * What an item contributes to the index: its version, length (its words) and term frequencies, its words' exact
