@@ -1,12 +1,26 @@
 // `npm run bench:write-model`: the index's write units per new item as the collection grows, the writer's pure steps
-// replayed in memory and costed by AWS's rules (method: BENCHMARKS.md); each size's last 10 % of items.
+// replayed in memory and costed by AWS's rules (method: BENCHMARKS.md); each size's last 10 % of items. With
+// BENCH_MODEL_COLLECTION=cranfield: Cranfield's 1,400 items, all of them, in stream batches of each size of
+// BENCH_MODEL_BATCHES, and where their write units go.
+import type { Item } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { pageEntry, pageSk, termPk } from '../../lib/search/format/keys.ts';
+import { pageEntry, pageSk, tailKey, termPk } from '../../lib/search/format/keys.ts';
+import { isExactForm, tokenize } from '../../lib/search/text/tokenizer.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { entryOfRecord, indexWrites, recordBytes as size } from './capacity.ts';
 import { envNumber, envSizes } from './common.ts';
+import { cranfieldWrite, loadCranfield } from './cranfield.ts';
 import { syntheticItem } from './synthetic.ts';
+
+/**
+ * Where a new item's write units go: its doc record (the write-ahead Put and its share of the commit transaction),
+ * the counts (a part once a commit), the tails of its stems and of its exact forms written alone, the sealing
+ * transactions (tail, blocks and directory page), and the dictionary's index writes for a term's birth and for its df
+ * class's changes.
+ */
+const KINDS = ['docs', 'counts', 'tails', 'exactTails', 'seals', 'births', 'classes'] as const;
+type Kind = (typeof KINDS)[number];
 
 const newTally = () => ({
   items: 0,
@@ -20,6 +34,9 @@ const newTally = () => ({
   /** WCU by term partition key, and by dictionary index partition (`<index> <partition>`). */
   byTerm: new Map<string, number>(),
   byIndex: new Map<string, number>(),
+  byKind: Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number>,
+  /** A what-if, not a layout: the WCU had each exact form's tail been carried in its stem's tail record. */
+  formsAtHome: 0,
 });
 type IngestTally = ReturnType<typeof newTally>;
 const add = (map: Map<string, number>, key: string, units: number) =>
@@ -29,33 +46,52 @@ const hottestOf = (map: Map<string, number>): [string, number] =>
 export const hottestTerm = (tally: IngestTally) => hottestOf(tally.byTerm);
 export const hottestIndex = (tally: IngestTally) => hottestOf(tally.byIndex);
 
-/** Replays the synthetic collection's creates in batches of `batch`; each size's tally. */
-export function replayIngest(sizes: readonly number[], batch: number): Map<number, IngestTally> {
+interface Replay {
+  /** The item created with each id (ids from 1, in order). */
+  itemOf?: (id: number) => Item;
+  /** Measure every item up to each size, not its last 10 %. */
+  whole?: boolean;
+}
+
+/**
+ * Replays a collection's creates (the synthetic one unless told) in batches of `batch` (a list: the batches' sizes in
+ * turn, its last repeated); each size's tally.
+ */
+export function replayIngest(
+  sizes: readonly number[],
+  batch: number | readonly number[],
+  { itemOf = (id) => syntheticItem(id, '2026-01-01T00:00:00.000Z'), whole = false }: Replay = {},
+): Map<number, IngestTally> {
   const wcu = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+  const cuts = typeof batch === 'number' ? [batch] : batch;
   const tails = new Map<string, ReturnType<typeof planTail>['next']>();
   const pages = new Map<string, Record<string, number>>();
   const window = new Map<number, IngestTally>();
 
   function indexBatch(ids: number[]) {
     const measuring = sizes.find(
-      (s) => (ids[0] ?? 0) >= s - Math.max(batch, Math.floor(s / 10)) + 1 && (ids.at(-1) ?? 0) <= s,
+      (s) =>
+        (whole || (ids[0] ?? 0) >= s - Math.max(...cuts, Math.floor(s / 10)) + 1) && (ids.at(-1) ?? 0) <= s,
     );
     const byTerm = new Map<string, BlockPosting[]>();
     const tally = newTally();
     for (const id of ids) {
-      const indexed = analyze(syntheticItem(id, '2026-01-01T00:00:00.000Z'));
+      const indexed = analyze(itemOf(id));
       const doc = { pk: `D#${id}`, sk: 'IDX', ...stored(indexed), rev: 2 };
       // The write-ahead Put (the doc record with its pending state), then the commit's Put in a transaction.
       const pending = { ...doc, pending: [stored(indexed)], leaseOwner: 'x'.repeat(36), leaseUntil: 1e12 };
-      tally.wcu += wcu(size(pending)) + 2 * wcu(size(doc));
+      tally.byKind.docs += wcu(size(pending)) + 2 * wcu(size(doc));
       for (const { term, tf, dl } of postingsOf(id, indexed).values()) {
         const list = byTerm.get(term) ?? [];
         byTerm.set(term, list);
         list.push({ id, tf, dl });
       }
     }
+    // The what-if: one record a stem, its exact forms' tails inside; written as a transaction when any list seals.
+    const homes = new Map<string, { before: number; after: number; sealing: boolean }>();
+    let ownTails = 0;
     const commits = Math.ceil(ids.length / 99);
-    tally.wcu += 2 * commits; // the counts, once a commit transaction
+    tally.byKind.counts += 2 * commits; // once a commit transaction
     // The items and doc records read (100 keys a call), each doc's write-ahead Put, the tails read, a write a
     // term, the commits.
     tally.requests =
@@ -67,6 +103,14 @@ export function replayIngest(sizes: readonly number[], batch: number): Map<numbe
       const tailUnits = wcu(Math.max(oldItem ? size(oldItem) : 0, size(newItem)));
       // A sealing write is a transaction: the tail, the sealed blocks and one Update a directory page.
       let cost = sealed.length === 0 ? tailUnits : 2 * tailUnits;
+      ownTails += cost;
+      const home = isExactForm(term) ? (tokenize(term.slice(1))[0] ?? term) : term;
+      const keyBytes = isExactForm(term) ? size(tailKey(term)) : 0;
+      const merged = homes.get(home) ?? { before: 0, after: 0, sealing: false };
+      merged.before += oldItem ? size(oldItem) - keyBytes : 0;
+      merged.after += size(newItem) - keyBytes;
+      merged.sealing ||= sealed.length > 0;
+      homes.set(home, merged);
       for (const block of sealed) cost += 2 * wcu(size(sealedItem(term, block)));
       for (const [sk, blocks] of Map.groupBy(sealed, (block) => pageSk(block.end))) {
         const key = `${term}\u0000${sk}`;
@@ -78,45 +122,55 @@ export function replayIngest(sizes: readonly number[], batch: number): Map<numbe
       }
       for (const write of indexWrites(oldItem && entryOfRecord(oldItem), entryOfRecord(newItem))) {
         add(tally.byIndex, write.key, write.units);
-        tally.wcu += write.units;
+        tally.byKind[oldItem ? 'classes' : 'births'] += write.units;
       }
       tails.set(term, next);
       add(tally.byTerm, term, cost);
-      tally.wcu += cost;
+      tally.byKind[sealed.length > 0 ? 'seals' : isExactForm(term) ? 'exactTails' : 'tails'] += cost;
     }
+    tally.wcu = KINDS.reduce((units, kind) => units + tally.byKind[kind], 0);
+    tally.formsAtHome = tally.wcu - ownTails;
+    for (const { before, after, sealing } of homes.values())
+      tally.formsAtHome += (sealing ? 2 : 1) * wcu(Math.max(before, after));
     if (measuring === undefined) return;
     const total = window.get(measuring) ?? newTally();
     total.items += ids.length;
     total.batches++;
     total.wcu += tally.wcu;
+    total.formsAtHome += tally.formsAtHome;
     total.requests += tally.requests;
     total.statsTransactions += commits;
     total.terms += byTerm.size;
     for (const [term, cost] of tally.byTerm) add(total.byTerm, term, cost);
     for (const [key, cost] of tally.byIndex) add(total.byIndex, key, cost);
+    for (const kind of KINDS) total.byKind[kind] += tally.byKind[kind];
     window.set(measuring, total);
   }
 
-  let pending: number[] = [];
+  let [pending, sent]: [number[], number] = [[], 0];
   const last = Math.max(...sizes);
   for (let id = 1; id <= last; id++) {
     pending.push(id);
-    if (pending.length === batch || sizes.includes(id) || id === last) {
+    if (
+      pending.length === (cuts[Math.min(sent, cuts.length - 1)] ?? 1) ||
+      sizes.includes(id) ||
+      id === last
+    ) {
       indexBatch(pending);
-      pending = [];
+      [pending, sent] = [[], sent + 1];
     }
   }
   return window;
 }
 
-if (import.meta.main) {
+const en = (n: number) => n.toLocaleString('en');
+const perItem = (tally: IngestTally, units: number, digits: number) => (units / tally.items).toFixed(digits);
+
+function printGrowth() {
   const SIZES = envSizes('BENCH_MODEL_SIZES', '1000,10000,100000');
   const BATCH = envNumber('BENCH_MODEL_BATCH', 1000);
   const started = Date.now();
   const window = replayIngest(SIZES, BATCH);
-  const en = (n: number) => n.toLocaleString('en');
-  const perItem = (tally: IngestTally, units: number, digits: number) =>
-    (units / tally.items).toFixed(digits);
   console.log(`Write model, batches of ${BATCH} (${((Date.now() - started) / 1000).toFixed(0)} s):\n`);
   console.log(
     '| items | new items measured (the last before the size) | index WCU per new item | hottest partition key, WCU per new item | hottest dictionary index partition, WCU per new item |',
@@ -138,4 +192,37 @@ if (import.meta.main) {
     console.log(
       `\nWCU per new item at ${en(Math.max(...SIZES))} ÷ at ${en(SIZES[0] ?? 0)}: ${(last.wcu / last.items / (first.wcu / first.items)).toFixed(2)}`,
     );
+}
+
+/** Cranfield's items created in id order, in stream batches of each size: a new item's write units, by kind. */
+async function printCranfield() {
+  const writes = (await loadCranfield()).docs.map(cranfieldWrite);
+  const at = '2026-01-01T00:00:00.000Z';
+  const itemOf = (id: number): Item => {
+    const write = writes[id - 1];
+    if (!write) throw new Error(`no Cranfield document ${id}`);
+    return { id, ...write, createdAt: at, updatedAt: at, version: 1 };
+  };
+  // A size, or the sizes of the batches in turn (`1000+300+100`: as bench:ingest prints the stream's cut).
+  const batches = (process.env.BENCH_MODEL_BATCHES ?? '1,10,25,100,350,500,700,1000,1400')
+    .split(',')
+    .map((entry) => entry.split('+').map(Number));
+  console.log(`Write model, Cranfield's ${en(writes.length)} items, WCU per new item:\n`);
+  console.log(
+    `| stream batch size | batches | index WCU per new item | ${KINDS.join(' | ')} | what-if: exact forms' tails in their stems' records |`,
+  );
+  console.log(`|---|---|---|${KINDS.map(() => '---|').join('')}---|`);
+  for (const batch of batches) {
+    const tally = replayIngest([writes.length], batch, { itemOf, whole: true }).get(writes.length);
+    if (!tally) throw new Error('the write model measured nothing');
+    const kinds = KINDS.map((kind) => perItem(tally, tally.byKind[kind], 2)).join(' | ');
+    console.log(
+      `| ${batch.map(en).join(' + ')} | ${tally.batches} | ${perItem(tally, tally.wcu, 2)} | ${kinds} | ${perItem(tally, tally.formsAtHome, 2)} |`,
+    );
+  }
+}
+
+if (import.meta.main) {
+  if (process.env.BENCH_MODEL_COLLECTION === 'cranfield') await printCranfield();
+  else printGrowth();
 }
