@@ -100,7 +100,15 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   const indexer = createIndexer({ client: indexClient, tableName, items: indexItems });
 
   // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
-  const consumer = { batches: 0, records: 0, itemRecords: 0, retries: 0, lastBusy: 0 };
+  const consumer = {
+    batches: 0,
+    records: 0,
+    itemRecords: 0,
+    retries: 0,
+    lastBusy: 0,
+    sizes: [] as number[],
+    bytes: 0,
+  };
   let stopping = false;
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
@@ -116,6 +124,9 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       consumer.batches++;
       consumer.records += read;
       consumer.itemRecords += records.length;
+      consumer.sizes.push(records.length);
+      // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
+      consumer.bytes += JSON.stringify({ Records: records }).length;
       const options = { handler, settings: streamSettings, streamArn, shardId, onFailure: () => {} };
       const batches = concurrentBatches(records, PARALLEL);
       await Promise.all(
@@ -170,7 +181,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
 
   const loadAtStart = loadavg()[0] ?? 0;
   const ingest = await phase(label, writes.length, (i) => items.create(writes[i] as ItemWrite));
-  const [ingestIndex, ingestConsumer] = [indexMeter.tally, { ...consumer }];
+  const [ingestIndex, ingestConsumer] = [indexMeter.tally, { ...consumer, sizes: [...consumer.sizes] }];
 
   // Edits spread over the collection, each appending words to the description (its length changes).
   let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
@@ -332,8 +343,12 @@ const rows = [
   ],
   ['machine load average (1 min) at start / end', c.loadAverage.map((x) => fmt(x)).join(' / ')],
   [
-    'stream: batches, records read (item records)',
-    `${fmt(c.consumer.batches, 0)}, ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retries ? `; ${c.consumer.retries} retried` : ''}`,
+    'stream: batches (item records in each), records read (item records)',
+    `${fmt(c.consumer.batches, 0)} (${c.consumer.sizes.map((n) => fmt(n, 0)).join(' + ')}), ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retries ? `; ${c.consumer.retries} retried` : ''}`,
+  ],
+  [
+    "stream: event bytes per item record (the creates'; Lambda hands a function 6 MB at most)",
+    fmt(c.consumer.bytes / Math.max(1, c.consumer.itemRecords), 0),
   ],
 ];
 const markdown = `${table(['', 'cranfield'], rows)}
