@@ -74,7 +74,8 @@ describe('osls package --stage prod', () => {
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         DeletionProtectionEnabled: true,
-        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        // The index reads every changed item itself, so its records need only keys (README, Design).
+        StreamSpecification: { StreamViewType: 'KEYS_ONLY' },
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       },
     });
