@@ -1,10 +1,9 @@
 // `npm run bench:ingest`: how fast and at what cost the index keeps up with Cranfield's new items and edits through
 // the stream consumer's path on DynamoDB Local (method: BENCHMARKS.md, Ingest).
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
@@ -15,12 +14,11 @@ import type { ItemWrite } from '../../lib/items/schema.ts';
 import { countsQuery, docKey, idOfDocKey, sumCounts } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
-import { ensureTable } from '../local/dynamodb.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
 import { envNumber, fmt, pause, raisePriority, sum, table, writeResult } from './common.ts';
 import { cranfieldWrite, loadCranfield, REVISION } from './cranfield.ts';
-import { withDynamoDb } from './service.ts';
+import { localPutRate, withDynamoDb } from './service.ts';
 
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
 /** Edits made one at a time after those, each indexed before the next is written: each its own stream batch. */
@@ -53,19 +51,6 @@ function settleProbe(client: DynamoDBDocumentClient, expected: Map<number, numbe
   };
 }
 
-/** DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on a scratch table. */
-async function conditionalPutRate(raw: DynamoDBClient): Promise<number> {
-  const TableName = `rate-${randomUUID()}`;
-  await ensureTable(raw, TableName);
-  const client = DynamoDBDocumentClient.from(raw);
-  const begin = performance.now();
-  await mapLimit([...Array(2_000).keys()], 32, (i) => {
-    const Item = { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
-    return client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
-  });
-  return 2_000 / ((performance.now() - begin) / 1000);
-}
-
 const perUnit = (tally: Tally, count: number) => ({
   wcu: tally.wcu / count,
   dictionaryWcu: tally.indexWcu / count,
@@ -84,7 +69,7 @@ type SingleKind = 'edit' | 'cut' | 'trim' | 'halving';
 const writes = (await loadCranfield()).docs.map(cranfieldWrite);
 const label = `Cranfield (${writes.length.toLocaleString('en')})`;
 const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
-  const ratedBefore = await conditionalPutRate(raw);
+  const ratedBefore = await localPutRate(raw);
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error('the table has no stream');
@@ -266,7 +251,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   await polling;
   streams.destroy();
 
-  const localPutsPerSecond = [ratedBefore, await conditionalPutRate(raw)];
+  const localPutsPerSecond = [ratedBefore, await localPutRate(raw)];
   for (const c of [itemClient, indexClient, probeClient]) c.destroy();
   const hotKeys = [...ingestIndex.keys]
     .sort((a, b) => b[1] - a[1])

@@ -1,10 +1,13 @@
 // The service as the parts stand it up: DynamoDB Local, `npm start`'s stack, the deployed bundles, Lambda's events
 // and context. What is started here runs under the reaper (scripts/local/children.ts).
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mapLimit } from '../../lib/concurrency.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
@@ -16,6 +19,19 @@ import { ROOT } from './common.ts';
 const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
 const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
+
+/** DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on a scratch table. */
+export async function localPutRate(raw: DynamoDBClient): Promise<number> {
+  const TableName = `rate-${randomUUID()}`;
+  await ensureTable(raw, TableName);
+  const client = DynamoDBDocumentClient.from(raw);
+  const begin = performance.now();
+  await mapLimit([...Array(2_000).keys()], 32, (i) => {
+    const Item = { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
+    return client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  });
+  return 2_000 / ((performance.now() - begin) / 1000);
+}
 
 /** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
 export async function withDynamoDb<T>(
@@ -72,7 +88,22 @@ export async function startBenchStack() {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(60_000),
     });
-  return { baseUrl: stack.baseUrl, editor: token('editor'), reader: token('reader'), post, stop: stack.stop };
+  return {
+    baseUrl: stack.baseUrl,
+    editor: token('editor'),
+    reader: token('reader'),
+    post,
+    /** DynamoDB Local's own pace now (`localPutRate`), on a client of its own. */
+    localPutRate: async () => {
+      const raw = localClient(`http://127.0.0.1:${ports.dynamodbPort}`);
+      try {
+        return await localPutRate(raw);
+      } finally {
+        raw.destroy();
+      }
+    },
+    stop: stack.stop,
+  };
 }
 
 /** The files of a zip archive (stored or deflated entries, as serverless writes them). */
