@@ -111,7 +111,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       consumer.itemRecords += records.length;
       consumer.sizes.push(records.length);
       // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
-      consumer.bytes += JSON.stringify({ Records: records }).length;
+      consumer.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
       const options = { handler, settings: streamSettings, streamArn, shardId, onFailure: () => {} };
       const batches = concurrentBatches(records, PARALLEL);
       await Promise.all(
