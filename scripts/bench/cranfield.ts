@@ -76,5 +76,11 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   attributes: {},
 });
 
+/** A document as the item the service stores after creating it with `cranfieldWrite` under `id`. */
+export const cranfieldItem = (doc: CranfieldDoc, id: number) => {
+  const at = '2026-01-01T00:00:00.000Z';
+  return { id, ...cranfieldWrite(doc), createdAt: at, updatedAt: at, version: 1 };
+};
+
 /** The sentence the benches' edits append to a Cranfield item's description (bench:ingest, bench:grown). */
 export const REVISION = ' Revised: measured again with newer apparatus.';

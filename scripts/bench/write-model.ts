@@ -10,7 +10,7 @@ import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { entryOfRecord, indexWrites, recordBytes as size } from './capacity.ts';
 import { envNumber, envSizes } from './common.ts';
-import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+import { cranfieldItem, loadCranfield } from './cranfield.ts';
 import { syntheticItem } from './synthetic.ts';
 
 /**
@@ -196,24 +196,23 @@ function printGrowth() {
 
 /** Cranfield's items created in id order, in stream batches of each size: a new item's write units, by kind. */
 async function printCranfield() {
-  const writes = (await loadCranfield()).docs.map(cranfieldWrite);
-  const at = '2026-01-01T00:00:00.000Z';
+  const { docs } = await loadCranfield();
   const itemOf = (id: number): Item => {
-    const write = writes[id - 1];
-    if (!write) throw new Error(`no Cranfield document ${id}`);
-    return { id, ...write, createdAt: at, updatedAt: at, version: 1 };
+    const doc = docs[id - 1];
+    if (!doc) throw new Error(`no Cranfield document ${id}`);
+    return cranfieldItem(doc, id);
   };
   // A size, or the sizes of the batches in turn (`1000+300+100`: as bench:ingest prints the stream's cut).
   const batches = (process.env.BENCH_MODEL_BATCHES ?? '1,10,25,100,350,500,700,1000,1400')
     .split(',')
     .map((entry) => entry.split('+').map(Number));
-  console.log(`Write model, Cranfield's ${en(writes.length)} items, WCU per new item:\n`);
+  console.log(`Write model, Cranfield's ${en(docs.length)} items, WCU per new item:\n`);
   console.log(
     `| stream batch size | batches | index WCU per new item | ${KINDS.join(' | ')} | what-if: exact forms' tails in their stems' records |`,
   );
   console.log(`|---|---|---|${KINDS.map(() => '---|').join('')}---|`);
   for (const batch of batches) {
-    const tally = replayIngest([writes.length], batch, { itemOf, whole: true }).get(writes.length);
+    const tally = replayIngest([docs.length], batch, { itemOf, whole: true }).get(docs.length);
     if (!tally) throw new Error('the write model measured nothing');
     const kinds = KINDS.map((kind) => perItem(tally, tally.byKind[kind], 2)).join(' | ');
     console.log(
