@@ -11,10 +11,10 @@ import { freshTable, stack } from '../support/stack.ts';
 // by AWS's rules. This ties it to the writer itself: the same Cranfield items indexed on DynamoDB Local in stream
 // batches, every write costed by the benches' meter, against the model's figure for the same batches.
 describe('the write model', () => {
-  it("costs Cranfield's first 300 items, in batches of 100 and of 300, within 3 % of the indexer's writes", async () => {
+  it("costs Cranfield's first 150 items, in batches of 50 and of 150, within 3 % of the indexer's writes", async () => {
     const { docs } = await loadCranfield();
-    for (const batch of [100, 300]) {
-      const count = 300;
+    for (const batch of [50, 150]) {
+      const count = 150;
       const table = await freshTable();
       // One id a lease: ids 1…count in order, as the model numbers them.
       const items = createItemRepository({ ...table, maxLease: 1 });
@@ -41,5 +41,6 @@ describe('the write model', () => {
         `model ${modelled} WCU, writer ${measured}`,
       ).toBeLessThan(0.03);
     }
-  }, 240_000);
+    // About 20 s alone; under a whole suite's load on the shared DynamoDB Local twice as many items took over 240 s.
+  }, 600_000);
 });
