@@ -10,7 +10,7 @@ import { analyze, stored } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { entryOfRecord, indexWrites, recordBytes as size } from './capacity.ts';
 import { envNumber, envSizes } from './common.ts';
-import { cranfieldItem, loadCranfield } from './cranfield.ts';
+import { cranfieldItems, loadCranfield } from './cranfield.ts';
 import { syntheticItem } from './synthetic.ts';
 
 /**
@@ -197,11 +197,7 @@ function printGrowth() {
 /** Cranfield's items created in id order, in stream batches of each size: a new item's write units, by kind. */
 async function printCranfield() {
   const { docs } = await loadCranfield();
-  const itemOf = (id: number): Item => {
-    const doc = docs[id - 1];
-    if (!doc) throw new Error(`no Cranfield document ${id}`);
-    return cranfieldItem(doc, id);
-  };
+  const itemOf = cranfieldItems(docs);
   // A size, or the sizes of the batches in turn (`1000+300+100`: as bench:ingest prints the stream's cut).
   const batches = (process.env.BENCH_MODEL_BATCHES ?? '1,10,25,100,350,500,700,1000,1400')
     .split(',')

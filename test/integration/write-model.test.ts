@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { metered, meteredClient } from '../../scripts/bench/capacity.ts';
-import { cranfieldItem, cranfieldWrite, loadCranfield } from '../../scripts/bench/cranfield.ts';
+import { cranfieldItems, cranfieldWrite, loadCranfield } from '../../scripts/bench/cranfield.ts';
 import { replayIngest } from '../../scripts/bench/write-model.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
@@ -31,7 +31,7 @@ describe('the write model', () => {
       }
       index.raw.destroy();
       const model = replayIngest([count], batch, {
-        itemOf: (id) => cranfieldItem(docs[id - 1] ?? { id, title: '', text: '' }, id),
+        itemOf: cranfieldItems(docs),
         whole: true,
       }).get(count);
       expect(model?.items).toBe(count);
