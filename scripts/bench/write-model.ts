@@ -2,11 +2,12 @@
 // replayed in memory and costed by AWS's rules (method: BENCHMARKS.md); each size's last 10 % of items. With
 // BENCH_MODEL_COLLECTION=cranfield: Cranfield's 1,400 items, all of them, in stream batches of each size of
 // BENCH_MODEL_BATCHES, and where their write units go.
+import { randomUUID } from 'node:crypto';
 import type { Item } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { pageEntry, pageSk, tailKey, termPk } from '../../lib/search/format/keys.ts';
+import { docKey, pageEntry, pageSk, tailKey, termPk } from '../../lib/search/format/keys.ts';
 import { isExactForm, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { analyze, stored } from '../../lib/search/write/indexer.ts';
+import { analyze, EMPTY, stored, writeAhead } from '../../lib/search/write/indexer.ts';
 import { planTail, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
 import { entryOfRecord, indexWrites, recordBytes as size } from './capacity.ts';
 import { envNumber, envSizes } from './common.ts';
@@ -77,9 +78,11 @@ export function replayIngest(
     const tally = newTally();
     for (const id of ids) {
       const indexed = analyze(itemOf(id));
-      const doc = { pk: `D#${id}`, sk: 'IDX', ...stored(indexed), rev: 2 };
-      // The write-ahead Put (the doc record with its pending state), then the commit's Put in a transaction.
-      const pending = { ...doc, pending: [stored(indexed)], leaseOwner: 'x'.repeat(36), leaseUntil: 1e12 };
+      const doc = { ...docKey(id), ...stored(indexed), rev: 2 };
+      // The write-ahead Put (the doc record as the writer writes it: nothing committed, its target pending, a
+      // lease), then the commit's Put in a transaction.
+      const lease = { leaseOwner: randomUUID(), leaseUntil: Date.now() + 90_000 };
+      const pending = { ...docKey(id), ...writeAhead(EMPTY, [indexed], lease), rev: 1 };
       tally.byKind.docs += wcu(size(pending)) + 2 * wcu(size(doc));
       for (const { term, tf, dl } of postingsOf(id, indexed).values()) {
         const list = byTerm.get(term) ?? [];

@@ -93,6 +93,16 @@ const pendingOf = (committed: Indexed, state: Indexed) =>
         change: packTerms(termsChange(committed.terms, state.terms)),
       };
 
+/**
+ * A doc record's fields while a writer works on it (write-ahead): its committed state, the `pending` state(s) the
+ * writer's postings may reach (each stored as its change from the committed one), and the writer's lease.
+ */
+export const writeAhead = (
+  committed: Indexed,
+  pending: readonly Indexed[],
+  lease: { leaseOwner: string; leaseUntil: number },
+) => ({ ...stored(committed), pending: pending.map((state) => pendingOf(committed, state)), ...lease });
+
 /** Nothing indexed: a deleted item's target, and the committed state of an item never indexed. */
 export const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {} };
 
@@ -397,13 +407,10 @@ export function createIndexer({
 
     // 1. Write-ahead: take each item's lease and record its target (an unfinished rebuild's targets stay instead).
     const taken = await mapLimit(plans, concurrency, (plan) =>
-      writeDoc(plan, {
-        ...stored(plan.committed),
-        pending: (plan.unfinished.length > 0 ? plan.unfinished : [plan.target]).map((state) =>
-          pendingOf(plan.committed, state),
-        ),
-        ...lease,
-      }),
+      writeDoc(
+        plan,
+        writeAhead(plan.committed, plan.unfinished.length > 0 ? plan.unfinished : [plan.target], lease),
+      ),
     );
     let leased = plans.filter((plan, i) => {
       if (!taken[i]) again.push(plan.id);
@@ -424,11 +431,7 @@ export function createIndexer({
           { fence },
         );
         const recorded = await mapLimit(recovering, concurrency, (plan) =>
-          writeDoc(plan, {
-            ...stored(plan.committed),
-            pending: [pendingOf(plan.committed, plan.target)],
-            ...lease,
-          }),
+          writeDoc(plan, writeAhead(plan.committed, [plan.target], lease)),
         );
         const lostIds = new Set(recovering.filter((_, i) => !recorded[i]).map((plan) => plan.id));
         leased = leased.filter((plan) => !lostIds.has(plan.id));
