@@ -24,7 +24,7 @@
  * which carries `wt` (the term), `wr` (the term's code points in reverse order), `wp` (P#<its first two code points>),
  * `wl` (L#<its length in code points>) and `wf` (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and
  * projects wf, `terms-by-length-v2` is keyed (wl, wr), keys only, so that a length's terms that end in a given letter
- * are one range. An exact form (`=…`, tokenizer.ts) is a term of the index but not of the dictionary.
+ * are one range. Terms no read reaches are left out of each (`dictionaryEntry`). An exact form (`=…`, tokenizer.ts) is a term of the index but not of the dictionary.
  *
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
@@ -142,6 +142,14 @@ export const PREFIX_PARTITION_LENGTH = 2;
 export const prefixPartition = (word: string): string =>
   `P#${[...word].slice(0, PREFIX_PARTITION_LENGTH).join('')}`;
 export const lengthPartition = (length: number): string => `L#${length}`;
+/**
+ * The fewest code points a term of the length index has: 3. Only typo tolerance reads that index (read/expand.ts),
+ * and a correction (contract §8.4) of a word of at least TYPO_MIN_LENGTH (4) code points by the edits it is allowed
+ * (one up to 7 code points, two from 8) is at least 3 long. So a shorter term is left out, as a term of one code
+ * point is left out of the prefix index, which no prefix of PREFIX_PARTITION_LENGTH reaches: of Cranfield's 4,813
+ * stems, 240 and 35, each an index write saved at its birth.
+ */
+export const LENGTH_INDEX_MIN_LENGTH = 3;
 /** A term's code points in reverse order: `terms-by-length-v2`'s sort key, so a suffix is a `begins_with`. */
 export const reversed = (term: string): string => [...term].reverse().join('');
 /**
@@ -159,14 +167,20 @@ export const dfRangeOfClass = (c: number): { min: number; max: number } => ({
 export const DF_CLASS_ATTRIBUTE = 'wf';
 /** Whether a term belongs in the dictionary: every stem does, an exact form (`=…`, tokenizer.ts) does not. */
 export const isDictionaryTerm = (term: string): boolean => !isExactForm(term);
-/** The attributes that put a term's tail in the dictionary, for a df above 0. */
-export const dictionaryEntry = (term: string, df: number) => ({
-  wt: term,
-  wr: reversed(term),
-  wp: prefixPartition(term),
-  wl: lengthPartition([...term].length),
-  [DF_CLASS_ATTRIBUTE]: dfClass(df),
-});
+/**
+ * The attributes that put a term's tail in the dictionary, for a df above 0: in the prefix index from
+ * PREFIX_PARTITION_LENGTH code points, in the length index from LENGTH_INDEX_MIN_LENGTH (a sparse index leaves out
+ * an item without its key attributes).
+ */
+export const dictionaryEntry = (term: string, df: number) => {
+  const length = [...term].length;
+  return {
+    wt: term,
+    ...(length >= LENGTH_INDEX_MIN_LENGTH ? { wr: reversed(term), wl: lengthPartition(length) } : {}),
+    ...(length >= PREFIX_PARTITION_LENGTH ? { wp: prefixPartition(term) } : {}),
+    [DF_CLASS_ATTRIBUTE]: dfClass(df),
+  };
+};
 /** Whether a dictionary index row is a term's entry in this layout (layout 1's head records may linger). */
 export const isDictionaryEntry = (row: { sk?: unknown }): boolean => row.sk === TAIL_SK;
 

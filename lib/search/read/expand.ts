@@ -1,5 +1,5 @@
 import { BLOCK_CAPACITY, tailDirectoryLimit } from '../format/blocks.ts';
-import { dfClass, dfRangeOfClass, PREFIX_PARTITION_LENGTH } from '../format/keys.ts';
+import { dfClass, dfRangeOfClass, LENGTH_INDEX_MIN_LENGTH, PREFIX_PARTITION_LENGTH } from '../format/keys.ts';
 import { editDistance } from '../text/edits.ts';
 import { MAX_TOKEN_LENGTH, tokenize, words, wordTerms } from '../text/tokenizer.ts';
 import { type ClassedTerm, type Dictionary, inTermOrder } from './dictionary.ts';
@@ -122,6 +122,8 @@ export function allowedEdits(term: string, typos: number): number {
  * the edit reaches p at most, and p < L − s): the terms of the prefix index that begin with the first half (lengths
  * L − 1 … L + 1 kept) and those of each length that end with the second half (`endingWith`) are every candidate, a
  * few ranges of the index instead of whole lengths. Two edits may change both ends: the lengths are read whole.
+ * The dictionary holds no term shorter than LENGTH_INDEX_MIN_LENGTH for typos (keys.ts): none is within the edits
+ * `allowedEdits` gives a query term.
  */
 async function candidates(
   dictionary: Pick<Dictionary, 'withPrefix' | 'ofLength' | 'endingWith'>,
@@ -131,7 +133,7 @@ async function candidates(
   const points = [...term];
   const lengths: number[] = [];
   for (
-    let l = Math.max(1, points.length - maxEdits);
+    let l = Math.max(LENGTH_INDEX_MIN_LENGTH, points.length - maxEdits);
     l <= Math.min(MAX_TOKEN_LENGTH, points.length + maxEdits);
     l++
   )
@@ -276,18 +278,26 @@ export function completionWeight(typed: number, completion: number, whole = fals
   return whole ? WHOLE_WORD_COMPLETION * share : share;
 }
 
-/** A dictionary over terms held in memory (every term with its df): the exhaustive reference, and for tests. */
+/**
+ * A dictionary over terms held in memory (every term with its df), as the table's holds them (its length index from
+ * LENGTH_INDEX_MIN_LENGTH code points): the exhaustive reference, and for tests.
+ */
 export function dictionaryInMemory(terms: ReadonlyMap<string, number>): Dictionary {
   const all = [...terms]
     .filter(([, df]) => df > 0)
     .map(([term, df]) => ({ term, df }))
     .sort((a, b) => inTermOrder(a.term, b.term));
+  // The length index's terms (keys.ts `dictionaryEntry`).
+  const ofLength = (length: number) =>
+    length < LENGTH_INDEX_MIN_LENGTH ? [] : all.filter(({ term }) => [...term].length === length);
   return {
     withPrefix: async (word) =>
       all.filter(({ term }) => term.startsWith(word)).map(({ term, df }) => ({ term, dfClass: dfClass(df) })),
-    ofLength: async (length) => all.filter(({ term }) => [...term].length === length).map(({ term }) => term),
+    ofLength: async (length) => ofLength(length).map(({ term }) => term),
     endingWith: async (length, ending) =>
-      all.filter(({ term }) => [...term].length === length && term.endsWith(ending)).map(({ term }) => term),
+      ofLength(length)
+        .filter(({ term }) => term.endsWith(ending))
+        .map(({ term }) => term),
     dfOf: async (list) => new Map(list.map((term) => [term, terms.get(term) ?? 0])),
   };
 }

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { dfClass } from '../../../../lib/search/format/keys.ts';
+import { dfClass, LENGTH_INDEX_MIN_LENGTH } from '../../../../lib/search/format/keys.ts';
 import {
   allowedEdits,
   CORRECTIONS_PER_WORD,
@@ -16,7 +16,7 @@ import {
   WHOLE_WORD_MIN_LENGTH,
 } from '../../../../lib/search/read/expand.ts';
 import { editDistance } from '../../../../lib/search/text/edits.ts';
-import { tokenize } from '../../../../lib/search/text/tokenizer.ts';
+import { MAX_TOKEN_LENGTH, tokenize } from '../../../../lib/search/text/tokenizer.ts';
 
 const dictionary = dictionaryInMemory(
   new Map([
@@ -204,6 +204,17 @@ describe('expandQuery', () => {
     expect(allowedEdits('waterpro', 0)).toBe(0);
   });
 
+  it('asks for no correction shorter than the length index holds (keys.ts: it leaves shorter terms out)', () => {
+    for (let length = 1; length <= MAX_TOKEN_LENGTH; length++)
+      for (const typos of [1, 2]) {
+        const edits = allowedEdits('a'.repeat(length), typos);
+        if (edits > 0)
+          expect(length - edits, `${length} code points, typos ${typos}`).toBeGreaterThanOrEqual(
+            LENGTH_INDEX_MIN_LENGTH,
+          );
+      }
+  });
+
   it('keeps a query term exact when it is also another term’s correction, and a term reached twice at its best', async () => {
     const { weights } = await expandQuery('boot boat', { typos: 1 }, dictionary);
     expect(weights.get('boot')).toBe(1);
@@ -263,14 +274,17 @@ describe('expandQuery', () => {
  * a search of the edits themselves), ranked as §8.4 says (closest, most frequent, term order), cut, by distance.
  */
 function exhaustiveCorrections(vocabulary: ReadonlyMap<string, number>, term: string, maxEdits: number) {
-  return [...vocabulary]
-    .filter(([t, df]) => t !== term && df > 0)
-    .map(([t, df]) => ({ term: t, df, edits: editDistance(term, t) }))
-    .filter(({ edits }) => edits <= maxEdits)
-    .sort((a, b) => a.edits - b.edits || b.df - a.df || (a.term < b.term ? -1 : 1))
-    .slice(0, CORRECTIONS_PER_WORD)
-    .sort((a, b) => a.edits - b.edits || (a.term < b.term ? -1 : 1))
-    .map(({ term: t, edits }) => ({ term: t, edits }));
+  return (
+    [...vocabulary]
+      // The terms typo tolerance reaches (keys.ts): every one within the edits a query term is allowed (tested below).
+      .filter(([t, df]) => t !== term && df > 0 && [...t].length >= LENGTH_INDEX_MIN_LENGTH)
+      .map(([t, df]) => ({ term: t, df, edits: editDistance(term, t) }))
+      .filter(({ edits }) => edits <= maxEdits)
+      .sort((a, b) => a.edits - b.edits || b.df - a.df || (a.term < b.term ? -1 : 1))
+      .slice(0, CORRECTIONS_PER_WORD)
+      .sort((a, b) => a.edits - b.edits || (a.term < b.term ? -1 : 1))
+      .map(({ term: t, edits }) => ({ term: t, edits }))
+  );
 }
 
 /** `word` with one edit at code point `at`: kind 0 substitutes, 1 deletes, 2 inserts before, 3 swaps with the next. */
