@@ -68,6 +68,7 @@ export function replayIngest(
   const tails = new Map<string, ReturnType<typeof planTail>['next']>();
   const pages = new Map<string, Record<string, number>>();
   const window = new Map<number, IngestTally>();
+  const formsOf = new Map<string, Set<string>>();
 
   function indexBatch(ids: number[]) {
     const measuring = sizes.find(
@@ -90,8 +91,10 @@ export function replayIngest(
         list.push({ id, tf, dl });
       }
     }
-    // The what-if: one record a stem, its exact forms' tails inside; written as a transaction when any list seals.
+    // The what-if: one record a stem, every exact form's tail inside (formsOf: the forms seen so far, by stem);
+    // written as a transaction when any list seals.
     const homes = new Map<string, { before: number; after: number; sealing: boolean }>();
+    const touched = new Set<string>();
     let ownTails = 0;
     const commits = Math.ceil(ids.length / 99);
     tally.byKind.counts += 2 * commits; // once a commit transaction
@@ -108,6 +111,8 @@ export function replayIngest(
       let cost = sealed.length === 0 ? tailUnits : 2 * tailUnits;
       ownTails += cost;
       const home = isExactForm(term) ? (tokenize(term.slice(1))[0] ?? term) : term;
+      touched.add(term);
+      if (isExactForm(term)) formsOf.set(home, (formsOf.get(home) ?? new Set()).add(term));
       const keyBytes = isExactForm(term) ? size(tailKey(term)) : 0;
       const merged = homes.get(home) ?? { before: 0, after: 0, sealing: false };
       merged.before += oldItem ? size(oldItem) - keyBytes : 0;
@@ -133,8 +138,15 @@ export function replayIngest(
     }
     tally.wcu = KINDS.reduce((units, kind) => units + tally.byKind[kind], 0);
     tally.formsAtHome = tally.wcu - ownTails;
-    for (const { before, after, sealing } of homes.values())
-      tally.formsAtHome += (sealing ? 2 : 1) * wcu(Math.max(before, after));
+    for (const [home, { before, after, sealing }] of homes) {
+      // The home record carries every form of its stem, those this batch does not touch as they are.
+      let untouched = 0;
+      for (const form of formsOf.get(home) ?? []) {
+        const tail = touched.has(form) ? undefined : tails.get(form);
+        if (tail) untouched += size(tailItem(form, tail)) - size(tailKey(form));
+      }
+      tally.formsAtHome += (sealing ? 2 : 1) * wcu(Math.max(before, after) + untouched);
+    }
     if (measuring === undefined) return;
     const total = window.get(measuring) ?? newTally();
     total.items += ids.length;
