@@ -87,8 +87,12 @@ const dictionary = (progress = false) =>
     tableName,
     ...(progress
       ? {
-          onPage: ({ tails, entries }: { tails: number; entries: number }) =>
-            process.stderr.write(`dictionary: ${tails} terms seen, ${entries} entries written\n`),
+          onPage: ({ tails, entries, moved }: { tails: number; entries: number; moved: number }) =>
+            process.stderr.write(
+              `dictionary: ${tails} terms seen, ${entries} entries written` +
+                (moved > 0 ? `, ${moved} exact forms' tails moved home` : '') +
+                '\n',
+            ),
         }
       : {}),
   });

@@ -6,9 +6,15 @@ import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { docKey, statsKey, termPk } from '../../lib/search/format/keys.ts';
+import { docKey, homeOf, statsKey, termPk } from '../../lib/search/format/keys.ts';
 import { analyze, stored } from '../../lib/search/write/indexer.ts';
-import { appendedTerm, postingsOf, sealedItem, tailItem } from '../../lib/search/write/postings.ts';
+import {
+  appendedTerm,
+  homeItem,
+  postingsOf,
+  sealedItem,
+  type Tail,
+} from '../../lib/search/write/postings.ts';
 import { prng } from './common.ts';
 
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
@@ -110,12 +116,17 @@ export async function bulkLoad(
     }
     totalLength += indexed.dl;
   }
+  const homes = new Map<string, Map<string, Tail>>();
   for (const [term, postings] of terms) {
     // Ids ascend, so the writer's records are those of appends, whatever its batches were (appendedTerm).
     const { tail, sealed, pages } = appendedTerm(postings, blockCapacity);
-    records.push(tailItem(term, tail), ...sealed.map((block) => sealedItem(term, block)));
+    homes.set(homeOf(term), (homes.get(homeOf(term)) ?? new Map()).set(term, tail));
+    records.push(...sealed.map((block) => sealedItem(term, block)));
     for (const [sk, entries] of pages) records.push({ pk: termPk(term), sk, ...entries });
   }
+  // Each home record with its stem's tail and its forms' (keys.ts homeOf), the version its stem's had.
+  for (const [home, tails] of homes)
+    records.push(homeItem(home, tails, Math.max(...[...tails.values()].map((tail) => tail.v))));
   // One commit per item, as items indexed one at a time, all counted in the counts' first part.
   records.push(
     { ...statsKey(0), docs: size, len: totalLength, commits: size },

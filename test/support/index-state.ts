@@ -26,6 +26,7 @@ import {
   sumCounts,
   TAIL_SK,
   termOfPk,
+  termRows,
 } from '../../lib/search/format/keys.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
 import type { freshTable } from './stack.ts';
@@ -123,7 +124,8 @@ export async function scanAll({ client, tableName }: Table): Promise<Record<stri
 
 /** Everything the index holds, as comparable plain data. */
 export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
-  const rows = await scanAll(table);
+  // A home record as a row a term: its stem's tail and each of its forms' (keys.ts `termRows`).
+  const rows = (await scanAll(table)).flatMap(termRows);
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
   // Each doc record's length and norm (a record written before norms has none: its length), the norm never above it.

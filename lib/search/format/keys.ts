@@ -29,7 +29,7 @@
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
  */
-import { isExactForm } from '../text/tokenizer.ts';
+import { isExactForm, stemOfExactForm } from '../text/tokenizer.ts';
 
 /**
  * The corpus counts' parts. Each commit adds its docs' counts to one part, chosen at random, in its transaction:
@@ -93,7 +93,46 @@ export const idOfDocKey = (pk: unknown, sk: unknown): number | undefined =>
 export const TERM_PK_PREFIX = TERM_PREFIX;
 export const DOC_PK_PREFIX = DOC_PREFIX;
 
+/**
+ * The record that holds a term's tail: a stem's own (`T#<stem> / K#~`), and for an exact form its *home*, the tail
+ * record of the stem of its text (tokenizer.ts `stemOfExactForm`), in the map attribute FORMS_ATTRIBUTE under the
+ * form's term, so that a batch writes a stem and the forms that come with it in one record. Sealed blocks and
+ * directory pages stay under each term's own key. A table written before keeps a form's tail in its own record
+ * (`tailKey(form)`, a *legacy* tail) until a writer moves it home.
+ */
+export const homeOf = (term: string): string => (isExactForm(term) ? stemOfExactForm(term) : term);
+export const FORMS_ATTRIBUTE = 'f';
+/** A term's own tail key: a stem's tail, or an exact form's legacy tail (see homeOf). */
 export const tailKey = (term: string) => ({ pk: termPk(term), sk: TAIL_SK });
+/** The key of the record that holds a term's tail. */
+export const homeKey = (term: string) => tailKey(homeOf(term));
+/** The tail fields of an exact form in its home record `row`, with the home's version; undefined when not there. */
+export function formInHome(
+  row: Record<string, unknown> | undefined,
+  form: string,
+): Record<string, unknown> | undefined {
+  const forms = row?.[FORMS_ATTRIBUTE];
+  const entry = forms && typeof forms === 'object' ? (forms as Record<string, unknown>)[form] : undefined;
+  return entry && typeof entry === 'object'
+    ? { ...(entry as Record<string, unknown>), ...tailKey(form), v: row?.v }
+    : undefined;
+}
+/**
+ * A record of the index as one row a term: a home record gives its stem's tail (when it has one: `df`) and each of its
+ * forms' tails as the rows their legacy records would be (with the home's version); any other record is itself.
+ */
+export function termRows(row: Record<string, unknown>): Record<string, unknown>[] {
+  const forms = row[FORMS_ATTRIBUTE];
+  if (row.sk !== TAIL_SK || !forms || typeof forms !== 'object') return [row];
+  const { [FORMS_ATTRIBUTE]: _, ...own } = row;
+  return [
+    ...(own.df === undefined ? [] : [own]),
+    ...Object.keys(forms).flatMap((form): Record<string, unknown>[] => {
+      const tail = formInHome(row, form);
+      return tail ? [tail] : [];
+    }),
+  ];
+}
 export const sealedSk = (end: number): string => `${SEALED_PREFIX}${pad(end)}`;
 /** The end id of a sealed block's sort key (K#<id>); undefined for the tail or a record of another kind. */
 export const endOfSealedSk = (sk: unknown): number | undefined =>

@@ -16,6 +16,8 @@ import {
   TERM_PK_PREFIX,
   termOfPk,
 } from '../format/keys.ts';
+import { isExactForm } from '../text/tokenizer.ts';
+import { createPostingWriter } from '../write/postings.ts';
 
 /** The attributes of a tail's dictionary entry (keys.ts `dictionaryEntry`). */
 const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
@@ -28,7 +30,8 @@ const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
  * should not: an exact form, a term with no postings) is updated under a condition on its version, so a writer that
  * changed the tail meanwhile, and wrote its entry itself, is never overwritten. Safe beside the writers, and again.
  * It also gives a tail of few sealed blocks that does not list its directory (written before tails listed it) its
- * copy (`listDirectory`).
+ * copy (`listDirectory`), and moves each exact form's tail still in its own record into its home (keys.ts `homeOf`),
+ * through the posting writer: in one transaction with its home's write, under both records' versions.
  */
 export async function backfillDictionary({
   client,
@@ -43,10 +46,12 @@ export async function backfillDictionary({
   /** The writers' block capacity, which sets how many blocks a tail lists (blocks.ts `tailDirectoryLimit`). */
   blockCapacity?: number;
   /** Called after each page of the scan with the tails seen and the entries written so far. */
-  onPage?: (progress: { tails: number; entries: number }) => void;
-}): Promise<{ tails: number; entries: number }> {
+  onPage?: (progress: { tails: number; entries: number; moved: number }) => void;
+}): Promise<{ tails: number; entries: number; moved: number }> {
   let tails = 0;
   let entries = 0;
+  let moved = 0;
+  const writer = createPostingWriter({ client, tableName, blockCapacity });
   const pages = scanPages(client, {
     TableName: tableName,
     FilterExpression: 'begins_with(pk, :t) AND sk = :tail',
@@ -57,43 +62,53 @@ export async function backfillDictionary({
   for await (const page of pages) {
     const rows = page.Items ?? [];
     tails += rows.length;
-    const written = await mapLimit(rows, concurrency, async (row) => {
-      const listed = await listDirectory(row);
-      const term = termOfPk(row.pk) ?? '';
-      const df = typeof row.df === 'number' ? row.df : 0;
-      const wanted: Record<string, unknown> =
-        df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, df) : {};
-      if (ENTRY_ATTRIBUTES.every((name) => row[name] === wanted[name])) return listed;
-      const set = ENTRY_ATTRIBUTES.filter((name) => wanted[name] !== undefined);
-      const remove = ENTRY_ATTRIBUTES.filter((name) => wanted[name] === undefined && row[name] !== undefined);
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: row.pk, sk: TAIL_SK },
-            UpdateExpression: [
-              set.length ? `SET ${set.map((name) => `${name} = :${name}`).join(', ')}` : '',
-              remove.length ? `REMOVE ${remove.join(', ')}` : '',
-            ]
-              .filter(Boolean)
-              .join(' '),
-            ConditionExpression: 'v = :v',
-            ExpressionAttributeValues: {
-              ':v': row.v,
-              ...Object.fromEntries(set.map((name) => [`:${name}`, wanted[name]])),
-            },
-          }),
+    // An exact form's tail in its own record (a table written before the homes: keys.ts `homeOf`) moves home.
+    const legacy = rows.map((row) => termOfPk(row.pk) ?? '').filter(isExactForm);
+    if (legacy.length > 0) await writer.moveHome(legacy);
+    moved += legacy.length;
+    const written = await mapLimit(
+      rows.filter((row) => !isExactForm(termOfPk(row.pk) ?? '')),
+      concurrency,
+      async (row) => {
+        const listed = await listDirectory(row);
+        const term = termOfPk(row.pk) ?? '';
+        const df = typeof row.df === 'number' ? row.df : 0;
+        const wanted: Record<string, unknown> =
+          df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, df) : {};
+        if (ENTRY_ATTRIBUTES.every((name) => row[name] === wanted[name])) return listed;
+        const set = ENTRY_ATTRIBUTES.filter((name) => wanted[name] !== undefined);
+        const remove = ENTRY_ATTRIBUTES.filter(
+          (name) => wanted[name] === undefined && row[name] !== undefined,
         );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return listed;
-        throw error;
-      }
-    });
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk: row.pk, sk: TAIL_SK },
+              UpdateExpression: [
+                set.length ? `SET ${set.map((name) => `${name} = :${name}`).join(', ')}` : '',
+                remove.length ? `REMOVE ${remove.join(', ')}` : '',
+              ]
+                .filter(Boolean)
+                .join(' '),
+              ConditionExpression: 'v = :v',
+              ExpressionAttributeValues: {
+                ':v': row.v,
+                ...Object.fromEntries(set.map((name) => [`:${name}`, wanted[name]])),
+              },
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (isConditionFailure(error)) return listed;
+          throw error;
+        }
+      },
+    );
     entries += written.filter(Boolean).length;
-    onPage({ tails, entries });
+    onPage({ tails, entries, moved });
   }
-  return { tails, entries };
+  return { tails, entries, moved };
 
   /**
    * Copies a term's directory pages onto its tail (`d`, postings.ts) where the tail has sealed blocks, lists none, and

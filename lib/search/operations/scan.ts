@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { scanPages } from '../../dynamodb/pages.ts';
 import { decodeBlock } from '../format/blocks.ts';
-import { idOfDocKey, SEALED_PREFIX, termOfPk } from '../format/keys.ts';
+import { FORMS_ATTRIBUTE, idOfDocKey, SEALED_PREFIX, termOfPk, termRows } from '../format/keys.ts';
 import type { Posting } from '../write/postings.ts';
 
 /**
@@ -26,17 +26,21 @@ export interface IndexScan {
   postings: Posting[];
 }
 
-/** Every record of the table, page by page (keys, `p`, `dl`, `version`), optionally only those whose pk has a prefix. */
+/**
+ * Every record of the table, page by page (keys, `p`, `dl`, `version`), optionally only those whose pk has a prefix;
+ * a home record as a row a term (keys.ts `termRows`).
+ */
 export async function* scan(client: DynamoDBDocumentClient, tableName: string, filter?: string) {
   const pages = scanPages(client, {
     TableName: tableName,
-    ProjectionExpression: 'pk, sk, #p, dl, version',
-    ExpressionAttributeNames: { '#p': 'p' },
+    ProjectionExpression: 'pk, sk, #p, dl, version, df, #f',
+    ExpressionAttributeNames: { '#p': 'p', '#f': FORMS_ATTRIBUTE },
     ...(filter
       ? { FilterExpression: 'begins_with(pk, :prefix)', ExpressionAttributeValues: { ':prefix': filter } }
       : {}),
   });
-  for await (const page of pages) for (const row of page.Items ?? []) yield v.parse(Row, row);
+  for await (const page of pages)
+    for (const record of page.Items ?? []) for (const row of termRows(record)) yield v.parse(Row, row);
 }
 
 /** One scan of the index records. */

@@ -7,13 +7,17 @@ import {
   countsQuery,
   directoryEntries,
   directoryQuery,
+  formInHome,
+  homeOf,
   REFERENCE_LENGTH,
   sealedSk,
   sumCounts,
   TAIL_SK,
+  tailKey,
   termOfPk,
   termPk,
 } from '../format/keys.ts';
+import { isExactForm } from '../text/tokenizer.ts';
 
 export interface Hit {
   id: number;
@@ -257,22 +261,34 @@ export function createSearch({
     started: FirstReads = start([]),
   ) {
     const rest = terms.filter((term) => !started.terms.has(term));
-    const byKey = batchGet(
-      client,
-      tableName,
-      rest.filter((term) => small.has(term)).map((term) => ({ pk: termPk(term), sk: TAIL_SK })),
-    ).then((rows) => new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row])));
+    // An exact form's tail is in its home, its stem's tail record (keys.ts `homeOf`), which the search reads anyway
+    // where it reads the stem; other homes are read by key with the small tails. A form's own key holds its legacy
+    // tail, in a table written before the homes, until a writer moves it home.
+    const read = new Set([...started.terms.keys(), ...rest]);
+    const homes = [...new Set(terms.filter(isExactForm).map(homeOf))].filter((home) => !read.has(home));
+    const byKey = batchGet(client, tableName, [
+      ...rest.filter((term) => small.has(term)).map(tailKey),
+      ...homes.map(tailKey),
+    ]).then((rows) => new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row])));
     const reads = new Map(started.terms);
     for (const term of rest)
       reads.set(
         term,
         small.has(term) ? byKey.then((tails) => ({ tail: tails.get(term) })) : readTailAndDirectory(term),
       );
+    /** A term's tail: a stem's own, a form's from its home (or its legacy one). */
+    const tailOf = async (term: string, own: Record<string, unknown> | undefined) => {
+      if (!isExactForm(term)) return own;
+      const home = homeOf(term);
+      const row = read.has(home) ? (await reads.get(home))?.tail : (await byKey).get(home);
+      return formInHome(row, term) ?? own;
+    };
     const [stats, found] = await Promise.all([
       started.stats,
       Promise.all(
         terms.map(async (term) => {
-          const { tail, entries: read } = (await reads.get(term)) ?? { tail: undefined };
+          const { tail: own, entries: read } = (await reads.get(term)) ?? { tail: undefined };
+          const tail = await tailOf(term, own);
           if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
           const lo = Number(tail.lo ?? 0);
           const listed = lo > 0 && tail.d instanceof Uint8Array ? decodeDirectory(tail.d) : undefined;

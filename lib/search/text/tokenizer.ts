@@ -123,6 +123,11 @@ const serviceStopwords = stopwordLists.classic45;
 export const EXACT_FORM_MARK = '=';
 /** Whether a term is an exact form (step 7) rather than a stem. */
 export const isExactForm = (term: string): boolean => term.startsWith(EXACT_FORM_MARK);
+/**
+ * The Porter stem of an exact form's text: its word's stem (the word and its lightly stemmed form stem alike but in
+ * rare cases), computed from the form alone. Never an exact form itself.
+ */
+export const stemOfExactForm = (form: string): string => stemmer(form.slice(EXACT_FORM_MARK.length));
 
 /**
  * Lucene's `EnglishMinimalStemmer` (Harman's S-stemmer, "How Effective Is Suffixing?"): `-ies` → `-y` (not

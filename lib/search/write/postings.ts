@@ -27,6 +27,10 @@ import {
   DF_CLASS_ATTRIBUTE,
   dictionaryEntry,
   endOfSealedSk,
+  FORMS_ATTRIBUTE,
+  formInHome,
+  homeKey,
+  homeOf,
   isDictionaryTerm,
   PAGE_IDS,
   pageEntry,
@@ -36,6 +40,7 @@ import {
   termOfPk,
   termPk,
 } from '../format/keys.ts';
+import { isExactForm } from '../text/tokenizer.ts';
 
 /** One posting: `term` occurs `tf` times in item `id`, of length `dl`. */
 export interface Posting extends BlockPosting {
@@ -114,6 +119,32 @@ export const tailItem = (term: string, tail: Tail) => ({
   ...(tail.directory?.length ? { d: encodeDirectory(tail.directory) } : {}),
   ...(tail.df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, tail.df) : {}),
 });
+/** The stored form of an exact form's tail in its home record (keys.ts `homeOf`): its tail's fields, but its key. */
+export const formEntry = (tail: Tail) => ({
+  p: encodeBlock(tail.postings),
+  df: tail.df,
+  lo: tail.lo,
+  m: tail.m,
+  ...(tail.directory?.length ? { d: encodeDirectory(tail.directory) } : {}),
+});
+/** A stem's own attributes in its home record: its tail's item but for the key and the home's version. */
+export const ownFields = ({ pk: _pk, sk: _sk, v: _v, ...own }: Record<string, unknown>) => own;
+/**
+ * A home record (keys.ts `homeOf`) holding the tails `tails` (its stem's, under its own name, and its forms'), at
+ * version `v`: what the writer puts, computed at once (the bulk loader and the write model build it).
+ */
+export function homeItem(home: string, tails: ReadonlyMap<string, Tail>, v: number) {
+  const forms = Object.fromEntries(
+    [...tails].filter(([term]) => term !== home).map(([term, tail]) => [term, formEntry(tail)]),
+  );
+  const stem = tails.get(home);
+  return {
+    ...tailKey(home),
+    ...(stem ? ownFields(tailItem(home, stem)) : {}),
+    v,
+    ...(Object.keys(forms).length > 0 ? { [FORMS_ATTRIBUTE]: forms } : {}),
+  };
+}
 /** A tail's directory after `entries` set (a bound) or removed (undefined); undefined once it lists too many. */
 export function relisted(
   listed: readonly DirectoryEntry[] | undefined,
@@ -192,6 +223,22 @@ export function planTail(
 /** Actions per transaction (DynamoDB allows 100). */
 const ACTIONS_PER_TRANSACTION = 100;
 
+type Planned = ReturnType<typeof planTail>;
+
+/**
+ * A home record as a writer read it (keys.ts `homeOf`): its version (undefined while it does not exist), its stem's
+ * own attributes (undefined while the stem has no tail) and its forms' entries as stored, the tails of the terms a
+ * batch changes (each term's tail as its record holds it, the home's version for those it holds), and the forms
+ * whose tail is still in its own, legacy record, with that record's version.
+ */
+interface Home {
+  v: number | undefined;
+  own: Record<string, unknown> | undefined;
+  forms: Record<string, unknown>;
+  tails: Map<string, Tail>;
+  legacy: Map<string, number>;
+}
+
 interface TermChange {
   add: BlockPosting[];
   remove: Set<number>;
@@ -261,12 +308,49 @@ export function createPostingWriter({
     v: number(item.v, 'block v'),
   });
 
-  /** Each term's tail, read consistently (100 keys a call); undefined for a term that has none. */
-  async function readTails(terms: readonly string[]): Promise<Map<string, Tail | undefined>> {
-    const rows = await batchGet(client, tableName, terms.map(tailKey), { consistent: true, concurrency: 4 });
-    const tails = new Map<string, Tail | undefined>(terms.map((term) => [term, undefined]));
-    for (const row of rows) tails.set(termOfPk(row.pk) ?? '', parseTail(row));
-    return tails;
+  /**
+   * The home records of `homes` (each with the terms of it a batch changes), read consistently (100 keys a call), and
+   * the legacy tails of the forms a home does not hold yet (a second read, only for those).
+   */
+  async function readHomes(homes: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Home>> {
+    const rows = await batchGet(client, tableName, [...homes.keys()].map(tailKey), {
+      consistent: true,
+      concurrency: 4,
+    });
+    const found = new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row]));
+    const read = new Map<string, Home>();
+    const elsewhere: string[] = [];
+    for (const [home, terms] of homes) {
+      const row = found.get(home);
+      const { pk: _pk, sk: _sk, v: _v, [FORMS_ATTRIBUTE]: forms, ...own } = row ?? {};
+      const state: Home = {
+        v: row ? number(row.v, 'tail v') : undefined,
+        own: row && own.df !== undefined ? own : undefined,
+        forms: forms && typeof forms === 'object' ? { ...(forms as Record<string, unknown>) } : {},
+        tails: new Map(),
+        legacy: new Map(),
+      };
+      if (row && state.own) state.tails.set(home, parseTail(row));
+      for (const term of terms) {
+        if (term === home) continue;
+        const entry = formInHome(row, term);
+        if (entry) state.tails.set(term, parseTail(entry));
+        else elsewhere.push(term);
+      }
+      read.set(home, state);
+    }
+    if (elsewhere.length > 0)
+      for (const row of await batchGet(client, tableName, elsewhere.map(tailKey), {
+        consistent: true,
+        concurrency: 4,
+      })) {
+        const term = termOfPk(row.pk) ?? '';
+        const state = read.get(homeOf(term));
+        const tail = parseTail(row);
+        state?.tails.set(term, tail);
+        state?.legacy.set(term, tail.v);
+      }
+    return read;
   }
 
   /** The sealed blocks covering `ids` (sorted, all at or below the tail's `lo`), read consistently. */
@@ -354,25 +438,72 @@ export function createPostingWriter({
     });
 
   /**
-   * The tail part: ids above `lo`. One write of the tail, a transaction when it seals blocks. Returns the counts and
-   * the tail as it is now.
+   * The tail parts of a home's terms (ids above each tail's `lo`) in one conditional write of the home record, a
+   * transaction when a tail seals blocks or a legacy tail moves home (deleted under its version in the same
+   * transaction): the tails planned (`planned`) and the legacy ones are written into the record, which keeps every
+   * other tail it holds as it is. A home whose writes exceed a transaction's actions is written in several, one after
+   * another, each under the version the last one left.
    */
-  async function applyTail(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
-    const { result, sealed, next } = planTail(tail, change, blockCapacity);
-    if (!result.changed) return { ...result, tail };
-    await send(
-      [
-        put(tailItem(term, next), tail?.v),
+  async function writeHome(home: string, state: Home, planned: Map<string, Planned>, fence: () => void) {
+    const moved = (term: string) => state.legacy.get(term);
+    const extras = (term: string): Action[] => {
+      const sealed = planned.get(term)?.sealed ?? [];
+      const legacy = moved(term);
+      return [
         ...sealed.map((block) => put(sealedItem(term, block), undefined)),
         ...pageUpdates(term, new Map(sealed.map((block) => [block.end, block.m]))),
-      ],
-      fence,
-    );
-    return { ...result, tail: next };
+        ...(legacy === undefined
+          ? []
+          : [
+              {
+                Delete: {
+                  TableName: tableName,
+                  Key: tailKey(term),
+                  ConditionExpression: 'v = :v',
+                  ExpressionAttributeValues: { ':v': legacy },
+                },
+              },
+            ]),
+      ];
+    };
+    const chunks: { terms: string[]; actions: Action[] }[] = [];
+    for (const term of new Set([...planned.keys(), ...state.legacy.keys()])) {
+      const actions = extras(term);
+      const open = chunks.at(-1);
+      if (open && 1 + open.actions.length + actions.length <= ACTIONS_PER_TRANSACTION) {
+        open.terms.push(term);
+        open.actions.push(...actions);
+      } else chunks.push({ terms: [term], actions });
+    }
+    for (const { terms, actions } of chunks) {
+      const v = (state.v ?? 0) + 1;
+      const own = state.own;
+      const forms = { ...state.forms };
+      let stem = own;
+      for (const term of terms) {
+        const tail = planned.get(term)?.next ?? state.tails.get(term);
+        if (!tail) continue;
+        if (term === home) stem = ownFields(tailItem(home, tail));
+        else forms[term] = formEntry(tail);
+      }
+      const record = {
+        ...tailKey(home),
+        ...(stem ?? {}),
+        v,
+        ...(Object.keys(forms).length > 0 ? { [FORMS_ATTRIBUTE]: forms } : {}),
+      };
+      await send([put(record, state.v), ...actions], fence);
+      Object.assign(state, { v, own: stem, forms });
+      for (const term of terms) {
+        const tail = planned.get(term)?.next ?? state.tails.get(term);
+        if (tail) state.tails.set(term, tail);
+        state.legacy.delete(term);
+      }
+    }
   }
 
   /** The sealed part: ids at or below `lo`, each touched block rewritten once (see above). */
-  async function applySealed(term: string, change: TermChange, tail: Tail, fence: () => void) {
+  async function applySealed(term: string, change: TermChange, tail: Tail, v0: number, fence: () => void) {
     const { lo } = tail;
     const ids = [...new Set([...change.add.map((p) => p.id), ...change.remove])].sort((a, b) => a - b);
     const blocks = await covering(term, ids, lo);
@@ -434,7 +565,8 @@ export function createPostingWriter({
         open.delta += write.delta;
       } else transactions.push({ ...write, entries: new Map(write.entries) });
     }
-    let { v, directory } = tail;
+    let { directory } = tail;
+    let v = v0;
     for (const { actions, entries, delta } of transactions) {
       // A tail that lists the directory lists its change too, under a compare-and-swap on its version.
       const relist = directory !== undefined && entries.size > 0;
@@ -446,14 +578,14 @@ export function createPostingWriter({
       if (delta !== 0 || relist) v++;
       directory = next;
     }
-    return { added, removed };
+    return { added, removed, v };
   }
 
   /**
    * The tail's share of a sealed part's transaction: the df's change and, where it lists the directory, the new
-   * list. Any write of the tail moves its version, so a writer that read it before loses its swap. The new df is not
-   * known here: its class in the dictionary is removed (a reader reads the df), and the tail's next write puts it
-   * back (keys.ts).
+   * list, in the term's home record (a stem's own attributes, a form's entry in FORMS_ATTRIBUTE). Any write of the
+   * home moves its version, so a writer that read it before loses its swap. The new df is not known here: a stem's
+   * class in the dictionary is removed (a reader reads the df), and the tail's next write puts it back (keys.ts).
    */
   function tailUpdate(
     term: string,
@@ -463,23 +595,36 @@ export function createPostingWriter({
     v: number,
   ): Action[] {
     if (delta === 0 && !relist) return [];
-    const add = delta === 0 ? 'ADD v :one' : 'ADD df :d, v :one';
-    const remove = [
-      ...(delta === 0 ? [] : [DF_CLASS_ATTRIBUTE]),
-      ...(relist && !directory?.length ? ['d'] : []),
+    const form = isExactForm(term);
+    // A form's attributes are paths in its home's map (ADD takes top-level attributes only: its df is SET).
+    const at = (name: string) => (form ? `#f.#t.${name}` : name);
+    const set = [
+      ...(form && delta !== 0 ? [`${at('df')} = ${at('df')} + :d`] : []),
+      ...(relist && directory?.length ? [`${at('d')} = :dir`] : []),
     ];
-    const set = relist && directory?.length ? ' SET d = :dir' : '';
+    const add = ['v :one', ...(!form && delta !== 0 ? ['df :d'] : [])];
+    const remove = [
+      ...(!form && delta !== 0 ? [DF_CLASS_ATTRIBUTE] : []),
+      ...(relist && !directory?.length ? [at('d')] : []),
+    ];
     return [
       {
         Update: {
           TableName: tableName,
-          Key: tailKey(term),
-          UpdateExpression: `${add}${set}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-          ConditionExpression: relist ? 'v = :v' : 'attribute_exists(pk)',
+          Key: homeKey(term),
+          UpdateExpression: [
+            set.length ? `SET ${set.join(', ')}` : '',
+            `ADD ${add.join(', ')}`,
+            remove.length ? `REMOVE ${remove.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join(' '),
+          ConditionExpression: relist ? 'v = :v' : form ? 'attribute_exists(#f.#t)' : 'attribute_exists(pk)',
+          ...(form ? { ExpressionAttributeNames: { '#f': FORMS_ATTRIBUTE, '#t': term } } : {}),
           ExpressionAttributeValues: {
             ':one': 1,
             ...(delta === 0 ? {} : { ':d': delta }),
-            ...(set ? { ':dir': encodeDirectory(directory ?? []) } : {}),
+            ...(relist && directory?.length ? { ':dir': encodeDirectory(directory) } : {}),
             ...(relist ? { ':v': v } : {}),
           },
         },
@@ -487,30 +632,56 @@ export function createPostingWriter({
     ];
   }
 
-  async function applyTerm(term: string, change: TermChange, tail: Tail | undefined, fence: () => void) {
-    const lo = tail?.lo ?? 0;
-    const above = (id: number) => id > lo;
-    const tailPart = {
-      add: change.add.filter((p) => above(p.id)),
-      remove: new Set([...change.remove].filter(above)),
-    };
-    const sealedPart = {
-      add: change.add.filter((p) => !above(p.id)),
-      remove: new Set([...change.remove].filter((id) => !above(id))),
-    };
-    const fromTail =
-      tailPart.add.length + tailPart.remove.size > 0
-        ? await applyTail(term, tailPart, tail, fence)
-        : { added: 0, removed: 0, tail };
-    // Ids at or below lo exist only where a tail does (lo > 0).
-    const fromSealed =
-      fromTail.tail && sealedPart.add.length + sealedPart.remove.size > 0
-        ? await applySealed(term, sealedPart, fromTail.tail, fence)
-        : { added: 0, removed: 0 };
-    return { added: fromTail.added + fromSealed.added, removed: fromTail.removed + fromSealed.removed };
+  /**
+   * A home's changes: the tail parts of its terms in one write of the home record (writeHome), with any legacy tail
+   * of them moved home; then each term's sealed part (applySealed), under the home's version as each write leaves it.
+   */
+  async function applyHome(
+    home: string,
+    changes: ReadonlyMap<string, TermChange>,
+    state: Home,
+    fence: () => void,
+  ) {
+    const planned = new Map<string, Planned>();
+    const sealedParts = new Map<string, TermChange>();
+    let [added, removed] = [0, 0];
+    for (const [term, change] of changes) {
+      const tail = state.tails.get(term);
+      const above = (id: number) => id > (tail?.lo ?? 0);
+      const tailPart = {
+        add: change.add.filter((p) => above(p.id)),
+        remove: new Set([...change.remove].filter(above)),
+      };
+      const sealedPart = {
+        add: change.add.filter((p) => !above(p.id)),
+        remove: new Set([...change.remove].filter((id) => !above(id))),
+      };
+      if (tailPart.add.length + tailPart.remove.size > 0) {
+        const plan = planTail(tail, tailPart, blockCapacity);
+        added += plan.result.added;
+        removed += plan.result.removed;
+        if (plan.result.changed) planned.set(term, plan);
+      }
+      if (sealedPart.add.length + sealedPart.remove.size > 0) sealedParts.set(term, sealedPart);
+    }
+    if (planned.size > 0 || state.legacy.size > 0) await writeHome(home, state, planned, fence);
+    for (const [term, change] of sealedParts) {
+      const tail = state.tails.get(term);
+      // Ids at or below lo exist only where a tail does (lo > 0).
+      if (!tail || state.v === undefined) continue;
+      const result = await applySealed(term, change, tail, state.v, fence);
+      added += result.added;
+      removed += result.removed;
+      state.v = result.v;
+    }
+    return { added, removed };
   }
 
-  async function apply(changes: PostingChanges, { fence = () => {} }: ApplyOptions = {}) {
+  async function apply(
+    changes: PostingChanges,
+    { fence = () => {} }: ApplyOptions = {},
+    touch: readonly string[] = [],
+  ) {
     const byTerm = new Map<string, TermChange>();
     const changeOf = (term: string) => {
       const change = byTerm.get(term) ?? { add: [], remove: new Set<number>() };
@@ -519,17 +690,19 @@ export function createPostingWriter({
     };
     for (const { term, id, tf, dl } of changes.add ?? []) changeOf(term).add.push({ id, tf, dl });
     for (const { term, id } of changes.remove ?? []) changeOf(term).remove.add(id);
-    const terms = [...byTerm.keys()];
-    const tails = await readTails(terms);
-    const results = await mapLimit(terms, concurrency, async (term) => {
-      const change = byTerm.get(term) as TermChange;
-      let tail = tails.get(term);
+    for (const term of touch) changeOf(term);
+    const byHome = Map.groupBy(byTerm.keys(), homeOf);
+    const homes = await readHomes(byHome);
+    const results = await mapLimit([...byHome], concurrency, async ([home, terms]) => {
+      const homeChanges = new Map(terms.map((term) => [term, byTerm.get(term) as TermChange]));
+      let state = homes.get(home) as Home;
       return retry(
         async () => {
           try {
-            return await applyTerm(term, change, tail, fence);
+            return await applyHome(home, homeChanges, state, fence);
           } catch (error) {
-            if (error instanceof LostRace) tail = (await readTails([term])).get(term);
+            if (error instanceof LostRace)
+              state = (await readHomes(new Map([[home, terms]]))).get(home) as Home;
             throw error;
           }
         },
@@ -537,7 +710,7 @@ export function createPostingWriter({
           attempts: 30,
           backoff: { baseMs: 10, maxMs: 200 },
           retryable: (error) => error instanceof LostRace,
-          exhausted: () => new Error(`postings of ${term}: still losing races after 30 attempts`),
+          exhausted: () => new Error(`postings of ${terms.join(', ')}: still losing races after 30 attempts`),
         },
       );
     });
@@ -556,5 +729,9 @@ export function createPostingWriter({
     /** Removes postings (those already gone are skipped); returns how many it removed. */
     remove: async (postings: Posting[], options?: ApplyOptions) =>
       (await apply({ remove: postings }, options)).removed,
+    /** Moves the legacy tails of `forms` (keys.ts `homeOf`) into their homes; the postings stay as they are. */
+    moveHome: async (forms: readonly string[], options?: ApplyOptions) => {
+      await apply({}, options, forms);
+    },
   };
 }
