@@ -8,7 +8,9 @@
  *                                block's end and maximum), so a term of few blocks is read by key with others, in one
  *                                BatchGetItem, not one Query each. Every change of the term's df or tail postings
  *                                rewrites it, and every change of the directory its copy, under a compare-and-swap on
- *                                its version, in the same write as the postings it changes.
+ *                                its version, in the same write as the postings it changes. A stem's tail record is
+ *                                also the *home* of its exact forms' tails (`homeOf`, FORMS_ATTRIBUTE): one record,
+ *                                one version, written once a batch for the stem and its forms.
  *   T#<term> / K#<16-digit id>   a *sealed* block: the term's postings with ids after the previous block's end, up to
  *                                and including <id>; `m` its maximum impact. Written when a tail fills, and when an
  *                                edit or a deletion changes an older item.
@@ -24,7 +26,8 @@
  * which carries `wt` (the term), `wr` (the term's code points in reverse order), `wp` (P#<its first two code points>),
  * `wl` (L#<its length in code points>) and `wf` (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and
  * projects wf, `terms-by-length-v2` is keyed (wl, wr), keys only, so that a length's terms that end in a given letter
- * are one range. Terms no read reaches are left out of each (`dictionaryEntry`). An exact form (`=…`, tokenizer.ts) is a term of the index but not of the dictionary.
+ * are one range. Terms no read reaches are left out of each (`dictionaryEntry`). An exact form (`=…`, tokenizer.ts) is
+ * a term of the index but not of the dictionary.
  *
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
