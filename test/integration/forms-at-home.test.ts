@@ -146,6 +146,37 @@ describe("exact forms' tails at home", { timeout: 120_000 }, () => {
     expect((await whereForms()).legacy).toStrictEqual([]);
   });
 
+  it('writes a home whose seals exceed a transaction in several writes, each under the version the last left', async () => {
+    // Blocks of two: 60 new items seal 29 blocks (and a directory page) in each of `gener`, `=generated`,
+    // `=generating` and `=generation`'s lists: 120 actions beside the home's write, more than a transaction takes.
+    const writer = createIndexer({ ...table, items, blockCapacity: 2 });
+    const created: Item[] = [];
+    for (let i = 1; i <= 60; i++)
+      created.push(
+        await items.create({
+          name: `Item ${i}`,
+          description: 'generated generating generation',
+          tags: [],
+          attributes: {},
+        }),
+      );
+    await writer.reindexItems(created.map((item) => item.id));
+    const rows = await scanAll(table);
+    const home = rows.find((r) => r.pk === 'T#gener' && r.sk === TAIL_SK);
+    expect(Object.keys((home?.[FORMS_ATTRIBUTE] as object | undefined) ?? {}).sort()).toStrictEqual([
+      '=generated',
+      '=generating',
+      '=generation',
+    ]);
+    const index = await snapshot(table, 2);
+    expect({ postings: index.postings, df: index.df }).toStrictEqual(
+      (({ postings, df }) => ({ postings, df }))(expected(created)),
+    );
+    // Two writes of the home (three lists' seals, then the fourth's), its version counting them; blocks sealed.
+    expect(home?.v).toBe(2);
+    expect(rows.filter((r) => r.pk === 'T#=generation' && String(r.sk).startsWith('K#0'))).toHaveLength(29);
+  });
+
   it('--dictionary moves every form still in its own record home, beside a writer, and says how many', async () => {
     const created = await createIndexed(16);
     const before = await answers(QUERIES);
