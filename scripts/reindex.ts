@@ -99,10 +99,11 @@ const dictionary = (progress = false) =>
 
 try {
   if (args.dictionary) {
-    const { tails, entries } = await dictionary(true);
+    const { tails, entries, moved } = await dictionary(true);
     console.log(
       `Term dictionary of ${tableName}: ${entries} of ${tails} terms' entries written (${Date.now() - started} ms).`,
     );
+    if (moved > 0) console.log(`${moved} exact forms' tails moved home (into their stems' records).`);
   } else if (args.migrate) {
     const { rebuild, swept } = await migrateIndex({
       ...fullReindex(),
@@ -153,7 +154,7 @@ try {
   } else {
     const report = await rebuildIndex(fullReindex());
     // Terms whose postings the rebuild left as they were keep their tails: their entries are brought up to date.
-    const { entries } = await dictionary();
+    const { entries, moved } = await dictionary();
     console.log(
       `Reindexed ${report.items} items in ${tableName} (${Date.now() - started} ms)` +
         (report.resumedAfter !== undefined ? `, resuming after item ${report.resumedAfter}` : '') +
@@ -163,7 +164,9 @@ try {
           ? ` (${report.countsSkipped} changed by writers while checked: run again to check them)`
           : '') +
         (report.invalid ? `; ${report.invalid} items have invalid stored records (not indexed)` : '') +
-        `; ${entries} dictionary entries written.`,
+        `; ${entries} dictionary entries written` +
+        (moved > 0 ? `, ${moved} exact forms' tails moved home (into their stems' records)` : '') +
+        '.',
     );
   }
 } finally {

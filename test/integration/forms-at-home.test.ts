@@ -1,4 +1,3 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
@@ -10,7 +9,7 @@ import { createRetriever } from '../../lib/search/read/retrieve.ts';
 import { isExactForm } from '../../lib/search/text/tokenizer.ts';
 import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
 import { createPostingWriter } from '../../lib/search/write/postings.ts';
-import { expected, scanAll, snapshot } from '../support/index-state.ts';
+import { expected, formsToLegacy, scanAll, snapshot } from '../support/index-state.ts';
 import { freshTable } from '../support/stack.ts';
 
 // An exact form's tail lives in its home, its stem's tail record (keys.ts `homeOf`); a table written before kept it
@@ -45,28 +44,6 @@ async function createIndexed(count: number): Promise<Item[]> {
   for (let start = 0; start < created.length; start += 8)
     await indexer.reindexItems(created.slice(start, start + 8).map((item) => item.id));
   return created;
-}
-
-/** The table's index put back in the layout before the homes: each form's tail in its own record. */
-async function toLegacy(): Promise<number> {
-  let forms = 0;
-  for (const row of await scanAll(table)) {
-    const held = row[FORMS_ATTRIBUTE] as Record<string, Record<string, unknown>> | undefined;
-    if (row.sk !== TAIL_SK || !held) continue;
-    for (const [form, entry] of Object.entries(held)) {
-      await table.client.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...tailKey(form), ...entry, v: row.v } }),
-      );
-      forms++;
-    }
-    const { [FORMS_ATTRIBUTE]: _, ...own } = row;
-    if (own.df === undefined)
-      await table.client.send(
-        new DeleteCommand({ TableName: table.tableName, Key: tailKey(termOfPk(row.pk) ?? '') }),
-      );
-    else await table.client.send(new PutCommand({ TableName: table.tableName, Item: own }));
-  }
-  return forms;
 }
 
 /** The exact forms whose tail is in its own record, and those in a home. */
@@ -113,7 +90,7 @@ describe("exact forms' tails at home", { timeout: 120_000 }, () => {
     const created = await createIndexed(24);
     const before = await answers(QUERIES);
     expect(before.every((hits) => (hits as unknown[]).length > 0)).toBe(true);
-    expect(await toLegacy()).toBeGreaterThan(2);
+    expect(await formsToLegacy(table)).toBeGreaterThan(2);
     const { legacy, home } = await whereForms();
     expect(home).toStrictEqual([]);
     expect(legacy).toContain('=camping');
@@ -180,7 +157,7 @@ describe("exact forms' tails at home", { timeout: 120_000 }, () => {
   it('--dictionary moves every form still in its own record home, beside a writer, and says how many', async () => {
     const created = await createIndexed(16);
     const before = await answers(QUERIES);
-    const forms = await toLegacy();
+    const forms = await formsToLegacy(table);
     const changed = await items.update(created[3]?.id ?? 0, () => fields(4, 'brightest camping'));
     const [moved] = await Promise.all([
       backfillDictionary({ ...table, blockCapacity: CAPACITY }),
@@ -198,7 +175,7 @@ describe("exact forms' tails at home", { timeout: 120_000 }, () => {
     // Read alike in both layouts.
     const after = await answers(QUERIES);
     expect(after).not.toStrictEqual(before);
-    await toLegacy();
+    await formsToLegacy(table);
     expect(await answers(QUERIES)).toStrictEqual(after);
   });
 });

@@ -39,7 +39,7 @@ import { createPostingWriter, postingsOf } from '../../lib/search/write/postings
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { deliverBatch, failureRecord, streamSettings } from '../../scripts/local/stream-batches.ts';
 import type { FailureRecord } from '../../scripts/redrive.ts';
-import { expected, scanAll, snapshot } from '../support/index-state.ts';
+import { expected, formsToLegacy, scanAll, snapshot } from '../support/index-state.ts';
 import { FIXTURE, isLegacy, loadLegacyIndex } from '../support/legacy-index.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
@@ -371,6 +371,24 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     await expectClasses();
     const again = await reindex(table, '--dictionary');
     expect(again.stdout).toMatch(/: 0 of \d+ terms' entries written/);
+  });
+
+  it("--dictionary moves exact forms' tails still in their own records into their stems', and says how many", async () => {
+    const created = await createItems(5);
+    await indexer.reindexItems(created.map((item) => item.id));
+    const forms = await formsToLegacy(table);
+    expect(forms).toBeGreaterThan(0);
+    const run = await reindex(table, '--dictionary');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${forms} exact forms' tails moved home (into their stems' records).`);
+    expect(run.stderr).toMatch(new RegExp(`, ${forms} exact forms' tails moved home$`, 'm'));
+    const index = await snapshot(table);
+    expect(index.postings).toStrictEqual(expected(created).postings);
+    expect(
+      (await scanAll(table)).filter((r) => r.sk === TAIL_SK && String(r.pk).startsWith('T#=')),
+    ).toStrictEqual([]);
+    const again = await reindex(table, '--dictionary');
+    expect(again.stdout).not.toContain('moved home');
   });
 
   it('--dictionary gives a tail of few sealed blocks that lists no directory its copy, exactly', async () => {

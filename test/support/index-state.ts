@@ -1,6 +1,8 @@
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
+  PutCommand,
   QueryCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -18,6 +20,7 @@ import {
   dfClass,
   endOfPageEntry,
   endOfSealedSk,
+  FORMS_ATTRIBUTE,
   idOfDocKey,
   isDictionaryTerm,
   pageEntry,
@@ -25,6 +28,7 @@ import {
   STATS_PK,
   sumCounts,
   TAIL_SK,
+  tailKey,
   termOfPk,
   termRows,
 } from '../../lib/search/format/keys.ts';
@@ -106,6 +110,31 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
     if (!isDictionaryTerm(term))
       expect(tail.wt, `${pk}, an exact form, is no dictionary term`).toBeUndefined();
   }
+}
+
+/**
+ * The table's index put back in the layout before the homes (keys.ts `homeOf`): each exact form's tail in its own
+ * record, with its home's version, as that code wrote it. Returns how many forms it moved out.
+ */
+export async function formsToLegacy(table: Table): Promise<number> {
+  let forms = 0;
+  for (const row of await scanAll(table)) {
+    const held = row[FORMS_ATTRIBUTE] as Record<string, Record<string, unknown>> | undefined;
+    if (row.sk !== TAIL_SK || !held) continue;
+    for (const [form, entry] of Object.entries(held)) {
+      await table.client.send(
+        new PutCommand({ TableName: table.tableName, Item: { ...tailKey(form), ...entry, v: row.v } }),
+      );
+      forms++;
+    }
+    const { [FORMS_ATTRIBUTE]: _, ...own } = row;
+    if (own.df === undefined)
+      await table.client.send(
+        new DeleteCommand({ TableName: table.tableName, Key: tailKey(termOfPk(row.pk) ?? '') }),
+      );
+    else await table.client.send(new PutCommand({ TableName: table.tableName, Item: own }));
+  }
+  return forms;
 }
 
 /** Every record of the table (a consistent scan). */
