@@ -260,18 +260,20 @@ export interface ApplyOptions {
 type Action = Record<string, unknown>;
 
 /**
- * Applies a batch of posting changes grouped by term. A term's postings are in id order (keys.ts): the ids above
- * its tail's `lo` in the tail, the others in sealed blocks. Each term is read once (its tail, and the sealed blocks
- * the batch touches) and each record is written once per batch:
- * - the tail part (a new item's postings, mostly) is one conditional write of the tail, which carries the df; a tail
- *   that fills seals its oldest postings into full blocks, with their directory entries, in one transaction;
+ * Applies a batch of posting changes grouped by term, and the terms by home (keys.ts `homeOf`: a stem and its exact
+ * forms). A term's postings are in id order (keys.ts): the ids above its tail's `lo` in the tail, the others in
+ * sealed blocks. Each home is read once (its tails, and the sealed blocks the batch touches) and each record is
+ * written once per batch:
+ * - the tail parts (a new item's postings, mostly) are one conditional write of the home record, which carries each
+ *   tail's df; a tail that fills seals its oldest postings into full blocks, with their directory entries, in one
+ *   transaction with it (writeHome);
  * - the sealed part (an edit or a deletion of an older item) rewrites each touched block under a compare-and-swap
  *   on its version, with the df's change added to the tail and any directory entry that must rise, in one
  *   transaction (one conditional write when neither the df nor an entry changes: an edit that keeps its terms).
  * So df always equals the posting count, and a block's directory entry is never below its postings' impacts.
  *
  * Putting a posting already in place, or removing one already gone, changes nothing, so every call is idempotent and
- * safe to retry or to run concurrently with another: a write that lost a race re-reads its term and is redone.
+ * safe to retry or to run concurrently with another: a write that lost a race re-reads its home and is redone.
  */
 export function createPostingWriter({
   client,
