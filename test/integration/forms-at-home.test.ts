@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { FORMS_ATTRIBUTE, homeOf, TAIL_SK, tailKey, termOfPk } from '../../lib/search/format/keys.ts';
+import { FORMS_ATTRIBUTE, homeOf, TAIL_SK, termOfPk } from '../../lib/search/format/keys.ts';
 import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
