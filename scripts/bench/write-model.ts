@@ -70,15 +70,15 @@ export function replayIngest(
 ): Map<number, IngestTally> {
   const wcu = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
   const cuts = typeof batch === 'number' ? [batch] : batch;
-  const tails = new Map<string, ReturnType<typeof planTail>['next']>();
+  const tails = new Map<string, Tail>();
   const pages = new Map<string, Record<string, number>>();
   const window = new Map<number, IngestTally>();
-  /** The terms of each home (keys.ts homeOf) seen so far. */
-  const formsOf = new Map<string, Set<string>>();
+  /** The terms of each home (keys.ts homeOf: its stem and its exact forms) seen so far. */
+  const termsOf = new Map<string, Set<string>>();
   /** A home record's bytes as the writer puts it, its tails as they are now (0 while it has none). */
   const homeBytes = (home: string) => {
     const held = new Map<string, Tail>();
-    for (const term of formsOf.get(home) ?? []) {
+    for (const term of termsOf.get(home) ?? []) {
       const tail = tails.get(term);
       if (tail) held.set(term, tail);
     }
@@ -144,7 +144,7 @@ export function replayIngest(
           tally.byKind[tail ? 'classes' : 'births'] += write.units;
         }
       tails.set(term, next);
-      formsOf.set(homeOf(term), (formsOf.get(homeOf(term)) ?? new Set()).add(term));
+      termsOf.set(homeOf(term), (termsOf.get(homeOf(term)) ?? new Set()).add(term));
       add(tally.byTerm, term, cost);
       tally.byKind.seals += cost;
     }

@@ -19,6 +19,12 @@ import {
 import { isExactForm } from '../text/tokenizer.ts';
 import { createPostingWriter } from '../write/postings.ts';
 
+/** The rows that `test` accepts, and the others. */
+const partition = <T>(rows: readonly T[], test: (row: T) => boolean): [T[], T[]] => [
+  rows.filter(test),
+  rows.filter((row) => !test(row)),
+];
+
 /** The attributes of a tail's dictionary entry (keys.ts `dictionaryEntry`). */
 const ENTRY_ATTRIBUTES = ['wt', 'wr', 'wp', 'wl', DF_CLASS_ATTRIBUTE] as const;
 
@@ -63,48 +69,42 @@ export async function backfillDictionary({
     const rows = page.Items ?? [];
     tails += rows.length;
     // An exact form's tail in its own record (a table written before the homes: keys.ts `homeOf`) moves home.
-    const legacy = rows.map((row) => termOfPk(row.pk) ?? '').filter(isExactForm);
-    if (legacy.length > 0) await writer.moveHome(legacy);
+    const [legacy, stems] = partition(rows, (row) => isExactForm(termOfPk(row.pk) ?? ''));
+    if (legacy.length > 0) await writer.moveHome(legacy.map((row) => termOfPk(row.pk) ?? ''));
     moved += legacy.length;
-    const written = await mapLimit(
-      rows.filter((row) => !isExactForm(termOfPk(row.pk) ?? '')),
-      concurrency,
-      async (row) => {
-        const listed = await listDirectory(row);
-        const term = termOfPk(row.pk) ?? '';
-        const df = typeof row.df === 'number' ? row.df : 0;
-        const wanted: Record<string, unknown> =
-          df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, df) : {};
-        if (ENTRY_ATTRIBUTES.every((name) => row[name] === wanted[name])) return listed;
-        const set = ENTRY_ATTRIBUTES.filter((name) => wanted[name] !== undefined);
-        const remove = ENTRY_ATTRIBUTES.filter(
-          (name) => wanted[name] === undefined && row[name] !== undefined,
+    const written = await mapLimit(stems, concurrency, async (row) => {
+      const listed = await listDirectory(row);
+      const term = termOfPk(row.pk) ?? '';
+      const df = typeof row.df === 'number' ? row.df : 0;
+      const wanted: Record<string, unknown> =
+        df > 0 && isDictionaryTerm(term) ? dictionaryEntry(term, df) : {};
+      if (ENTRY_ATTRIBUTES.every((name) => row[name] === wanted[name])) return listed;
+      const set = ENTRY_ATTRIBUTES.filter((name) => wanted[name] !== undefined);
+      const remove = ENTRY_ATTRIBUTES.filter((name) => wanted[name] === undefined && row[name] !== undefined);
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: row.pk, sk: TAIL_SK },
+            UpdateExpression: [
+              set.length ? `SET ${set.map((name) => `${name} = :${name}`).join(', ')}` : '',
+              remove.length ? `REMOVE ${remove.join(', ')}` : '',
+            ]
+              .filter(Boolean)
+              .join(' '),
+            ConditionExpression: 'v = :v',
+            ExpressionAttributeValues: {
+              ':v': row.v,
+              ...Object.fromEntries(set.map((name) => [`:${name}`, wanted[name]])),
+            },
+          }),
         );
-        try {
-          await client.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: { pk: row.pk, sk: TAIL_SK },
-              UpdateExpression: [
-                set.length ? `SET ${set.map((name) => `${name} = :${name}`).join(', ')}` : '',
-                remove.length ? `REMOVE ${remove.join(', ')}` : '',
-              ]
-                .filter(Boolean)
-                .join(' '),
-              ConditionExpression: 'v = :v',
-              ExpressionAttributeValues: {
-                ':v': row.v,
-                ...Object.fromEntries(set.map((name) => [`:${name}`, wanted[name]])),
-              },
-            }),
-          );
-          return true;
-        } catch (error) {
-          if (isConditionFailure(error)) return listed;
-          throw error;
-        }
-      },
-    );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return listed;
+        throw error;
+      }
+    });
     entries += written.filter(Boolean).length;
     onPage({ tails, entries, moved });
   }

@@ -138,13 +138,20 @@ export function homeItem(home: string, tails: ReadonlyMap<string, Tail>, v: numb
     [...tails].filter(([term]) => term !== home).map(([term, tail]) => [term, formEntry(tail)]),
   );
   const stem = tails.get(home);
-  return {
-    ...tailKey(home),
-    ...(stem ? ownFields(tailItem(home, stem)) : {}),
-    v,
-    ...(Object.keys(forms).length > 0 ? { [FORMS_ATTRIBUTE]: forms } : {}),
-  };
+  return homeRecord(home, stem && ownFields(tailItem(home, stem)), forms, v);
 }
+/** A home record from its stem's own attributes (none while the stem has no tail) and its forms' stored entries. */
+const homeRecord = (
+  home: string,
+  own: Record<string, unknown> | undefined,
+  forms: Record<string, unknown>,
+  v: number,
+) => ({
+  ...tailKey(home),
+  ...own,
+  v,
+  ...(Object.keys(forms).length > 0 ? { [FORMS_ATTRIBUTE]: forms } : {}),
+});
 /** A tail's directory after `entries` set (a bound) or removed (undefined); undefined once it lists too many. */
 export function relisted(
   listed: readonly DirectoryEntry[] | undefined,
@@ -447,10 +454,9 @@ export function createPostingWriter({
    * another, each under the version the last one left.
    */
   async function writeHome(home: string, state: Home, planned: Map<string, Planned>, fence: () => void) {
-    const moved = (term: string) => state.legacy.get(term);
     const extras = (term: string): Action[] => {
       const sealed = planned.get(term)?.sealed ?? [];
-      const legacy = moved(term);
+      const legacy = state.legacy.get(term);
       return [
         ...sealed.map((block) => put(sealedItem(term, block), undefined)),
         ...pageUpdates(term, new Map(sealed.map((block) => [block.end, block.m]))),
@@ -479,28 +485,20 @@ export function createPostingWriter({
     }
     for (const { terms, actions } of chunks) {
       const v = (state.v ?? 0) + 1;
-      const own = state.own;
+      // The chunk's tails as planned (or moved home as read); the record's other tails as it holds them.
+      const written = terms.flatMap((term) => {
+        const tail = planned.get(term)?.next ?? state.tails.get(term);
+        return tail ? [[term, tail] as const] : [];
+      });
+      let own = state.own;
       const forms = { ...state.forms };
-      let stem = own;
-      for (const term of terms) {
-        const tail = planned.get(term)?.next ?? state.tails.get(term);
-        if (!tail) continue;
-        if (term === home) stem = ownFields(tailItem(home, tail));
+      for (const [term, tail] of written)
+        if (term === home) own = ownFields(tailItem(home, tail));
         else forms[term] = formEntry(tail);
-      }
-      const record = {
-        ...tailKey(home),
-        ...(stem ?? {}),
-        v,
-        ...(Object.keys(forms).length > 0 ? { [FORMS_ATTRIBUTE]: forms } : {}),
-      };
-      await send([put(record, state.v), ...actions], fence);
-      Object.assign(state, { v, own: stem, forms });
-      for (const term of terms) {
-        const tail = planned.get(term)?.next ?? state.tails.get(term);
-        if (tail) state.tails.set(term, tail);
-        state.legacy.delete(term);
-      }
+      await send([put(homeRecord(home, own, forms, v), state.v), ...actions], fence);
+      Object.assign(state, { v, own, forms });
+      for (const [term, tail] of written) state.tails.set(term, tail);
+      for (const term of terms) state.legacy.delete(term);
     }
   }
 
