@@ -159,6 +159,7 @@ try {
       `Reindexed ${report.items} items in ${tableName} (${Date.now() - started} ms)` +
         (report.resumedAfter !== undefined ? `, resuming after item ${report.resumedAfter}` : '') +
         `: removed ${report.removed} deleted items, ${report.strayPostings} stray postings, ` +
+        `compacted ${report.compacted} shrunk items, ` +
         `repaired ${report.repairedCounts} counters` +
         (report.countsSkipped
           ? ` (${report.countsSkipped} changed by writers while checked: run again to check them)`

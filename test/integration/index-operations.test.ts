@@ -257,6 +257,7 @@ function crashingIndexer(real: Indexer, crashAfter = Number.POSITIVE_INFINITY) {
       batches.push([...ids]);
       return crashed() ? crash() : real.reindexItems(ids);
     },
+    compact: (atLeast) => (crashed() ? crash() : real.compact(atLeast)),
   };
   return { indexer: wrapped, batches };
 }

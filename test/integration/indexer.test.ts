@@ -13,7 +13,7 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { docKey, STATS_PK, statsKey, termRows } from '../../lib/search/format/keys.ts';
+import { docKey, STATS_PK, shrunkOf, statsKey, termRows } from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
@@ -76,8 +76,9 @@ describe('index maintenance on DynamoDB Local', () => {
     });
   });
 
-  it('writes, for an edit that keeps the item within its norm, only the terms whose tf changed; one that leaves it, all', async () => {
+  it('writes, for an edit that keeps the item within twice its norm, only the terms whose tf changed (a shorter item in the shrunk set); a compaction or one past twice it, all', async () => {
     const indexer = createIndexer({ ...table, items, blockCapacity: 4 });
+    const compacting = createIndexer({ ...table, items, blockCapacity: 4, compactAt: 1 });
     const others = [];
     for (const name of ['Rain Jacket', 'Snow Boot', 'Camp Stove'])
       others.push(await items.create({ ...text, name }));
@@ -96,10 +97,10 @@ describe('index maintenance on DynamoDB Local', () => {
           ]),
       );
     /** The terms whose records `edit` rewrote (any of a term's tail, blocks or directory pages). */
-    const rewritten = async (edit: () => Promise<Item>) => {
+    const rewritten = async (edit: () => Promise<Item>, by = indexer) => {
       const before = await termRecords();
       const item = await edit();
-      expect(await indexer.reindexItem(item.id)).toBe('indexed');
+      expect(await by.reindexItem(item.id)).toBe('indexed');
       const after = await termRecords();
       const keys = new Set([...before.keys(), ...after.keys()]);
       const terms = [...keys]
@@ -139,33 +140,45 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(await lengths()).toStrictEqual(new Set([analyze(boot).dl]));
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, longer.item]));
 
-    // Shorter than it was when its postings were written: every term again, with the length less an eighth (12: 10).
+    /** The shrunk set's entries (keys.ts): the items whose postings carry a length above theirs. */
+    const shrunk = async () => shrunkOf(await scanAll(table));
+
+    // Shorter than it was when its postings were written: the terms whose tf changed, the norm kept (13), the item
+    // in the shrunk set with its length (its postings are scored at it).
     const shorter = await rewritten(
       edit('A waterproof leather hiking boot. Waterproof and warm for winter trails.'),
     );
-    expect(analyze(shorter.item).dl).toBeLessThan(analyze(boot).dl);
-    expect(shorter.terms).toStrictEqual(all(longer.item, shorter.item));
-    const norm = normOf(analyze(shorter.item).dl);
-    expect(norm).toBe(10);
+    const norm = analyze(boot).dl;
+    expect(analyze(shorter.item).dl).toBeLessThan(norm);
+    expect(shorter.terms).toStrictEqual(differing(longer.item, shorter.item));
+    expect(shorter.terms.length).toBeLessThan(all(longer.item, shorter.item).length);
     expect(await lengths()).toStrictEqual(new Set([norm]));
+    expect(await shrunk()).toStrictEqual([{ id: boot.id, dl: analyze(shorter.item).dl, norm }]);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, shorter.item]));
 
-    // Shorter again, still at least its norm: the terms whose tf changed, the norm kept.
+    // Shorter again: the terms whose tf changed, the entry's length with them.
     const trimmed = await rewritten(
       edit('A waterproof leather hiking boot. Waterproof and warm for trails.'),
     );
     expect(analyze(trimmed.item).dl).toBeLessThan(analyze(shorter.item).dl);
-    expect(analyze(trimmed.item).dl).toBeGreaterThanOrEqual(norm);
     expect(trimmed.terms).toStrictEqual(differing(shorter.item, trimmed.item));
-    expect(trimmed.terms.length).toBeLessThan(all(shorter.item, trimmed.item).length / 2);
     expect(await lengths()).toStrictEqual(new Set([norm]));
+    expect(await shrunk()).toStrictEqual([{ id: boot.id, dl: analyze(trimmed.item).dl, norm }]);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, trimmed.item]));
 
-    // Shorter than its norm: every term again, with the new length's norm.
-    const short = await rewritten(edit('A waterproof leather hiking boot.'));
+    // Back to its norm's length or more: the terms whose tf changed, and out of the set.
+    const back = await rewritten(edit(text.description));
+    expect(analyze(back.item).dl).toBe(norm);
+    expect(back.terms).toStrictEqual(differing(trimmed.item, back.item));
+    expect(await shrunk()).toStrictEqual([]);
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, back.item]));
+
+    // Shrunk by a writer that compacts a set of one: every term again, with the new length's norm, out of the set.
+    const short = await rewritten(edit('A waterproof leather hiking boot.'), compacting);
     expect(analyze(short.item).dl).toBeLessThan(norm);
-    expect(short.terms).toStrictEqual(all(trimmed.item, short.item));
+    expect(short.terms).toStrictEqual(all(back.item, short.item));
     expect(await lengths()).toStrictEqual(new Set([normOf(analyze(short.item).dl)]));
+    expect(await shrunk()).toStrictEqual([]);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, short.item]));
 
     // Longer than twice its norm: every term again, so a bound stays within half the item's length of its score.
@@ -178,6 +191,56 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(grown.terms).toStrictEqual(all(short.item, grown.item));
     expect(await lengths()).toStrictEqual(new Set([normOf(analyze(grown.item).dl)]));
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, grown.item]));
+  });
+
+  it('compacts the shrunk set in one batch once it holds compactAt entries; npm run reindex compacts what is left', async () => {
+    const indexer = createIndexer({ ...table, items, blockCapacity: 3, compactAt: 4 });
+    const long = 'boot trail rain lamp rope boot trail rain lamp rope camp stove';
+    const made = [];
+    for (const name of ['Boot', 'Trail', 'Rain', 'Lamp', 'Rope', 'Camp'])
+      made.push(await items.create({ ...text, name, description: long }));
+    await indexer.reindexItems(made.map((item) => item.id));
+    const live = new Map(made.map((item) => [item.id, item]));
+    const shrink = async (item: Item) => {
+      const short = await items.update(item.id, () => ({
+        ...text,
+        name: item.name,
+        description: 'boot rope',
+      }));
+      live.set(item.id, short);
+      expect(await indexer.reindexItem(item.id)).toBe('indexed');
+      return short;
+    };
+    const lengthsOf = async (ids: number[]) =>
+      new Set(
+        (await scanAll(table))
+          .flatMap(termRows)
+          .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
+          .flatMap((row) => decodeBlock(row.p).filter((p) => ids.includes(p.id)))
+          .map((p) => p.dl),
+      );
+    const norm = analyze(made[0] as Item).dl;
+    // Three shrink: three entries, their postings as they were written (the norm: the long text's length).
+    for (const item of made.slice(0, 3)) await shrink(item);
+    expect(shrunkOf(await scanAll(table)).map((entry) => entry.id)).toStrictEqual(
+      made.slice(0, 3).map((item) => item.id),
+    );
+    expect(await lengthsOf(made.slice(0, 3).map((item) => item.id))).toStrictEqual(new Set([norm]));
+    expect(await snapshot(table, 3)).toMatchObject(expected([...live.values()]));
+    // The fourth: the writer that added it rewrites all four, each with its length's norm, and empties the set.
+    const fourth = await shrink(made[3] as Item);
+    expect(shrunkOf(await scanAll(table))).toStrictEqual([]);
+    expect(await lengthsOf(made.slice(0, 4).map((item) => item.id))).toStrictEqual(
+      new Set([normOf(analyze(fourth).dl)]),
+    );
+    expect(await snapshot(table, 3)).toMatchObject(expected([...live.values()]));
+    // One more, then a reindex: it compacts a set of any size.
+    await shrink(made[4] as Item);
+    expect(shrunkOf(await scanAll(table))).toHaveLength(1);
+    const report = await rebuildIndex({ ...table, indexer });
+    expect(report).toMatchObject({ compacted: 1 });
+    expect(shrunkOf(await scanAll(table))).toStrictEqual([]);
+    expect(await snapshot(table, 3)).toMatchObject(expected([...live.values()]));
   });
 
   it('converges after a crash at any step of a rebuild', async () => {
@@ -464,8 +527,11 @@ describe('index maintenance on DynamoDB Local', () => {
       const ids = created.map((item) => item.id);
       await Promise.all([
         indexer.reindexItems(ids),
-        createIndexer({ ...table, items, blockCapacity: 3 }).reindexItems(ids.filter((id) => id % 2 === 0)),
-        createIndexer({ ...table, items, blockCapacity: 3 }).reindexItems(ids.toReversed()),
+        // Writers that compact the shrunk set as soon as it holds two entries (items that shrank), beside the others.
+        createIndexer({ ...table, items, blockCapacity: 3, compactAt: 2 }).reindexItems(
+          ids.filter((id) => id % 2 === 0),
+        ),
+        createIndexer({ ...table, items, blockCapacity: 3, compactAt: 2 }).reindexItems(ids.toReversed()),
         ...created.map((item) => indexer.reindexItem(item.id)),
       ]);
       const kept = [...changed, ...created.filter((_, i) => i % 3 === 2)];

@@ -4,7 +4,7 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { endOfSealedSk, TAIL_SK } from '../../lib/search/format/keys.ts';
+import { endOfSealedSk, shrunkOf, TAIL_SK } from '../../lib/search/format/keys.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { rankInMemory } from '../../lib/search/read/rank.ts';
@@ -519,8 +519,9 @@ describe('block reads: the early stop, the budget and the round trips', () => {
         accept: everything,
       }),
     ).toStrictEqual(hits);
-    // The first round trip: the counts and the term's tail with its directory, nothing else (no read by key).
-    expect(reads.slice(0, 2).sort()).toStrictEqual([`STATS INDEX`, `T#kettl ${TAIL_SK}`]);
+    // The first round trip: the counts (their whole partition, with the shrunk set) and the term's tail with its
+    // directory, nothing else (no read by key).
+    expect(reads.slice(0, 2).sort()).toStrictEqual([`STATS undefined`, `T#kettl ${TAIL_SK}`]);
   }, 60_000);
 
   it("reads a word's weaker alternative where an item reaches the top k through it alone", async () => {
@@ -740,15 +741,24 @@ describe('items that grew after their postings were written', () => {
       groups,
     );
 
-  it('keeps postings with the length they were written with, at most the item’s', async () => {
+  it('keeps postings with the length they were written with: at most the item’s, or its shrunk-set entry’s norm', async () => {
     const lengths = new Map(live.map((item) => [item.id, tokenize(itemText(item)).length]));
     const rows = await scanAll(grown);
+    const shrunk = new Map(shrunkOf(rows).map((entry) => [entry.id, entry]));
     const postings = rows
       .filter((row) => String(row.pk).startsWith('T#') && String(row.sk).startsWith('K#'))
       .flatMap((row) => decodeBlock(row.p));
-    expect(postings.every((p) => p.dl <= (lengths.get(p.id) ?? 0))).toBe(true);
-    // Many keep a shorter one: what the next tests score through.
-    expect(postings.filter((p) => p.dl < (lengths.get(p.id) ?? 0)).length).toBeGreaterThan(50);
+    const length = (id: number) => lengths.get(id) ?? 0;
+    expect(
+      postings.every((p) =>
+        shrunk.has(p.id)
+          ? shrunk.get(p.id)?.dl === length(p.id) && p.dl === shrunk.get(p.id)?.norm
+          : p.dl <= length(p.id),
+      ),
+    ).toBe(true);
+    // Many keep a shorter one, and the items that shrank a longer one: what the next tests score through.
+    expect(postings.filter((p) => p.dl < length(p.id)).length).toBeGreaterThan(50);
+    expect(shrunk.size).toBeGreaterThan(5);
   });
 
   it.each(queries.flatMap((query) => [1, 5, 20].map((topK) => [query, topK] as const)))(
@@ -809,5 +819,49 @@ describe('items that grew after their postings were written', () => {
         differ++;
     }
     expect(differ).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('items shorter than the length their postings carry (the shrunk set)', () => {
+  it('finds an item that shrank below its postings’ norm, by the raised bound of its block and its length', async () => {
+    const own = await freshTable();
+    const repo = createItemRepository(own);
+    const indexer = createIndexer({ ...own, items: repo, blockCapacity: 4 });
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i % 7}`).join(' ');
+    const made: Item[] = [];
+    // Four long items with the word twice (a sealed block of low bound: long), then twelve short ones with it once
+    // (three blocks of higher bound).
+    for (let i = 0; i < 4; i++)
+      made.push(
+        await repo.create({ name: 'Kettle kettle', description: filler(60), tags: [], attributes: {} }),
+      );
+    for (let i = 0; i < 12; i++)
+      made.push(await repo.create({ name: 'Kettle', description: filler(3), tags: [], attributes: {} }));
+    await indexer.reindexItems(made.map((item) => item.id));
+    const shrunk = await repo.update(made[1]?.id ?? 0, (current) => ({ ...current, description: 'filler0' }));
+    await indexer.reindexItem(shrunk.id);
+    const live = [shrunk, ...made.filter((item) => item.id !== shrunk.id)];
+    // Its postings keep their length (62), the set holds its own (3), and its block starts the list, sealed.
+    const rows = await scanAll(own);
+    expect(shrunkOf(rows)).toStrictEqual([{ id: shrunk.id, dl: 3, norm: 62 }]);
+    expect(rows.some((row) => row.pk === 'T#kettl' && endOfSealedSk(row.sk) === made[3]?.id)).toBe(true);
+    const terms = queryWeights(tokenize('kettle'));
+    for (const topK of [1, 3]) {
+      const hits = await createSearch({ ...own, ...ONE_BLOCK_ROUNDS })({
+        terms,
+        topK,
+        minScore: 0,
+        ...acceptItems(repo),
+      });
+      const expected = rankInMemory(
+        live.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
+        terms,
+        topK,
+      );
+      expect(expected[0]?.id).toBe(shrunk.id);
+      expect(hits.map((hit) => [hit.id, hit.score])).toStrictEqual(
+        expected.map((hit) => [hit.id, hit.score]),
+      );
+    }
   });
 });

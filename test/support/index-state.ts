@@ -26,6 +26,7 @@ import {
   pageEntry,
   pageSk,
   STATS_PK,
+  shrunkOf,
   sumCounts,
   TAIL_SK,
   tailKey,
@@ -157,16 +158,23 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const rows = (await scanAll(table)).flatMap(termRows);
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
-  // Each doc record's length and norm (a record written before norms has none: its length), the norm never above it.
+  // Each doc record's length and norm (a record written before norms has none: its length), the norm above it only
+  // for an item of the shrunk set, whose entry holds that length and norm (keys.ts); every entry is of such an item.
+  const shrunk = new Map(shrunkOf(rows).map((entry) => [entry.id, entry]));
   const committed = new Map(
     rows.flatMap((r) => {
       const id = idOfDocKey(r.pk, r.sk);
       if (id === undefined) return [];
       const record = { dl: Number(r.dl), norm: Number(r.norm ?? r.dl) };
-      expect(record.norm, `D#${id}'s norm`).toBeLessThanOrEqual(record.dl);
+      if (record.norm > record.dl)
+        expect(shrunk.get(id), `D#${id}'s shrunk-set entry`).toEqual({ id, ...record });
       return [[id, record] as const];
     }),
   );
+  for (const entry of shrunk.values())
+    expect(committed.get(entry.id)?.norm ?? 0, `the shrunk-set entry of ${entry.id}`).toBeGreaterThan(
+      entry.dl,
+    );
   // A posting carries a length at most its item's norm (the item's length when it was created, kept by edits that
   // stay within the norm's window, an eighth short once an edit rewrote it: indexer.ts `withNorm`); it is listed with
   // the committed length, the one its item is scored with. A posting longer than its item's norm, or of an item

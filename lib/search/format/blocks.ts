@@ -1,4 +1,4 @@
-import { saturation } from './bm25.ts';
+import { B, K1, saturation } from './bm25.ts';
 import { impactOf, REFERENCE_LENGTH } from './keys.ts';
 
 /**
@@ -167,6 +167,20 @@ export function decodeColumns(stored: unknown): PostingColumns {
 /** A posting's impact: its saturation at the reference length, quantized up (keys.ts). */
 export const impactOfPosting = ({ tf, dl }: { tf: number; dl: number }): number =>
   impactOf(saturation({ tf, dl, avgdl: REFERENCE_LENGTH }));
+
+/**
+ * What a posting bounded by the impact `max` can reach once its item, whose postings carry the length `norm`, is
+ * `dl` long (keys.ts, the shrunk set): the saturation tf / (tf + K(length)) rises as the length falls, and a posting
+ * whose impact at `norm` is at most `max` has tf ≤ μ·K(norm) / (1 − μ) (μ = max / 10^6), so at `dl` it saturates at
+ * most μ·K(norm) / (μ·K(norm) + (1 − μ)·K(dl)): quantized up, one step more for the arithmetic's rounding.
+ */
+export function raisedImpact(max: number, norm: number, dl: number): number {
+  if (dl >= norm) return max;
+  const mu = Math.min(max, 999_999) / 1_000_000;
+  const k = (length: number) => K1 * (1 - B + B * (length / REFERENCE_LENGTH));
+  const raised = (mu * k(norm)) / (mu * k(norm) + (1 - mu) * k(dl));
+  return Math.max(max, Math.min(999_999, Math.ceil(raised * 1_000_000) + 1));
+}
 
 /** The largest impact in a block (0 when empty): the bound a query reads from its directory entry. */
 export const blockMax = (postings: readonly BlockPosting[]): number =>

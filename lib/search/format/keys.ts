@@ -67,6 +67,51 @@ export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => 
   return { docs: sum('docs'), len: sum('len'), commits: sum('commits') };
 };
 
+/**
+ * The *shrunk set*: an entry `STATS / S#<16-digit id>` {dl, norm} for each item whose postings carry a length (its
+ * norm) above its committed length. An edit that shortens an item below its norm keeps its postings' norm (it writes
+ * only the terms whose tf changed) and commits the entry in the doc record's transaction, so the entry exists exactly
+ * while the doc record's norm exceeds its dl (indexer.ts `withNorm`, `commit`). The reader reads the set with the
+ * counts (one Query of the partition: ~40 bytes an entry) and scores those items' postings at their length, raising
+ * the bound of every block whose range holds one (`raisedImpact`); a compaction rewrites the set's items' postings in
+ * one batch once it holds `compactAt` entries and takes them out.
+ */
+const SHRUNK_PREFIX = 'S#';
+export const shrunkKey = (id: number) => ({ pk: STATS_PK, sk: `${SHRUNK_PREFIX}${pad(id)}` });
+/** The whole counts partition (the counts' parts and the shrunk set), as the reader reads it: one Query. */
+export const statsQuery = (tableName: string, consistent = false) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk',
+  ExpressionAttributeValues: { ':pk': STATS_PK },
+  ConsistentRead: consistent,
+});
+/** The shrunk set alone (a writer that compacts it), consistent. */
+export const shrunkQuery = (tableName: string) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+  ExpressionAttributeValues: { ':pk': STATS_PK, ':sk': SHRUNK_PREFIX },
+  ConsistentRead: true,
+});
+/** A shrunk item: its committed length and the (greater) length its postings carry. */
+export interface Shrunk {
+  id: number;
+  dl: number;
+  norm: number;
+}
+/** The shrunk set among rows of the counts partition, in id order. */
+export const shrunkOf = (rows: readonly Record<string, unknown>[]): Shrunk[] =>
+  rows
+    .flatMap((row) => {
+      const sk = String(row.sk);
+      if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) return [];
+      const [id, dl, norm] = [Number(sk.slice(SHRUNK_PREFIX.length)), Number(row.dl), Number(row.norm)];
+      return Number.isSafeInteger(id) && dl > 0 && norm > 0 ? [{ id, dl, norm }] : [];
+    })
+    .sort((a, b) => a.id - b.id);
+/** The counts' parts among rows of the counts partition. */
+export const countParts = (rows: readonly Record<string, unknown>[]) =>
+  rows.filter((row) => row.pk === STATS_PK && String(row.sk).startsWith(STATS_SK));
+
 /** The fixed document length impacts are computed at, so a block's maximum never depends on corpus state. */
 export const REFERENCE_LENGTH = 64;
 

@@ -15,6 +15,8 @@ export interface RebuildReport {
   items: number;
   removed: number;
   strayPostings: number;
+  /** Items of the shrunk set (keys.ts) whose postings were rewritten with their lengths' norms, out of the set. */
+  compacted: number;
   /** 1 when N and the total length disagreed with the doc records (a manual edit) and were set again. */
   repairedCounts: number;
   /** 1 when a commit landed while they were checked (run again to check them). */
@@ -82,6 +84,7 @@ export async function rebuildIndex({
     items: 0,
     removed: 0,
     strayPostings: 0,
+    compacted: 0,
     repairedCounts: 0,
     countsSkipped: 0,
     invalid: 0,
@@ -174,7 +177,9 @@ export async function rebuildIndex({
   }
   // 3. Postings of items that had no doc record when scanned: removed through the indexer (strays.ts).
   report.strayPostings = await removeStrays({ client, tableName, indexer, scanned });
-  // 4. Corpus counts that a manual edit made disagree, repaired only from a snapshot (repair-counts.ts).
+  // 4. The shrunk set compacted, whatever its size: the index left with every posting at most its item's length.
+  report.compacted = await indexer.compact(1);
+  // 5. Corpus counts that a manual edit made disagree, repaired only from a snapshot (repair-counts.ts).
   const counts = await repairCounts(client, tableName);
   report.repairedCounts = counts === 'repaired' ? 1 : 0;
   report.countsSkipped = counts === 'skipped' ? 1 : 0;

@@ -1,16 +1,25 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
-import { BLOCK_CAPACITY, decodeColumns, decodeDirectory, type PostingColumns } from '../format/blocks.ts';
+import {
+  BLOCK_CAPACITY,
+  decodeColumns,
+  decodeDirectory,
+  type PostingColumns,
+  raisedImpact,
+} from '../format/blocks.ts';
 import { B, idf, K1 } from '../format/bm25.ts';
 import {
-  countsQuery,
+  countParts,
   directoryEntries,
   directoryQuery,
   formInHome,
   homeOf,
   REFERENCE_LENGTH,
+  type Shrunk,
   sealedSk,
+  shrunkOf,
+  statsQuery,
   sumCounts,
   TAIL_SK,
   tailKey,
@@ -69,7 +78,8 @@ export interface ItemTerms {
 
 /** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
 export interface FirstReads {
-  stats: Promise<ReturnType<typeof sumCounts>>;
+  /** The corpus counts, and the shrunk set (keys.ts): one Query of their partition. */
+  stats: Promise<ReturnType<typeof sumCounts> & { shrunk: Shrunk[] }>;
   terms: Map<
     string,
     Promise<{ tail: Record<string, unknown> | undefined; entries?: [end: number, max: number][] }>
@@ -244,7 +254,12 @@ export function createSearch({
    */
   function start(terms: Iterable<string>): FirstReads {
     return {
-      stats: observed(queryAll(client, countsQuery(tableName)).then(sumCounts)),
+      stats: observed(
+        queryAll(client, statsQuery(tableName)).then((rows) => ({
+          ...sumCounts(countParts(rows)),
+          shrunk: shrunkOf(rows),
+        })),
+      ),
       terms: new Map([...new Set(terms)].map((term) => [term, observed(readTailAndDirectory(term))])),
     };
   }
@@ -351,7 +366,29 @@ export function createSearch({
     /** Whether some word has several alternatives (its completions, its corrections). */
     const alternatives = words.size < lists.length;
     const boundOf = (weight: number, max: number) => weight * (K1 + 1) * Math.min(1, (max / 1e6) * stretch);
-    const intervals = cut(lists, boundOf);
+    // Items shorter than their postings' norm (the shrunk set, keys.ts): their postings are scored at the items'
+    // lengths, and a block whose range holds one bounds what its posting reaches there (blocks.ts `raisedImpact`).
+    const shrunk = stats.shrunk;
+    const shrunkLength = new Map(shrunk.map((entry) => [entry.id, entry.dl]));
+    const atLengths = (columns: PostingColumns): PostingColumns => {
+      if (shrunkLength.size === 0) return columns;
+      for (let i = 0; i < columns.length; i++) {
+        const dl = shrunkLength.get(columns.ids[i] as number);
+        if (dl !== undefined && dl < (columns.dls[i] as number)) columns.dls[i] = dl;
+      }
+      return columns;
+    };
+    const raised = (after: number, to: number, max: number): number => {
+      let bound = max;
+      for (let i = firstShrunkAfter(shrunk, after); i < shrunk.length; i++) {
+        const entry = shrunk[i] as Shrunk;
+        if (entry.id > to) break;
+        bound = Math.max(bound, raisedImpact(max, entry.norm, entry.dl));
+      }
+      return bound;
+    };
+    for (const list of lists) atLengths(list.tail.postings);
+    const intervals = cut(lists, (weight, max, after, to) => boundOf(weight, raised(after, to, max)));
 
     const scored = new Map<number, Hit>();
     const rejected = new Set<number>();
@@ -788,7 +825,7 @@ export function createSearch({
           const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
           for (const block of single) {
             const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
-            block.postings = row ? decodeColumns(row.p) : EMPTY;
+            block.postings = row ? atLengths(decodeColumns(row.p)) : EMPTY;
           }
         }),
         ...ranges.map(async (run) => {
@@ -805,7 +842,7 @@ export function createSearch({
           for (const block of list.blocks.slice(first.index, last.index + 1)) {
             if (block.postings) continue;
             const row = bySk.get(block.sk);
-            block.postings = row ? decodeColumns(row.p) : EMPTY;
+            block.postings = row ? atLengths(decodeColumns(row.p)) : EMPTY;
           }
         }),
       ]);
@@ -865,11 +902,25 @@ function firstAfter(ids: Float64Array, length: number, after: number): number {
   return low;
 }
 
+/** The first entry of the shrunk set (in id order) with an id above `after`. */
+function firstShrunkAfter(shrunk: readonly Shrunk[], after: number): number {
+  let [low, high] = [0, shrunk.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((shrunk[middle] as Shrunk).id <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
  * Cuts the id line wherever a term's block ends, so each piece lies in one block of each term; returns the pieces
  * that some term has a block over, in descending bound (ties in id order).
  */
-function cut(lists: TermList[], boundOf: (weight: number, max: number) => number): Interval[] {
+function cut(
+  lists: TermList[],
+  boundOf: (weight: number, max: number, after: number, to: number) => number,
+): Interval[] {
   const blocksOf = lists.map((list, term) => {
     const blocks: Block[] = [];
     let after = 0;
@@ -879,7 +930,7 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
         group: list.group,
         after,
         to: end,
-        bound: boundOf(list.weight, max),
+        bound: boundOf(list.weight, max, after, end),
         sk: sealedSk(end),
         index: blocks.length,
         postings: undefined,
@@ -892,7 +943,7 @@ function cut(lists: TermList[], boundOf: (weight: number, max: number) => number
         group: list.group,
         after: list.tail.lo,
         to: Number.MAX_SAFE_INTEGER,
-        bound: boundOf(list.weight, list.tail.m),
+        bound: boundOf(list.weight, list.tail.m, list.tail.lo, Number.MAX_SAFE_INTEGER),
         sk: TAIL_SK,
         index: blocks.length,
         postings: list.tail.postings,

@@ -14,13 +14,22 @@ import {
   isCancelled,
   isConditionFailure,
 } from '../../dynamodb/conditions.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
 import { ItemNotFoundError } from '../../items/errors.ts';
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
 import { logger } from '../../observability.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
 import { termFrequencies } from '../format/bm25.ts';
-import { docKey, idOfDocKey, STATS_SHARDS, statsKey } from '../format/keys.ts';
+import {
+  docKey,
+  idOfDocKey,
+  STATS_SHARDS,
+  shrunkKey,
+  shrunkOf,
+  shrunkQuery,
+  statsKey,
+} from '../format/keys.ts';
 import { packTerms, StoredChange, StoredTerms, termsChange, withChange } from '../format/terms.ts';
 import { indexTerms, itemText } from '../text/tokenizer.ts';
 import { createPostingWriter, normOf, type Posting, postingsOf } from './postings.ts';
@@ -118,16 +127,19 @@ export function analyze(item: Item): Indexed {
 /**
  * The state a rebuild from `committed` writes for `target`, with its postings' norm (postings.ts `LENGTH_SLACK`).
  * A new item's postings carry its length, so most postings score exactly. An edit keeps the committed norm while
- * it is at most the item's new length and at least half of it (the postings whose tf did not change are kept:
- * `changes`); an edit that leaves that window rewrites every posting with the new length less its slack, so that
- * the item, once it has shrunk, can shrink again by up to an eighth and keep its postings. The window's top keeps a
+ * the item's new length is at most twice it (the postings whose tf did not change are kept: `changes`). An item
+ * shorter than its norm is *shrunk*: its commit puts it in the shrunk set (keys.ts), whose length the reader scores
+ * its postings at; a compaction (`renorm`) rewrites a shrunk item's postings with its length less the slack, so that
+ * it can shrink again by up to an eighth and keep them, as an edit past twice the norm does. The window's top keeps a
  * bound within half the item's length of its score.
  */
-const withNorm = (committed: Indexed, target: Indexed): Indexed => {
-  if (Object.keys(committed.terms).length === 0) return target;
-  const kept = committed.norm <= target.dl && committed.norm * 2 >= target.dl;
+const withNorm = (committed: Indexed, target: Indexed, renorm: boolean): Indexed => {
+  if (Object.keys(committed.terms).length === 0 || Object.keys(target.terms).length === 0) return target;
+  const kept = !renorm && committed.norm * 2 >= target.dl;
   return { ...target, norm: kept ? committed.norm : normOf(target.dl) };
 };
+/** Whether a state's postings carry a length above its own: its item is in the shrunk set once it is committed. */
+const isShrunk = (state: Indexed): boolean => state.norm > state.dl;
 
 /** Whether a committed state is what `analyze` gives now (an index written by an older analysis is not). */
 const sameAnalysis = (committed: Indexed, target: Indexed): boolean => {
@@ -147,10 +159,20 @@ export interface Indexer {
   reindexItems(ids: readonly number[]): Promise<Map<number, IndexOutcome>>;
   /** One item as a batch of one. */
   reindexItem(id: number): Promise<IndexOutcome>;
+  /**
+   * Compacts the shrunk set (keys.ts) if it holds at least `atLeast` entries (the writer's `compactAt` unless
+   * given): its items' postings rewritten with their lengths' norms, in one batch; returns how many it took out.
+   */
+  compact(atLeast?: number): Promise<number>;
 }
 
-/** Docs committed a transaction (DynamoDB allows 100 actions; one is the corpus counts). */
-const DOCS_PER_COMMIT = 99;
+/**
+ * Actions a commit transaction holds besides the corpus counts (DynamoDB allows 100): a doc record's, and its
+ * shrunk-set entry's where it has one or had one.
+ */
+const ACTIONS_PER_COMMIT = 99;
+/** Entries the shrunk set holds before a writer that adds one compacts it (keys.ts; ~40 bytes an entry). */
+const COMPACT_AT = 256;
 /**
  * A commit cancelled because docs were taken over goes again at once without them; one cancelled by a conflict
  * (another batch's counts, or a reader) is retried as it was, after the back-off.
@@ -170,6 +192,13 @@ const LEASE_MS = 90_000;
 const FENCE_MS = 15_000;
 
 const isDataError = (error: unknown) => error instanceof v.ValiError || error instanceof SyntaxError;
+
+/** One indexing run's state across its passes. */
+interface Run {
+  outcomes: Map<number, IndexOutcome>;
+  renorm: ReadonlySet<number>;
+  shrank: boolean;
+}
 
 interface Plan {
   id: number;
@@ -198,6 +227,7 @@ export function createIndexer({
   leaseMs = LEASE_MS,
   fenceMs = Math.min(FENCE_MS, leaseMs / 2),
   concurrency = 32,
+  compactAt = COMPACT_AT,
   now = Date.now,
 }: {
   client: DynamoDBDocumentClient;
@@ -212,6 +242,8 @@ export function createIndexer({
   concurrency?: number;
   /** The clock leases are read and written by (tests move it on to let a dead writer's lease run out). */
   now?: () => number;
+  /** Shrunk-set entries at which a writer that adds one compacts the set (tests compact small sets). */
+  compactAt?: number;
 }): Indexer {
   const writer = createPostingWriter({ client, tableName, blockCapacity, concurrency });
 
@@ -297,28 +329,60 @@ export function createIndexer({
   };
 
   /**
-   * Commits the plans' doc records with their corpus counts, 99 a transaction. A doc whose rev moved (a writer
-   * that took over a lease this one let run out) is left out and returned, the rest committed without it.
+   * A plan's commit actions: its doc record's (written, or deleted with its item, under the rev), then its entry in
+   * the shrunk set (keys.ts), put when its target is shrunk and deleted when its committed state was: so an entry
+   * exists exactly while its doc record's norm exceeds its length.
+   */
+  function commitActions({ id, item, committed, target, rev }: Plan): Record<string, unknown>[] {
+    const doc = item
+      ? {
+          Put: {
+            TableName: tableName,
+            Item: { ...docKey(id), ...stored(target), rev: rev + 1 },
+            ...revCondition(rev),
+          },
+        }
+      : { Delete: { TableName: tableName, Key: docKey(id), ...revCondition(rev) } };
+    if (item && isShrunk(target))
+      return [
+        doc,
+        { Put: { TableName: tableName, Item: { ...shrunkKey(id), dl: target.dl, norm: target.norm } } },
+      ];
+    return isShrunk(committed) ? [doc, { Delete: { TableName: tableName, Key: shrunkKey(id) } }] : [doc];
+  }
+
+  /** The plans in commits of at most ACTIONS_PER_COMMIT actions besides the counts. */
+  function commitsOf(plans: Plan[]): Plan[][] {
+    const chunks: Plan[][] = [];
+    let actions = ACTIONS_PER_COMMIT;
+    for (const plan of plans) {
+      const size = commitActions(plan).length;
+      if (actions + size > ACTIONS_PER_COMMIT) {
+        chunks.push([]);
+        actions = 0;
+      }
+      chunks.at(-1)?.push(plan);
+      actions += size;
+    }
+    return chunks;
+  }
+
+  /**
+   * Commits the plans' doc records (and shrunk-set entries) with their corpus counts, in transactions of at most 100
+   * actions. A doc whose rev moved (a writer that took over a lease this one let run out) is left out and returned,
+   * the rest committed without it.
    */
   async function commit(plans: Plan[]): Promise<Set<number>> {
     const lost = new Set<number>();
-    for (let start = 0; start < plans.length; start += DOCS_PER_COMMIT) {
-      let chunk = plans.slice(start, start + DOCS_PER_COMMIT);
+    for (let chunk of commitsOf(plans)) {
       await retry(async () => {
         if (chunk.length === 0) return;
         const docs = chunk.reduce((sum, p) => sum + (p.item ? 1 : 0) - (p.committed.version > 0 ? 1 : 0), 0);
         const len = chunk.reduce((sum, p) => sum + p.target.dl - p.committed.dl, 0);
-        const actions = chunk.map(({ id, item, target, rev }) =>
-          item
-            ? {
-                Put: {
-                  TableName: tableName,
-                  Item: { ...docKey(id), ...stored(target), rev: rev + 1 },
-                  ...revCondition(rev),
-                },
-              }
-            : { Delete: { TableName: tableName, Key: docKey(id), ...revCondition(rev) } },
-        );
+        const byPlan = chunk.map(commitActions);
+        const actions = byPlan.flat();
+        // The plan each action is of (a refused condition names an action: only a doc record's has one).
+        const planOf = byPlan.flatMap((planActions, i) => planActions.map(() => i));
         const counts = {
           Update: {
             TableName: tableName,
@@ -333,7 +397,7 @@ export function createIndexer({
           await client.send(new TransactWriteCommand({ TransactItems: [...actions, counts] as never[] }));
         } catch (error) {
           if (!isCancelled(error)) throw error;
-          const refused = new Set(actionsCancelledFor(error, 'ConditionalCheckFailed'));
+          const refused = new Set(actionsCancelledFor(error, 'ConditionalCheckFailed').map((i) => planOf[i]));
           const failed = chunk.filter((_, i) => refused.has(i));
           for (const plan of failed) lost.add(plan.id);
           chunk = chunk.filter((plan) => !lost.has(plan.id));
@@ -361,8 +425,13 @@ export function createIndexer({
     );
   }
 
-  /** One pass over `ids`; returns the ids to try again (held by another writer, or lost a race). */
-  async function pass(ids: number[], outcomes: Map<number, IndexOutcome>): Promise<number[]> {
+  /**
+   * One pass over `ids`; returns the ids to try again (held by another writer, or lost a race). `run.renorm`: ids
+   * whose postings are rewritten with their length's norm if they are shrunk (a compaction); `run.shrank` is set when
+   * a shrunk target commits.
+   */
+  async function pass(ids: number[], run: Run): Promise<number[]> {
+    const { outcomes, renorm } = run;
     const owner = randomUUID();
     const leaseUntil = now() + leaseMs;
     const fence = () => {
@@ -381,10 +450,17 @@ export function createIndexer({
       }
       const unfinished = doc?.pending ?? [];
       const target = item ? analyze(item) : EMPTY;
-      // An item indexed at its version is left, unless the analysis changed since (npm run reindex then rewrites it).
+      const renormed = renorm.has(id) && doc !== undefined && isShrunk(doc);
+      // An item indexed at its version is left, unless the analysis changed since (npm run reindex then rewrites it)
+      // or a compaction renorms it.
       if (
         (!item && !doc) ||
-        (item && doc && unfinished.length === 0 && doc.version === item.version && sameAnalysis(doc, target))
+        (item &&
+          doc &&
+          unfinished.length === 0 &&
+          !renormed &&
+          doc.version === item.version &&
+          sameAnalysis(doc, target))
       ) {
         outcomes.set(id, 'unchanged');
         continue;
@@ -398,7 +474,7 @@ export function createIndexer({
         id,
         item,
         committed,
-        target: withNorm(committed, target),
+        target: withNorm(committed, target, renormed),
         unfinished,
         rev: doc?.rev ?? 0,
       });
@@ -452,6 +528,7 @@ export function createIndexer({
       for (const plan of leased) {
         if (lost.has(plan.id)) again.push(plan.id);
         else outcomes.set(plan.id, plan.item ? 'indexed' : 'removed');
+        if (!lost.has(plan.id) && plan.item && isShrunk(plan.target)) run.shrank = true;
       }
       return again;
     } catch (error) {
@@ -460,10 +537,25 @@ export function createIndexer({
     }
   }
 
+  /**
+   * Compacts the shrunk set once it holds `compactAt` entries: its items' postings rewritten in one batch (where
+   * they share their terms' records: an edit costs what a batched one does), each committed out of the set. One
+   * pass: an item another writer holds is left in the set for the next compaction (no writer waits for another).
+   */
+  async function compact(atLeast = compactAt) {
+    const entries = shrunkOf(await queryAll(client, shrunkQuery(tableName)));
+    if (entries.length === 0 || entries.length < atLeast) return 0;
+    const ids = entries.map((entry) => entry.id);
+    const outcomes = new Map<number, IndexOutcome>();
+    await pass(ids, { outcomes, renorm: new Set(ids), shrank: false });
+    return [...outcomes.values()].filter((outcome) => outcome !== 'unchanged').length;
+  }
+
   async function reindexItems(requested: readonly number[]) {
     const outcomes = new Map<number, IndexOutcome>();
+    const run: Run = { outcomes, renorm: new Set(), shrank: false };
     let todo = [...new Set(requested)];
-    await retry(async () => (todo = todo.length > 0 ? await pass(todo, outcomes) : todo), {
+    await retry(async () => (todo = todo.length > 0 ? await pass(todo, run) : todo), {
       // A writer that died holds its items until its lease ends: wait that long (and a little) before giving up.
       attempts: Infinity,
       budgetMs: leaseMs * 2 + 5_000,
@@ -471,6 +563,7 @@ export function createIndexer({
       until: (left) => left.length === 0,
       exhausted: () => new Error(`Items ${todo.join(', ')} kept changing while they were being indexed`),
     });
+    if (run.shrank) await compact();
     return outcomes;
   }
 
@@ -479,5 +572,6 @@ export function createIndexer({
     async reindexItem(id) {
       return (await reindexItems([id])).get(id) ?? 'unchanged';
     },
+    compact,
   };
 }

@@ -10,6 +10,7 @@ import {
   encodeBlock,
   encodeDirectory,
   impactOfPosting,
+  raisedImpact,
   sealTail,
   splitInto,
   tailDirectoryLimit,
@@ -185,5 +186,34 @@ describe("a tail's copy of its directory", () => {
     [[5, 0x80], 'a varint cut short'],
   ])('refuses the bytes %j (%s)', (bytes) => {
     expect(() => decodeDirectory(Uint8Array.from(bytes))).toThrow(/Malformed posting block entry/);
+  });
+});
+
+describe('a block bound raised for an item shorter than its postings’ norm (the shrunk set)', () => {
+  test.prop([
+    fc.integer({ min: 1, max: 60 }),
+    fc.integer({ min: 1, max: 2_000 }),
+    fc.double({ min: 0, max: 1, noNaN: true }),
+    fc.array(fc.record({ tf: fc.integer({ min: 1, max: 60 }), dl: fc.integer({ min: 1, max: 2_000 }) }), {
+      maxLength: 5,
+    }),
+  ])(
+    'bounds the posting at the item’s length, whatever the block’s other postings',
+    (tf, norm, share, others) => {
+      const dl = Math.max(1, Math.floor(norm * share));
+      const max = blockMax([{ id: 1, tf, dl: norm }, ...others.map((other, i) => ({ id: i + 2, ...other }))]);
+      const raised = raisedImpact(max, norm, dl);
+      expect(raised).toBeGreaterThanOrEqual(max);
+      expect(impactOfPosting({ tf, dl })).toBeLessThanOrEqual(raised);
+    },
+  );
+
+  it('leaves a bound as it is for an item at least its norm, and raises it less for a smaller change', () => {
+    const max = impactOfPosting({ tf: 2, dl: 40 });
+    expect(raisedImpact(max, 40, 40)).toBe(max);
+    expect(raisedImpact(max, 40, 50)).toBe(max);
+    expect(raisedImpact(max, 40, 35)).toBeLessThan(raisedImpact(max, 40, 20));
+    // Not looser than it must be: within two quantization steps of the posting's own impact at its new length.
+    expect(raisedImpact(max, 40, 20) - impactOfPosting({ tf: 2, dl: 20 })).toBeLessThanOrEqual(2);
   });
 });
