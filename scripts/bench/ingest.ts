@@ -11,7 +11,14 @@ import { queryAll } from '../../lib/dynamodb/query-all.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
-import { countsQuery, docKey, idOfDocKey, sumCounts } from '../../lib/search/format/keys.ts';
+import {
+  countsQuery,
+  docKey,
+  idOfDocKey,
+  shrunkOf,
+  statsQuery,
+  sumCounts,
+} from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
@@ -23,6 +30,11 @@ import { localPutRate, withDynamoDb } from './service.ts';
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
 /** Edits made one at a time after those, each indexed before the next is written: each its own stream batch. */
 const SINGLE_EDITS = envNumber('BENCH_INGEST_SINGLE_EDITS', 10);
+/**
+ * Items the shrunk set holds when the bench compacts it (the singles' and, to make up the number, other items cut
+ * in one burst): the writer's default compactAt (indexer.ts), so the compaction's units an item are the service's.
+ */
+const COMPACTION = envNumber('BENCH_INGEST_COMPACTION', 256);
 const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizationFactor);
 /** Per phase: past it the run reports how far it got. */
 const LIMIT_SECONDS = 3600;
@@ -82,7 +94,13 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   meterClient(indexClient, indexMeter);
   const items = createItemRepository({ client: itemClient, tableName });
   const indexItems = createItemRepository({ client: indexClient, tableName });
-  const indexer = createIndexer({ client: indexClient, tableName, items: indexItems });
+  // The consumer never compacts the shrunk set itself: the bench compacts it once, apart, to cost it apart.
+  const indexer = createIndexer({
+    client: indexClient,
+    tableName,
+    items: indexItems,
+    compactAt: Number.POSITIVE_INFINITY,
+  });
 
   // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
   const consumer = {
@@ -173,6 +191,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   const singles: Partial<Record<SingleKind, Alone>> = {};
   const ids = ingest.ids.sort((a, b) => a - b);
   const revised = new Set<number>();
+  const singlesPicked = new Set<number>();
   const revise = (id: number) => {
     revised.add(id);
     return items.update(id, (current) => ({
@@ -232,10 +251,10 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   if (ingest.settled && SINGLE_EDITS > 0) {
     // Other items than those, the same change: what an edit costs when no other shares its batch.
     const count = Math.min(SINGLE_EDITS, ids.length);
-    const picked: number[] = [];
+    const picked = singlesPicked;
     for (let i = 0; i < count; i++) {
       const from = Math.floor(((i + 0.5) * ids.length) / count);
-      picked.push(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
+      picked.add(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
     }
     // The same items then cut (an edit that shortens an item), trimmed (shortened again, within its norm) and
     // halved (taken below its norm), each alone.
@@ -245,7 +264,38 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       ['trim', trim],
       ['halving', halve],
     ];
-    for (const [kind, change] of changes) singles[kind] = await alone(`single ${kind}`, picked, change);
+    for (const [kind, change] of changes) singles[kind] = await alone(`single ${kind}`, [...picked], change);
+  }
+  // The shrunk set made up to COMPACTION items (other items cut, in one burst), then compacted at once.
+  let compaction: { count: number; seconds: number; index: Units; cuts: Units; set: number } | undefined;
+  if (ingest.settled && COMPACTION > 0) {
+    const inSet = async () =>
+      shrunkOf(await queryAll(probeClient, { ...statsQuery(tableName), ConsistentRead: true })).length;
+    const spare = ids.filter((id) => !revised.has(id) && !singlesPicked.has(id));
+    const more = Math.max(0, Math.min(spare.length, COMPACTION - (await inSet())));
+    const cuts = newTally();
+    await phase(
+      'cuts to fill the shrunk set',
+      more,
+      (i) => cut(spare[Math.floor((i * spare.length) / more)] ?? 1),
+      ids.length,
+      cuts,
+    );
+    const set = await inSet();
+    const tally = newTally();
+    indexMeter.tally = tally;
+    const begin = Date.now();
+    const count = await indexer.compact(1);
+    compaction = {
+      count,
+      seconds: (Date.now() - begin) / 1000,
+      index: perUnit(tally, Math.max(1, count)),
+      cuts: perUnit(cuts, Math.max(1, more)),
+      set,
+    };
+    console.log(
+      `  compaction: ${count} items in ${compaction.seconds.toFixed(1)} s, ${await inSet()} left in the set`,
+    );
   }
   stopping = true;
   await polling;
@@ -271,10 +321,11 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     hotKeys,
     edits,
     singles,
+    compaction,
   };
 });
 
-const [hot, edits, singles] = [c.hotKeys[0], c.edits, c.singles];
+const [hot, edits, singles, compaction] = [c.hotKeys[0], c.edits, c.singles, c.compaction];
 const aloneCell = (run: Alone | undefined) =>
   run
     ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
@@ -310,7 +361,7 @@ const rows = [
   ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
   ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles.edit)],
   [
-    'index WCU per edit that shortens an item, made alone (the same items, cut: every posting rewritten with its norm)',
+    'index WCU per edit that shortens an item, made alone (the same items, cut: the terms whose tf changed, the item into the shrunk set)',
     aloneCell(singles.cut),
   ],
   [
@@ -320,6 +371,17 @@ const rows = [
   [
     'index WCU per edit that takes an item below its norm, made alone (the same items, halved)',
     aloneCell(singles.halving),
+  ],
+  [
+    'the shrunk set compacted: items, WCU (RCU) an item, seconds',
+    compaction
+      ? `${compaction.count} of ${compaction.set}, ${fmt(compaction.index.wcu)} (${fmt(compaction.index.rcu)}), ${fmt(compaction.seconds)} s; ${fmt(compaction.index.docWcu)} an item the doc records`
+      : '—',
+  ],
+  ['… the cuts that filled it, in bursts: WCU an edit', compaction ? fmt(compaction.cuts.wcu) : '—'],
+  [
+    '**an edit that first shortens an item alone, its compaction included** (WCU)',
+    compaction && singles.cut ? `**${fmt(singles.cut.index.wcu + compaction.index.wcu)}**` : '—',
   ],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
   [
