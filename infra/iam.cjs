@@ -34,10 +34,14 @@ const PERMISSIONS = {
   ],
   retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
+  // The index writer reads the items, doc records and term records (tails by key, sealed blocks by Query), writes
+  // term and doc records, and the counts' parts and shrunk-set entries (STATS), whose set it reads to compact it.
+  // test/integration/iam-calls.test.ts checks every call it makes against these.
   indexItems: [
-    { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], keys: [...READ_ITEMS, 'D#*'] },
-    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*'] },
-    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'STATS'] },
+    { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], keys: [...READ_ITEMS, 'D#*', 'T#*'] },
+    { actions: ['dynamodb:Query'], keys: ['T#*', 'STATS'] },
+    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*', 'STATS'] },
+    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'D#*', 'STATS'] },
   ],
   openapi: [],
 };

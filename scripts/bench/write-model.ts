@@ -237,7 +237,60 @@ async function printCranfield() {
   }
 }
 
+/**
+ * BENCH_MODEL_COMPACTION: the records a compaction of the shrunk set rewrites (indexer.ts `compact`: every posting of
+ * its items, grouped by record), an item, for sets of each size drawn at random from a collection of each size (the
+ * synthetic one, or Cranfield's): an item's postings are in its stem's home record while in a term's tail (its
+ * last df mod 192 postings), else in one sealed block of 192. A record is about one write unit; the doc records' 3
+ * come on top. Seeded: the same figures every run.
+ */
+async function printCompaction() {
+  const sets = envSizes('BENCH_MODEL_COMPACTION', '1,256,1024');
+  const cranfield = process.env.BENCH_MODEL_COLLECTION === 'cranfield';
+  const docs = cranfield ? (await loadCranfield()).docs : [];
+  const itemOf = cranfield
+    ? cranfieldItems(docs)
+    : (id: number) => syntheticItem(id, '2026-01-01T00:00:00.000Z');
+  const sizes = cranfield ? [docs.length] : envSizes('BENCH_MODEL_SIZES', '1000,10000,100000');
+  console.log('| items | shrunk set | records rewritten an item (each about 1 WCU) |\n|---|---|---|');
+  for (const size of sizes) {
+    const termsOf: string[][] = [];
+    const lists = new Map<string, number[]>();
+    for (let id = 1; id <= size; id++) {
+      termsOf[id] = [...postingsOf(id, analyze(itemOf(id))).keys()];
+      for (const term of termsOf[id] ?? []) lists.get(term)?.push(id) ?? lists.set(term, [id]);
+    }
+    const recordOf = (term: string, id: number) => {
+      const list = lists.get(term) ?? [];
+      // The lists are in id order: the item's place by bisection.
+      let [at, high] = [0, list.length];
+      while (at < high) {
+        const middle = (at + high) >>> 1;
+        if ((list[middle] ?? 0) < id) at = middle + 1;
+        else high = middle;
+      }
+      return at < list.length - (list.length % BLOCK_CAPACITY)
+        ? `${term} ${Math.floor(at / BLOCK_CAPACITY)}`
+        : homeOf(term);
+    };
+    let seed = 7;
+    const random = () => ((seed = (seed * 48_271) % 2_147_483_647) - 1) / 2_147_483_646;
+    for (const set of sets.filter((n) => n <= size)) {
+      const [rounds, records] = [5, new Set<string>()];
+      let total = 0;
+      for (let round = 0; round < rounds; round++, records.clear()) {
+        const ids = new Set<number>();
+        while (ids.size < set) ids.add(1 + Math.floor(random() * size));
+        for (const id of ids) for (const term of termsOf[id] ?? []) records.add(recordOf(term, id));
+        total += records.size;
+      }
+      console.log(`| ${en(size)} | ${en(set)} | ${(total / rounds / set).toFixed(1)} |`);
+    }
+  }
+}
+
 if (import.meta.main) {
-  if (process.env.BENCH_MODEL_COLLECTION === 'cranfield') await printCranfield();
+  if (process.env.BENCH_MODEL_COMPACTION) await printCompaction();
+  else if (process.env.BENCH_MODEL_COLLECTION === 'cranfield') await printCranfield();
   else printGrowth();
 }
