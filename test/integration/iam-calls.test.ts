@@ -165,4 +165,31 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
     expect(results.length).toBeGreaterThan(0);
     expect(refused('retrieve', calls)).toStrictEqual([]);
   });
+
+  it('the item functions: each repository call its handler makes', async () => {
+    const table = await freshTable();
+    const asFunction = async (
+      fn: string,
+      call: (items: ReturnType<typeof createItemRepository>) => Promise<unknown>,
+    ) => {
+      const calls: Call[] = [];
+      const client = recording(table.client, calls);
+      await call(createItemRepository({ client, tableName: table.tableName }));
+      return refused(fn, calls);
+    };
+    const fields = { name: 'Boot', description: 'A boot', tags: [], attributes: {} };
+    const seed = await createItemRepository(table).create(fields);
+    expect(await asFunction('createItem', (items) => items.create(fields))).toStrictEqual([]);
+    expect(await asFunction('getItem', (items) => items.get(seed.id))).toStrictEqual([]);
+    expect(await asFunction('listItems', (items) => items.list({ limit: 10 }))).toStrictEqual([]);
+    expect(
+      await asFunction('replaceItem', (items) => items.update(seed.id, () => ({ ...fields, name: 'Boots' }))),
+    ).toStrictEqual([]);
+    expect(
+      await asFunction('patchItem', (items) =>
+        items.update(seed.id, (current) => ({ ...current, name: 'Boot' })),
+      ),
+    ).toStrictEqual([]);
+    expect(await asFunction('deleteItem', (items) => items.delete(seed.id))).toStrictEqual([]);
+  });
 });
