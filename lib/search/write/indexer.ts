@@ -311,12 +311,13 @@ export function createIndexer({
   /**
    * The postings a rebuild from `committed` to `target` (its norm chosen by `withNorm`) writes (`add`) and takes out
    * (`remove`). A target that keeps the committed norm keeps each posting whose tf is unchanged as it is: its length
-   * is at most that norm (by induction: every posting written carries its state's norm, and a state keeps only a
-   * norm at most its length; records written before norms carried their length), so its score, and every block
-   * maximum computed from it, is at most what the item now scores: an upper bound, as the reader's pruning needs,
-   * and the reader scores its answers from the items themselves (query.ts `SearchRequest.itemOf`). An edit within
-   * the norm's window so writes the terms whose tf changed, not all of its terms (README, "Costs in DynamoDB
-   * units": *an edit*); one that takes the item below its norm, or past twice it, rewrites them all.
+   * is that norm (by induction: every posting written carries its state's norm; records written before norms
+   * carried their length). Where the norm is at most the item's length, the posting's score, and every block
+   * maximum computed from it, is at most what the item now scores; where it is above, the item is in the shrunk set
+   * once committed, and the reader scores it at its length and raises its blocks' bounds: upper bounds either way,
+   * as the reader's pruning needs, and the reader scores its answers from the items themselves (query.ts
+   * `SearchRequest.itemOf`). An edit that keeps the norm so writes the terms whose tf changed, not all of its terms
+   * (README, "Costs in DynamoDB units": *an edit*); a compaction, or an edit past twice the norm, rewrites them all.
    */
   const changes = (id: number, committed: Indexed, target: Indexed) => {
     if (target.norm !== committed.norm)
