@@ -274,7 +274,10 @@ async function printCompaction() {
         : homeOf(term);
     };
     let seed = 7;
-    const random = () => ((seed = (seed * 48_271) % 2_147_483_647) - 1) / 2_147_483_646;
+    const random = () => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return (seed - 1) / 2_147_483_646;
+    };
     for (const set of sets.filter((n) => n <= size)) {
       const [rounds, records] = [5, new Set<string>()];
       let total = 0;
