@@ -16,7 +16,7 @@ import {
   docKey,
   idOfDocKey,
   shrunkOf,
-  statsQuery,
+  shrunkQuery,
   sumCounts,
 } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
@@ -269,8 +269,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   // The shrunk set made up to COMPACTION items (other items cut, in one burst), then compacted at once.
   let compaction: { count: number; seconds: number; index: Units; cuts: Units; set: number } | undefined;
   if (ingest.settled && COMPACTION > 0) {
-    const inSet = async () =>
-      shrunkOf(await queryAll(probeClient, { ...statsQuery(tableName), ConsistentRead: true })).length;
+    const inSet = async () => shrunkOf(await queryAll(probeClient, shrunkQuery(tableName))).length;
     const spare = ids.filter((id) => !revised.has(id) && !singlesPicked.has(id));
     const more = Math.max(0, Math.min(spare.length, COMPACTION - (await inSet())));
     const cuts = newTally();
