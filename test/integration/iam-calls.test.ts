@@ -11,6 +11,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createIdempotency } from '../../lib/idempotency/store.ts';
+import { createItemOperation } from '../../lib/items/create.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createServiceRetriever } from '../../lib/search/read/retrieve.ts';
@@ -166,20 +168,40 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
     expect(refused('retrieve', calls)).toStrictEqual([]);
   });
 
-  it('the item functions: each repository call its handler makes', async () => {
+  it('the item functions: each repository call its handler makes, and a create’s idempotency record', async () => {
     const table = await freshTable();
     const asFunction = async (
       fn: string,
-      call: (items: ReturnType<typeof createItemRepository>) => Promise<unknown>,
+      call: (
+        items: ReturnType<typeof createItemRepository>,
+        client: DynamoDBDocumentClient,
+      ) => Promise<unknown>,
     ) => {
       const calls: Call[] = [];
       const client = recording(table.client, calls);
-      await call(createItemRepository({ client, tableName: table.tableName }));
+      await call(createItemRepository({ client, tableName: table.tableName }), client);
       return refused(fn, calls);
     };
     const fields = { name: 'Boot', description: 'A boot', tags: [], attributes: {} };
     const seed = await createItemRepository(table).create(fields);
     expect(await asFunction('createItem', (items) => items.create(fields))).toStrictEqual([]);
+    // With an Idempotency-Key: the key's record taken, the item and the record's result in one transaction, then a
+    // repeat answered from the record.
+    expect(
+      await asFunction('createItem', async (items, client) => {
+        const create = createItemOperation({
+          items,
+          once: createIdempotency({ client, tableName: table.tableName }),
+        });
+        const request = {
+          caller: { sub: 'editor-1', username: 'editor', groups: ['editor'] },
+          idempotencyKey: 'key-1',
+          payload: JSON.stringify(fields),
+        };
+        expect((await create(fields, request)).replayed).toBe(false);
+        expect((await create(fields, request)).replayed).toBe(true);
+      }),
+    ).toStrictEqual([]);
     expect(await asFunction('getItem', (items) => items.get(seed.id))).toStrictEqual([]);
     expect(await asFunction('listItems', (items) => items.list({ limit: 10 }))).toStrictEqual([]);
     expect(
