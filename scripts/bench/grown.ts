@@ -57,7 +57,8 @@ const result = await withDynamoDb(VARIANTS, async ({ endpoint }) => {
       /** How many revisions each document is created with: the last text has one. */
       const revisionsOf = (i: number) =>
         name === 'set' ? (i % 5 === 0 && i / 5 < SET_SIZE ? 2 : 1) : { fresh: 1, grown: 0, shrunk: 2 }[name];
-      const revised = new Set<number>();
+      /** The items created with other than one revision, and with how many. */
+      const revised = new Map<number, number>();
       await mapLimit([...collection.docs.entries()], 4, async ([i, doc]) => {
         const write = cranfieldWrite(doc);
         const created = await items.create({
@@ -65,7 +66,7 @@ const result = await withDynamoDb(VARIANTS, async ({ endpoint }) => {
           description: `${write.description}${REVISION.repeat(revisionsOf(i))}`,
         });
         docOf.set(created.id, doc.id);
-        if (revisionsOf(i) !== 1) revised.add(created.id);
+        if (revisionsOf(i) !== 1) revised.set(created.id, revisionsOf(i));
       });
       const ids = [...docOf.keys()].sort((a, b) => a - b);
       const index = async () => {
@@ -74,10 +75,10 @@ const result = await withDynamoDb(VARIANTS, async ({ endpoint }) => {
       };
       await index();
       if (revised.size > 0) {
-        await mapLimit([...revised], 4, (id) =>
+        await mapLimit([...revised], 4, ([id, revisions]) =>
           items.update(id, (current) => ({
             ...writableFields(current),
-            description: `${current.description.replace(REVISION.repeat(name === 'grown' ? 0 : 2), '')}${REVISION}`,
+            description: `${current.description.replace(REVISION.repeat(revisions), '')}${REVISION}`,
           })),
         );
         await index();

@@ -251,10 +251,9 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   if (ingest.settled && SINGLE_EDITS > 0) {
     // Other items than those, the same change: what an edit costs when no other shares its batch.
     const count = Math.min(SINGLE_EDITS, ids.length);
-    const picked = singlesPicked;
     for (let i = 0; i < count; i++) {
       const from = Math.floor(((i + 0.5) * ids.length) / count);
-      picked.add(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
+      singlesPicked.add(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
     }
     // The same items then cut (an edit that shortens an item), trimmed (shortened again, within its norm) and
     // halved (taken below its norm), each alone.
@@ -264,7 +263,8 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       ['trim', trim],
       ['halving', halve],
     ];
-    for (const [kind, change] of changes) singles[kind] = await alone(`single ${kind}`, [...picked], change);
+    for (const [kind, change] of changes)
+      singles[kind] = await alone(`single ${kind}`, [...singlesPicked], change);
   }
   // The shrunk set made up to COMPACTION items (other items cut, in one burst), then compacted at once.
   let compaction: { count: number; seconds: number; index: Units; cuts: Units; set: number } | undefined;

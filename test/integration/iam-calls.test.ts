@@ -64,14 +64,17 @@ function callsOf(command: unknown): Call[] {
   return [{ action: `unknown ${(command as object).constructor.name}`, pk: '' }];
 }
 
-/** A client that records every call it sends. */
-function recording(client: DynamoDBDocumentClient, calls: Call[]): DynamoDBDocumentClient {
-  return {
+/** The table as a function sees it, through a client that records every call it sends; the items read through it. */
+function recorded(table: { client: DynamoDBDocumentClient; tableName: string }) {
+  const calls: Call[] = [];
+  const client = {
     send: (command: unknown) => {
       calls.push(...callsOf(command));
-      return client.send(command as never);
+      return table.client.send(command as never);
     },
   } as unknown as DynamoDBDocumentClient;
+  const tableName = table.tableName;
+  return { calls, client, tableName, items: createItemRepository({ client, tableName }) };
 }
 
 const like = (pattern: string, value: string) =>
@@ -96,15 +99,8 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
   it('indexItems: creates, edits of items in sealed blocks, shrinks, a compaction, deletions, a reindex', async () => {
     const table = await freshTable();
     const items = createItemRepository(table);
-    const calls: Call[] = [];
-    const client = recording(table.client, calls);
-    const indexer = createIndexer({
-      client,
-      tableName: table.tableName,
-      items: createItemRepository({ client, tableName: table.tableName }),
-      blockCapacity: 3,
-      compactAt: 2,
-    });
+    const { calls, ...seen } = recorded(table);
+    const indexer = createIndexer({ ...seen, blockCapacity: 3, compactAt: 2 });
     const words = ['boot', 'booting', 'trail', 'rain', 'lamp', 'rope', 'camp', 'stove'];
     const made = [];
     for (let i = 0; i < 12; i++)
@@ -150,13 +146,8 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
     await indexer.reindexItems(made.map((item) => item.id));
     await items.update(made[0]?.id ?? 0, (current) => ({ ...current, description: 'boot' }));
     await indexer.reindexItems([made[0]?.id ?? 0]);
-    const calls: Call[] = [];
-    const client = recording(table.client, calls);
-    const retrieve = createServiceRetriever({
-      client,
-      tableName: table.tableName,
-      items: createItemRepository({ client, tableName: table.tableName }),
-    });
+    const { calls, ...seen } = recorded(table);
+    const retrieve = createServiceRetriever(seen);
     const { results } = await retrieve({
       query: 'waterprof bot',
       topK: 3,
@@ -177,9 +168,8 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
         client: DynamoDBDocumentClient,
       ) => Promise<unknown>,
     ) => {
-      const calls: Call[] = [];
-      const client = recording(table.client, calls);
-      await call(createItemRepository({ client, tableName: table.tableName }), client);
+      const { calls, items, client } = recorded(table);
+      await call(items, client);
       return refused(fn, calls);
     };
     const fields = { name: 'Boot', description: 'A boot', tags: [], attributes: {} };

@@ -352,18 +352,21 @@ export function createIndexer({
     return isShrunk(committed) ? [doc, { Delete: { TableName: tableName, Key: shrunkKey(id) } }] : [doc];
   }
 
-  /** The plans in commits of at most ACTIONS_PER_COMMIT actions besides the counts. */
-  function commitsOf(plans: Plan[]): Plan[][] {
-    const chunks: Plan[][] = [];
-    let actions = ACTIONS_PER_COMMIT;
+  /**
+   * The plans with their commit actions (each built once: a doc record's term map is compressed), in commits of at
+   * most ACTIONS_PER_COMMIT actions besides the counts.
+   */
+  function commitsOf(plans: Plan[]): { plan: Plan; actions: Record<string, unknown>[] }[][] {
+    const chunks: { plan: Plan; actions: Record<string, unknown>[] }[][] = [];
+    let size = ACTIONS_PER_COMMIT;
     for (const plan of plans) {
-      const size = commitActions(plan).length;
-      if (actions + size > ACTIONS_PER_COMMIT) {
+      const actions = commitActions(plan);
+      if (size + actions.length > ACTIONS_PER_COMMIT) {
         chunks.push([]);
-        actions = 0;
+        size = 0;
       }
-      chunks.at(-1)?.push(plan);
-      actions += size;
+      chunks.at(-1)?.push({ plan, actions });
+      size += actions.length;
     }
     return chunks;
   }
@@ -378,12 +381,14 @@ export function createIndexer({
     for (let chunk of commitsOf(plans)) {
       await retry(async () => {
         if (chunk.length === 0) return;
-        const docs = chunk.reduce((sum, p) => sum + (p.item ? 1 : 0) - (p.committed.version > 0 ? 1 : 0), 0);
-        const len = chunk.reduce((sum, p) => sum + p.target.dl - p.committed.dl, 0);
-        const byPlan = chunk.map(commitActions);
-        const actions = byPlan.flat();
+        const docs = chunk.reduce(
+          (sum, { plan: p }) => sum + (p.item ? 1 : 0) - (p.committed.version > 0 ? 1 : 0),
+          0,
+        );
+        const len = chunk.reduce((sum, { plan: p }) => sum + p.target.dl - p.committed.dl, 0);
+        const actions = chunk.flatMap((entry) => entry.actions);
         // The plan each action is of (a refused condition names an action: only a doc record's has one).
-        const planOf = byPlan.flatMap((planActions, i) => planActions.map(() => i));
+        const planOf = chunk.flatMap((entry) => entry.actions.map(() => entry.plan.id));
         const counts = {
           Update: {
             TableName: tableName,
@@ -398,10 +403,11 @@ export function createIndexer({
           await client.send(new TransactWriteCommand({ TransactItems: [...actions, counts] as never[] }));
         } catch (error) {
           if (!isCancelled(error)) throw error;
-          const refused = new Set(actionsCancelledFor(error, 'ConditionalCheckFailed').map((i) => planOf[i]));
-          const failed = chunk.filter((_, i) => refused.has(i));
-          for (const plan of failed) lost.add(plan.id);
-          chunk = chunk.filter((plan) => !lost.has(plan.id));
+          for (const i of actionsCancelledFor(error, 'ConditionalCheckFailed')) {
+            const id = planOf[i];
+            if (id !== undefined) lost.add(id);
+          }
+          chunk = chunk.filter((entry) => !lost.has(entry.plan.id));
           throw error;
         }
       }, COMMIT_RETRIES);
