@@ -76,7 +76,7 @@ describe('index maintenance on DynamoDB Local', () => {
     });
   });
 
-  it('writes, for an edit that keeps the item within twice its norm, only the terms whose tf changed (a shorter item in the shrunk set); a compaction or one past twice it, all', async () => {
+  it('writes, for an edit that keeps the item within twice its norm, only the terms whose tf rose (one that lowers its length or a tf puts it in the shrunk set); a compaction or one past twice it, all', async () => {
     const indexer = createIndexer({ ...table, items, blockCapacity: 4 });
     const compacting = createIndexer({ ...table, items, blockCapacity: 4, compactAt: 1 });
     const others = [];
@@ -108,17 +108,39 @@ describe('index maintenance on DynamoDB Local', () => {
         .map((key) => key.split(' ')[0]);
       return { item, terms: [...new Set(terms)].map((pk) => pk?.slice(2)).sort() };
     };
-    /** Terms whose tf differs between two states of an item. */
-    const differing = (a: Item, b: Item) => {
-      const [x, y] = [analyze(a).terms, analyze(b).terms];
-      return [...new Set([...Object.keys(x), ...Object.keys(y)])]
-        .filter((term) => x[term] !== y[term])
+    /**
+     * The tfs the item's postings carry: an edit that keeps the norm writes a term whose tf rose and keeps the
+     * posting of one whose tf fell (indexer.ts `postingTarget`).
+     */
+    let posted: Record<string, number> = { ...analyze(boot).terms };
+    /** The terms whose tf `item` holds above its postings' (or new), as an edit that keeps the norm writes them. */
+    const rising = (item: Item) =>
+      Object.entries(analyze(item).terms)
+        .filter(([term, tf]) => tf > (posted[term] ?? 0))
+        .map(([term]) => term)
         .sort();
+    /** The postings' tfs after an edit to `item` that keeps the norm: each the greater of the two. */
+    const keep = (item: Item) => {
+      const terms = analyze(item).terms;
+      posted = Object.fromEntries(
+        [...new Set([...Object.keys(posted), ...Object.keys(terms)])].map((term) => [
+          term,
+          Math.max(posted[term] ?? 0, terms[term] ?? 0),
+        ]),
+      );
     };
-
-    /** Every term of either state: what an edit that rewrites the item's postings writes. */
-    const all = (a: Item, b: Item) =>
-      [...new Set([...Object.keys(analyze(a).terms), ...Object.keys(analyze(b).terms)])].sort();
+    /** The item's cut: the terms whose postings carry a tf above the item's, with the item's (0: none). */
+    const cutOf = (item: Item) => {
+      const terms = analyze(item).terms;
+      return Object.fromEntries(
+        Object.entries(posted)
+          .filter(([term, tf]) => (terms[term] ?? 0) < tf)
+          .map(([term]) => [term, terms[term] ?? 0]),
+      );
+    };
+    /** Every term of the postings and of `item`: what an edit that rewrites the item's postings writes. */
+    const all = (item: Item) =>
+      [...new Set([...Object.keys(posted), ...Object.keys(analyze(item).terms)])].sort();
     /** The lengths the item's postings carry. */
     const lengths = async () =>
       new Set(
@@ -132,51 +154,73 @@ describe('index maintenance on DynamoDB Local', () => {
     // A new item's postings carry its length (13 words).
     expect(await lengths()).toStrictEqual(new Set([analyze(boot).dl]));
 
-    // Longer (one new word, and one more of a word it has), within twice its norm: the terms whose tf changed.
-    const longer = await rewritten(edit(`${text.description} Resoled winter boot.`));
-    expect(analyze(longer.item).dl).toBeGreaterThan(analyze(boot).dl);
-    expect(longer.terms).toStrictEqual(differing(boot, longer.item));
-    expect(longer.terms.length).toBeLessThan(Object.keys(analyze(longer.item).terms).length / 2);
-    expect(await lengths()).toStrictEqual(new Set([analyze(boot).dl]));
-    expect(await snapshot(table, 4)).toMatchObject(expected([...others, longer.item]));
-
-    /** The shrunk set's entries (keys.ts): the items whose postings carry a length above theirs. */
+    /** The shrunk set's entries (keys.ts): the items whose postings carry a length or tfs above theirs. */
     const shrunk = async () => shrunkOf(await scanAll(table));
 
-    // Shorter than it was when its postings were written: the terms whose tf changed, the norm kept (13), the item
-    // in the shrunk set with its length (its postings are scored at it).
+    // Longer (one new word, and one more of a word it has), within twice its norm: the terms whose tf rose.
+    const longer = await rewritten(edit(`${text.description} Resoled winter boot.`));
+    expect(analyze(longer.item).dl).toBeGreaterThan(analyze(boot).dl);
+    expect(longer.terms).toStrictEqual(rising(longer.item));
+    expect(longer.terms).toStrictEqual(['=resoled', 'boot', 'resol', 'winter']);
+    keep(longer.item);
+    expect(await lengths()).toStrictEqual(new Set([analyze(boot).dl]));
+    expect(await shrunk()).toStrictEqual([]);
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, longer.item]));
+
+    // Shorter than it was when its postings were written, and with words gone: no term rises, so no term record is
+    // written; the norm kept (13), the item in the shrunk set with its length and its cut (the tfs that fell, 0 for
+    // the words gone: ghosts), which its postings are scored at.
     const shorter = await rewritten(
       edit('A waterproof leather hiking boot. Waterproof and warm for winter trails.'),
     );
     const norm = analyze(boot).dl;
     expect(analyze(shorter.item).dl).toBeLessThan(norm);
-    expect(shorter.terms).toStrictEqual(differing(longer.item, shorter.item));
-    expect(shorter.terms.length).toBeLessThan(all(longer.item, shorter.item).length);
+    expect(shorter.terms).toStrictEqual([]);
+    expect(rising(shorter.item)).toStrictEqual([]);
+    keep(shorter.item);
+    const shorterCut = cutOf(shorter.item);
+    expect(Object.values(shorterCut)).toContain(0);
     expect(await lengths()).toStrictEqual(new Set([norm]));
-    expect(await shrunk()).toStrictEqual([{ id: boot.id, dl: analyze(shorter.item).dl, norm }]);
+    expect(await shrunk()).toStrictEqual([
+      { id: boot.id, dl: analyze(shorter.item).dl, norm, cut: shorterCut },
+    ]);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, shorter.item]));
 
-    // Shorter again: the terms whose tf changed, the entry's length with them.
+    // Shorter again: still nothing written but the entry, with the new length and the word taken out a ghost.
     const trimmed = await rewritten(
       edit('A waterproof leather hiking boot. Waterproof and warm for trails.'),
     );
     expect(analyze(trimmed.item).dl).toBeLessThan(analyze(shorter.item).dl);
-    expect(trimmed.terms).toStrictEqual(differing(shorter.item, trimmed.item));
-    expect(await lengths()).toStrictEqual(new Set([norm]));
-    expect(await shrunk()).toStrictEqual([{ id: boot.id, dl: analyze(trimmed.item).dl, norm }]);
+    expect(trimmed.terms).toStrictEqual([]);
+    const trimmedCut = cutOf(trimmed.item);
+    expect(trimmedCut).toStrictEqual({ ...shorterCut, winter: 0 });
+    expect(await shrunk()).toStrictEqual([
+      { id: boot.id, dl: analyze(trimmed.item).dl, norm, cut: trimmedCut },
+    ]);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, trimmed.item]));
 
-    // Back to its norm's length or more: the terms whose tf changed, and out of the set.
+    // Back to its first text: the words it gained back rise above the cut's tfs but not above the postings', so
+    // again nothing is written; the words of the longer text stay ghosts (in the set, at the norm's length).
     const back = await rewritten(edit(text.description));
     expect(analyze(back.item).dl).toBe(norm);
-    expect(back.terms).toStrictEqual(differing(trimmed.item, back.item));
-    expect(await shrunk()).toStrictEqual([]);
+    expect(back.terms).toStrictEqual([]);
+    expect(await shrunk()).toStrictEqual([{ id: boot.id, dl: norm, norm, cut: cutOf(back.item) }]);
+    expect(Object.keys(cutOf(back.item)).sort()).toStrictEqual(['=resoled', 'boot', 'resol', 'winter']);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, back.item]));
 
-    // Shrunk by a writer that compacts a set of one: every term again, with the new length's norm, out of the set.
+    // Longer again by the words it lost: the postings already carry them, so nothing is written and the item leaves
+    // the set.
+    const again = await rewritten(edit(`${text.description} Resoled winter boot.`));
+    expect(again.terms).toStrictEqual([]);
+    expect(await shrunk()).toStrictEqual([]);
+    expect(await snapshot(table, 4)).toMatchObject(expected([...others, again.item]));
+
+    // Shrunk by a writer that compacts a set of one: every term again (the ghosts taken out), with the new length's
+    // norm, out of the set.
     const short = await rewritten(edit('A waterproof leather hiking boot.'), compacting);
     expect(analyze(short.item).dl).toBeLessThan(norm);
-    expect(short.terms).toStrictEqual(all(back.item, short.item));
+    expect(short.terms).toStrictEqual(all(short.item));
+    posted = { ...analyze(short.item).terms };
     expect(await lengths()).toStrictEqual(new Set([normOf(analyze(short.item).dl)]));
     expect(await shrunk()).toStrictEqual([]);
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, short.item]));
@@ -188,7 +232,7 @@ describe('index maintenance on DynamoDB Local', () => {
       ),
     );
     expect(analyze(grown.item).dl).toBeGreaterThan(2 * normOf(analyze(short.item).dl));
-    expect(grown.terms).toStrictEqual(all(short.item, grown.item));
+    expect(grown.terms).toStrictEqual(all(grown.item));
     expect(await lengths()).toStrictEqual(new Set([normOf(analyze(grown.item).dl)]));
     expect(await snapshot(table, 4)).toMatchObject(expected([...others, grown.item]));
   });

@@ -4,7 +4,7 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { endOfSealedSk, shrunkOf, TAIL_SK } from '../../lib/search/format/keys.ts';
+import { endOfSealedSk, ghostCounts, shrunkOf, TAIL_SK } from '../../lib/search/format/keys.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { rankInMemory } from '../../lib/search/read/rank.ts';
@@ -843,7 +843,7 @@ describe('items shorter than the length their postings carry (the shrunk set)', 
     const live = [shrunk, ...made.filter((item) => item.id !== shrunk.id)];
     // Its postings keep their length (62), the set holds its own (3), and its block starts the list, sealed.
     const rows = await scanAll(own);
-    expect(shrunkOf(rows)).toStrictEqual([{ id: shrunk.id, dl: 3, norm: 62 }]);
+    expect(shrunkOf(rows)).toStrictEqual([{ id: shrunk.id, dl: 3, norm: 62, cut: {} }]);
     expect(rows.some((row) => row.pk === 'T#kettl' && endOfSealedSk(row.sk) === made[3]?.id)).toBe(true);
     const terms = queryWeights(tokenize('kettle'));
     for (const topK of [1, 3]) {
@@ -860,6 +860,106 @@ describe('items shorter than the length their postings carry (the shrunk set)', 
       );
       expect(expected[0]?.id).toBe(shrunk.id);
       expect(hits.map((hit) => [hit.id, hit.score])).toStrictEqual(
+        expected.map((hit) => [hit.id, hit.score]),
+      );
+    }
+  });
+});
+
+describe('items whose tfs fell after their postings were written (the shrunk set’s cuts)', () => {
+  const queries = ['boot', 'rain jacket', 'boot rain trail', 'winter boot boot', 'light tent tent'];
+  let own: Awaited<ReturnType<typeof freshTable>>;
+  let repo: ItemRepository;
+  let live: Item[];
+
+  beforeAll(async () => {
+    own = await freshTable();
+    repo = createItemRepository(own);
+    // A writer that never compacts: every edit below keeps the postings it would lower.
+    const indexer = createIndexer({
+      ...own,
+      items: repo,
+      blockCapacity: 4,
+      compactAt: Number.POSITIVE_INFINITY,
+      compactBytes: Number.POSITIVE_INFINITY,
+    });
+    const random = seeded(11);
+    const pick = () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 2)] ?? 'boot';
+    const text = (length: number) => Array.from({ length }, pick).join(' ');
+    const made: Item[] = [];
+    for (let i = 0; i < 90; i++)
+      made.push(
+        await repo.create({
+          name: text(2),
+          description: text(4 + Math.floor(random() * 16)),
+          tags: [],
+          attributes: {},
+        }),
+      );
+    await indexer.reindexItems(made.map((item) => item.id));
+    // A third lose every `boot` and `rain` of their descriptions (ghosts where it was all they had), a third lose
+    // the second half of theirs (tfs that fall, words gone, a shorter length), a sixth have each `boot` replaced by
+    // two other words (a ghost, a longer length).
+    live = [];
+    for (const [i, item] of made.entries()) {
+      const words = item.description.split(' ');
+      const description =
+        i % 3 === 0
+          ? words.filter((word) => word !== 'boot' && word !== 'rain').join(' ')
+          : i % 3 === 1
+            ? words.slice(0, Math.ceil(words.length / 2)).join(' ')
+            : i % 6 === 2
+              ? words.map((word) => (word === 'boot' ? 'sun hat' : word)).join(' ')
+              : item.description;
+      live.push(
+        description === item.description ? item : await repo.update(item.id, (c) => ({ ...c, description })),
+      );
+    }
+    await indexer.reindexItems(live.map((item) => item.id));
+  }, 120_000);
+
+  const ranked = (terms: ReadonlyMap<string, number>, topK: number) =>
+    rankInMemory(
+      live.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
+      terms,
+      topK,
+    );
+
+  it('keeps the postings the edits lowered, the set holding the items’ tfs and ghosts', async () => {
+    const shrunk = shrunkOf(await scanAll(own));
+    const ghosts = ghostCounts(shrunk);
+    expect(ghosts.get('boot')).toBeGreaterThan(3);
+    expect(ghosts.get('rain')).toBeGreaterThan(3);
+    expect(shrunk.filter((entry) => Object.values(entry.cut).some((tf) => tf > 0)).length).toBeGreaterThan(5);
+    expect(shrunk.filter((entry) => entry.dl < entry.norm).length).toBeGreaterThan(5);
+    expect(shrunk.filter((entry) => entry.dl > entry.norm).length).toBeGreaterThan(2);
+  });
+
+  it.each(queries.flatMap((query) => [1, 5, 20].map((topK) => [query, topK] as const)))(
+    'scores %j exactly from the postings, the set’s tfs and dfs applied (top %i, no item read)',
+    async (query, topK) => {
+      const terms = queryWeights(tokenize(query));
+      const search = createSearch({ ...own, ...ONE_BLOCK_ROUNDS });
+      const hits = await search({ terms, topK, minScore: 0, accept: async (ids) => new Set(ids) });
+      const expected = ranked(terms, topK);
+      expect(hits.map((hit) => hit.id)).toStrictEqual(expected.map((hit) => hit.id));
+      hits.forEach((hit, i) => {
+        expect(Math.abs(hit.score - (expected[i]?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
+        expect(hit.matchedTerms).toStrictEqual(expected[i]?.matchedTerms);
+      });
+    },
+  );
+
+  it('answers through the retriever as an exhaustive BM25 over the items does', async () => {
+    const retrieve = createRetriever({
+      search: createSearch({ ...own, ...ONE_BLOCK_ROUNDS }),
+      items: repo,
+      dictionary: createDictionary(own),
+    });
+    for (const query of queries) {
+      const { results } = await retrieve({ query, topK: 8, minScore: 0 });
+      const expected = ranked(queryWeights(tokenize(query)), 8);
+      expect(results.map((result) => [result.item.id, result.score])).toStrictEqual(
         expected.map((hit) => [hit.id, hit.score]),
       );
     }

@@ -6,6 +6,7 @@ import {
   QueryCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { expect } from 'vitest';
 import type { Item } from '../../lib/items/schema.ts';
 import {
@@ -33,6 +34,7 @@ import {
   termOfPk,
   termRows,
 } from '../../lib/search/format/keys.ts';
+import { StoredChange } from '../../lib/search/format/terms.ts';
 import { analyze, createIndexer } from '../../lib/search/write/indexer.ts';
 import type { freshTable } from './stack.ts';
 
@@ -158,41 +160,61 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const rows = (await scanAll(table)).flatMap(termRows);
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
-  // Each doc record's length and norm (a record written before norms has none: its length), the norm above it only
-  // for an item of the shrunk set, whose entry holds that length and norm (keys.ts); every entry is of such an item.
+  // Each doc record's length, norm (a record written before norms has none: its length) and cut (none: empty), the
+  // norm above the length or a cut only for an item of the shrunk set, whose entry holds the three (keys.ts); every
+  // entry is of such an item.
   const shrunk = new Map(shrunkOf(rows).map((entry) => [entry.id, entry]));
   const committed = new Map(
     rows.flatMap((r) => {
       const id = idOfDocKey(r.pk, r.sk);
       if (id === undefined) return [];
-      const record = { dl: Number(r.dl), norm: Number(r.norm ?? r.dl) };
-      if (record.norm > record.dl)
+      const cut = r.cut === undefined ? {} : v.parse(StoredChange, r.cut);
+      const record = { dl: Number(r.dl), norm: Number(r.norm ?? r.dl), cut };
+      if (record.norm > record.dl || Object.keys(cut).length > 0)
         expect(shrunk.get(id), `D#${id}'s shrunk-set entry`).toEqual({ id, ...record });
       return [[id, record] as const];
     }),
   );
-  for (const entry of shrunk.values())
-    expect(committed.get(entry.id)?.norm ?? 0, `the shrunk-set entry of ${entry.id}`).toBeGreaterThan(
-      entry.dl,
-    );
+  for (const entry of shrunk.values()) {
+    const record = committed.get(entry.id);
+    expect(
+      record !== undefined && (record.norm > record.dl || Object.keys(record.cut).length > 0),
+      `the shrunk-set entry of ${entry.id} is of a shrunk item`,
+    ).toBe(true);
+  }
   // A posting carries a length at most its item's norm (the item's length when it was created, kept by edits that
-  // stay within the norm's window, an eighth short once an edit rewrote it: indexer.ts `withNorm`); it is listed with
-  // the committed length, the one its item is scored with. A posting longer than its item's norm, or of an item
-  // without a doc record, is listed as stored: no expected index has it.
+  // stay within the norm's window, an eighth short once an edit rewrote it: indexer.ts `postingTarget`); it is listed
+  // with the committed length, the one its item is scored with. A posting of a term in its item's cut carries a tf
+  // above the cut's, and is listed with the cut's, or not at all for a ghost (0), as the reader scores it. A posting
+  // longer than its item's norm, or of an item without a doc record, is listed as stored: no expected index has it.
+  const ghosts = new Map<string, number>();
+  const seen = new Set<string>();
   const postings = blocks
     .flatMap((r) =>
-      decodeBlock(r.p).map((p) => {
+      decodeBlock(r.p).flatMap((p) => {
+        const term = String(r.pk).slice(2);
         const record = committed.get(p.id);
         const dl = record && p.dl <= record.norm ? record.dl : p.dl;
-        return `${String(r.pk).slice(2)}:${p.id}:${p.tf}:${dl}`;
+        const cut = record && Object.hasOwn(record.cut, term) ? record.cut[term] : undefined;
+        if (cut === undefined) return [`${term}:${p.id}:${p.tf}:${dl}`];
+        seen.add(`${term}:${p.id}`);
+        expect(cut, `the cut of ${term} in D#${p.id}, below its posting's tf`).toBeLessThan(p.tf);
+        if (cut > 0) return [`${term}:${p.id}:${cut}:${dl}`];
+        ghosts.set(term, (ghosts.get(term) ?? 0) + 1);
+        return [];
       }),
     )
     .sort();
-  // df: each tail's (checkTerms: equal to its term's posting count), for the terms that have postings.
+  // Every term of a cut has its item's posting.
+  for (const [id, record] of committed)
+    for (const term of Object.keys(record.cut))
+      expect(seen.has(`${term}:${id}`), `D#${id}'s cut of ${term} is of a posting`).toBe(true);
+  // df: each tail's (checkTerms: equal to its term's posting count) less its ghosts, for the terms that have postings.
   const df = Object.fromEntries(
     rows
-      .filter((r) => r.sk === TAIL_SK && Number(r.df) > 0)
-      .map((r) => [String(r.pk).slice(2), Number(r.df)]),
+      .filter((r) => r.sk === TAIL_SK)
+      .map((r) => [String(r.pk).slice(2), Number(r.df) - (ghosts.get(String(r.pk).slice(2)) ?? 0)] as const)
+      .filter(([, count]) => count > 0),
   );
   // The counts' parts (keys.ts), summed; layout 1's CORPUS record is not one of them.
   const stats = sumCounts(rows.filter((r) => r.pk === STATS_PK && String(r.sk).startsWith('INDEX')));

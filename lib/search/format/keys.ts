@@ -32,7 +32,9 @@
  * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
  * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
  */
+import * as v from 'valibot';
 import { isExactForm, stemOfExactForm } from '../text/tokenizer.ts';
+import { packTerms, StoredChange } from './terms.ts';
 
 /**
  * The corpus counts' parts. Each commit adds its docs' counts to one part, chosen at random, in its transaction:
@@ -68,16 +70,25 @@ export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => 
 };
 
 /**
- * The *shrunk set*: an entry `STATS / S#<16-digit id>` {dl, norm} for each item whose postings carry a length (its
- * norm) above its committed length. An edit that shortens an item below its norm keeps its postings' norm (it writes
- * only the terms whose tf changed) and commits the entry in the doc record's transaction, so the entry exists exactly
- * while the doc record's norm exceeds its dl (indexer.ts `withNorm`, `commit`). The reader reads the set with the
- * counts (one Query of the partition: ~40 bytes an entry) and scores those items' postings at their length, raising
- * the bound of every block whose range holds one (`raisedImpact`); a compaction rewrites the set's items' postings in
- * one batch once it holds `compactAt` entries and takes them out.
+ * The *shrunk set*: an entry `STATS / S#<16-digit id>` {dl, norm, c} for each item its postings overstate: their
+ * length (the item's norm) above its committed length, or (`c`, its *cut*) a term's tf above the item's own, each such
+ * term with the item's tf (0: a term the item no longer has, whose posting is a *ghost*). An edit that shortens an
+ * item, in its length or in some terms' tfs, keeps the postings it would lower: it writes only the terms whose tf
+ * rose (indexer.ts `postingTarget`), and commits the entry in the doc record's transaction, so the entry exists
+ * exactly while the doc record's norm exceeds its dl or its cut is not empty. The reader reads the set with the counts
+ * (one Query of the partition) and scores those items' postings at their length and cut tfs, leaving out the ghosts
+ * and taking them off their terms' dfs (`ghostCounts`), and raises the bound of every block whose range holds a
+ * shrunk item (`raisedImpact`); a compaction rewrites the set's items' postings in one batch once it holds
+ * `compactAt` entries (or `compactBytes`) and takes them out.
  */
 const SHRUNK_PREFIX = 'S#';
 export const shrunkKey = (id: number) => ({ pk: STATS_PK, sk: `${SHRUNK_PREFIX}${pad(id)}` });
+/** An entry's stored fields: its length, its norm and, when not empty, its cut (packed as a term map: terms.ts). */
+export const shrunkEntry = (entry: Omit<Shrunk, 'id'>) => ({
+  dl: entry.dl,
+  norm: entry.norm,
+  ...(Object.keys(entry.cut).length > 0 ? { c: packTerms(entry.cut) } : {}),
+});
 /** The whole counts partition (the counts' parts and the shrunk set), as the reader reads it: one Query. */
 export const statsQuery = (tableName: string, consistent = false) => ({
   TableName: tableName,
@@ -92,22 +103,43 @@ export const shrunkQuery = (tableName: string) => ({
   ExpressionAttributeValues: { ':pk': STATS_PK, ':sk': SHRUNK_PREFIX },
   ConsistentRead: true,
 });
-/** A shrunk item: its committed length and the (greater) length its postings carry. */
+/**
+ * A shrunk item: its committed length, the length its postings carry (at least as great), and its cut: the terms
+ * whose postings carry a tf above the item's, each with the item's (0: none).
+ */
 export interface Shrunk {
   id: number;
   dl: number;
   norm: number;
+  cut: Record<string, number>;
 }
-/** The shrunk set among rows of the counts partition, in id order. */
+/** The shrunk set among rows of the counts partition, in id order (an entry whose cut does not parse is left out). */
 export const shrunkOf = (rows: readonly Record<string, unknown>[]): Shrunk[] =>
   rows
     .flatMap((row) => {
       const sk = String(row.sk);
       if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) return [];
       const [id, dl, norm] = [Number(sk.slice(SHRUNK_PREFIX.length)), Number(row.dl), Number(row.norm)];
-      return Number.isSafeInteger(id) && dl > 0 && norm > 0 ? [{ id, dl, norm }] : [];
+      const cut =
+        row.c === undefined ? { success: true as const, output: {} } : v.safeParse(StoredChange, row.c);
+      return Number.isSafeInteger(id) && dl > 0 && norm > 0 && cut.success
+        ? [{ id, dl, norm, cut: cut.output }]
+        : [];
     })
     .sort((a, b) => a.id - b.id);
+/**
+ * About the bytes the shrunk set's rows take as DynamoDB sizes them (names and values: ~40 bytes an entry, and its
+ * packed cut), what a Query of the set is charged by.
+ */
+export const shrunkBytes = (rows: readonly Record<string, unknown>[]): number =>
+  rows.reduce((sum, row) => sum + 40 + (row.c instanceof Uint8Array ? row.c.byteLength : 0), 0);
+/** Per term, the shrunk set's ghosts of it (postings of items that no longer hold it): what its df overstates. */
+export function ghostCounts(shrunk: readonly Shrunk[]): Map<string, number> {
+  const ghosts = new Map<string, number>();
+  for (const { cut } of shrunk)
+    for (const [term, tf] of Object.entries(cut)) if (tf === 0) ghosts.set(term, (ghosts.get(term) ?? 0) + 1);
+  return ghosts;
+}
 /** The counts' parts among rows of the counts partition. */
 export const countParts = (rows: readonly Record<string, unknown>[]) =>
   rows.filter((row) => row.pk === STATS_PK && String(row.sk).startsWith(STATS_SK));

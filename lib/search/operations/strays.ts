@@ -33,7 +33,13 @@ export async function removeStrays({
     // One pending state per length (an item's postings carry the norms it had when each was written: indexer.ts
     // `changes`; strays of two versions differ too), each its own norm.
     const pending = [...Map.groupBy(strays, (posting) => posting.dl)].map(([dl, postings]) =>
-      stored({ version: 0, dl, norm: dl, terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])) }),
+      stored({
+        version: 0,
+        dl,
+        norm: dl,
+        terms: Object.fromEntries(postings.map((p) => [p.term, p.tf])),
+        cut: {},
+      }),
     );
     try {
       await client.send(

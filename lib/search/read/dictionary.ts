@@ -3,6 +3,7 @@ import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import {
   DF_CLASS_ATTRIBUTE,
+  dfClass,
   isDictionaryEntry,
   LENGTH_INDEX,
   lengthPartition,
@@ -277,5 +278,35 @@ function createCache({ ms, versionedMs, limit, now, versionAt, current }: CacheO
     peek: (key: string, relied?: Set<number>) => usable(key, relied)?.value as number | undefined,
     put: (key: string, value: number, version: number | undefined) =>
       put(key, { at: now(), size: 1, value, version }),
+  };
+}
+
+/**
+ * `dictionary` as the shrunk set (keys.ts) leaves it: a term's df less its `ghosts` (postings of items that no longer
+ * hold it), so that expansion ranks the terms by the postings that count, as the search weighs them. A completion
+ * that has ghosts is read by `dfOf` (one read by key a term; ghosts are few): left out when none of its postings
+ * counts, given its class otherwise.
+ */
+export function lessGhosts(dictionary: Dictionary, ghosts: Promise<ReadonlyMap<string, number>>): Dictionary {
+  async function dfOf(terms: readonly string[]) {
+    const [dfs, counted] = await Promise.all([dictionary.dfOf(terms), ghosts]);
+    if (counted.size === 0) return dfs;
+    return new Map([...dfs].map(([term, df]) => [term, Math.max(0, df - (counted.get(term) ?? 0))]));
+  }
+  return {
+    async withPrefix(word) {
+      const [terms, counted] = await Promise.all([dictionary.withPrefix(word), ghosts]);
+      const ghosted = terms.filter(({ term }) => counted.has(term)).map(({ term }) => term);
+      if (ghosted.length === 0) return terms;
+      const dfs = await dfOf(ghosted);
+      return terms.flatMap((entry) => {
+        if (!counted.has(entry.term)) return [entry];
+        const df = dfs.get(entry.term) ?? 0;
+        return df > 0 ? [{ term: entry.term, dfClass: dfClass(df) }] : [];
+      });
+    },
+    ofLength: (length) => dictionary.ofLength(length),
+    endingWith: (length, ending) => dictionary.endingWith(length, ending),
+    dfOf,
   };
 }

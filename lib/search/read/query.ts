@@ -14,6 +14,7 @@ import {
   directoryEntries,
   directoryQuery,
   formInHome,
+  ghostCounts,
   homeOf,
   REFERENCE_LENGTH,
   type Shrunk,
@@ -340,12 +341,18 @@ export function createSearch({
     if (docs <= 0) return [];
     const avgdl = stats.len / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
+    // Items whose postings carry more than they hold (the shrunk set, keys.ts): a longer length, or tfs above theirs.
+    const shrunk = stats.shrunk;
+    const ghosts = ghostCounts(shrunk);
     const lists: TermList[] = [];
     for (const list of found) {
       if (!list) continue;
+      // The shrunk set's ghosts of the term (postings of items that no longer hold it) are not counted.
+      const df = list.df - (ghosts.get(list.term) ?? 0);
+      if (df <= 0) continue;
       // A df above N only exists for a moment (a rebuild adds an item's new postings before it removes the old ones
       // and commits the counts); clamped, a term's weight stays positive meanwhile.
-      const weight = (terms.get(list.term) ?? 1) * idf(docs, Math.min(list.df, docs));
+      const weight = (terms.get(list.term) ?? 1) * idf(docs, Math.min(df, docs));
       lists.push({
         term: list.term,
         weight,
@@ -366,28 +373,33 @@ export function createSearch({
     /** Whether some word has several alternatives (its completions, its corrections). */
     const alternatives = words.size < lists.length;
     const boundOf = (weight: number, max: number) => weight * (K1 + 1) * Math.min(1, (max / 1e6) * stretch);
-    // Items shorter than their postings' norm (the shrunk set, keys.ts): their postings are scored at the items'
-    // lengths, and a block whose range holds one bounds what its posting reaches there (blocks.ts `raisedImpact`).
-    const shrunk = stats.shrunk;
-    const shrunkLength = new Map(shrunk.map((entry) => [entry.id, entry.dl]));
-    const atLengths = (columns: PostingColumns): PostingColumns => {
-      if (shrunkLength.size === 0) return columns;
+    // The shrunk set's items' postings are scored at the items' lengths and tfs (their cuts), a ghost left out; a
+    // block whose range holds an item shorter than its postings' norm bounds what its posting reaches there
+    // (blocks.ts `raisedImpact`): a lower tf only lowers a score.
+    const shrunkById = new Map(shrunk.map((entry) => [entry.id, entry]));
+    const atLengths = (columns: PostingColumns, term: string): PostingColumns => {
+      if (shrunkById.size === 0) return columns;
+      let ghost = false;
       for (let i = 0; i < columns.length; i++) {
-        const dl = shrunkLength.get(columns.ids[i] as number);
-        if (dl !== undefined && dl < (columns.dls[i] as number)) columns.dls[i] = dl;
+        const entry = shrunkById.get(columns.ids[i] as number);
+        if (!entry) continue;
+        columns.dls[i] = entry.dl;
+        const tf = Object.hasOwn(entry.cut, term) ? entry.cut[term] : undefined;
+        if (tf !== undefined) columns.tfs[i] = tf;
+        if (tf === 0) ghost = true;
       }
-      return columns;
+      return ghost ? withoutGhosts(columns) : columns;
     };
     const raised = (after: number, to: number, max: number): number => {
       let bound = max;
       for (let i = firstShrunkAfter(shrunk, after); i < shrunk.length; i++) {
         const entry = shrunk[i] as Shrunk;
         if (entry.id > to) break;
-        bound = Math.max(bound, raisedImpact(max, entry.norm, entry.dl));
+        if (entry.dl < entry.norm) bound = Math.max(bound, raisedImpact(max, entry.norm, entry.dl));
       }
       return bound;
     };
-    for (const list of lists) atLengths(list.tail.postings);
+    for (const list of lists) list.tail.postings = atLengths(list.tail.postings, list.term);
     const intervals = cut(lists, (weight, max, after, to) => boundOf(weight, raised(after, to, max)));
 
     const scored = new Map<number, Hit>();
@@ -825,7 +837,7 @@ export function createSearch({
           const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
           for (const block of single) {
             const row = byKey.get(`${lists[block.term]?.term}\u0000${block.sk}`);
-            block.postings = row ? atLengths(decodeColumns(row.p)) : EMPTY;
+            block.postings = row ? atLengths(decodeColumns(row.p), lists[block.term]?.term ?? '') : EMPTY;
           }
         }),
         ...ranges.map(async (run) => {
@@ -842,7 +854,7 @@ export function createSearch({
           for (const block of list.blocks.slice(first.index, last.index + 1)) {
             if (block.postings) continue;
             const row = bySk.get(block.sk);
-            block.postings = row ? atLengths(decodeColumns(row.p)) : EMPTY;
+            block.postings = row ? atLengths(decodeColumns(row.p), list.term) : EMPTY;
           }
         }),
       ]);
@@ -900,6 +912,14 @@ function firstAfter(ids: Float64Array, length: number, after: number): number {
     else high = middle;
   }
   return low;
+}
+
+/** Columns without their postings of tf 0 (the shrunk set's ghosts). */
+function withoutGhosts(columns: PostingColumns): PostingColumns {
+  const keep: number[] = [];
+  for (let i = 0; i < columns.length; i++) if ((columns.tfs[i] as number) > 0) keep.push(i);
+  const pick = (values: Float64Array) => Float64Array.from(keep, (i) => values[i] as number);
+  return { length: keep.length, ids: pick(columns.ids), tfs: pick(columns.tfs), dls: pick(columns.dls) };
 }
 
 /** The first entry of the shrunk set (in id order) with an id above `after`. */

@@ -1,8 +1,9 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
 import { termFrequencies } from '../format/bm25.ts';
+import { ghostCounts } from '../format/keys.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
-import { createDictionary, type Dictionary, type VersionedDictionary } from './dictionary.ts';
+import { createDictionary, type Dictionary, lessGhosts, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
 import { createSearch, type FirstReads, type ItemTerms } from './query.ts';
@@ -67,7 +68,14 @@ export function createRetriever({
     // With `prefix` or `typos` the dictionary is read first; the words' own terms are known already, so their first
     // reads (and the corpus counts) start beside it.
     const started = prefix || typos ? search.start(indexTerms(query).tokens) : undefined;
-    const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, words.dictionary);
+    // The dictionary's dfs less the shrunk set's ghosts (keys.ts), read with the counts.
+    const dictionary = started
+      ? lessGhosts(
+          words.dictionary,
+          started.stats.then(({ shrunk }) => ghostCounts(shrunk)),
+        )
+      : words.dictionary;
+    const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, dictionary);
     if (terms.size === 0)
       return words.reliedOn.size === 0 || (await holds(started, words.reliedOn))
         ? { query, results: [] }

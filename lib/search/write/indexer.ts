@@ -25,6 +25,8 @@ import {
   docKey,
   idOfDocKey,
   STATS_SHARDS,
+  shrunkBytes,
+  shrunkEntry,
   shrunkKey,
   shrunkOf,
   shrunkQuery,
@@ -34,12 +36,17 @@ import { packTerms, StoredChange, StoredTerms, termsChange, withChange } from '.
 import { indexTerms, itemText } from '../text/tokenizer.ts';
 import { createPostingWriter, normOf, type Posting, postingsOf } from './postings.ts';
 
-/** `norm`: the length its postings carry (postings.ts `normOf`); a record written before norms has none: its `dl`. */
+/**
+ * `norm`: the length its postings carry (postings.ts `normOf`); a record written before norms has none: its `dl`.
+ * `terms`: the tfs its postings carry; `cut`: the terms whose tf the item holds below that, each with its own (0: a
+ * term it no longer holds), none when absent (keys.ts, the shrunk set).
+ */
 const StoredIndexed = v.object({
   version: v.number(),
   dl: v.number(),
   norm: v.optional(v.number()),
   terms: StoredTerms,
+  cut: v.optional(StoredChange),
 });
 /** A pending state stored as its change from the doc record's committed one (`pendingOf`). */
 const StoredPending = v.union([
@@ -51,6 +58,7 @@ const Indexed = v.object({
   dl: v.number(),
   norm: v.number(),
   terms: v.custom<Record<string, number>>(() => true),
+  cut: v.custom<Record<string, number>>(() => true),
 });
 /**
  * `pending` lists the targets of a rebuild that started and did not commit: their postings may exist. While a
@@ -64,15 +72,18 @@ const DocSchema = v.pipe(
     leaseOwner: v.optional(v.string()),
     leaseUntil: v.optional(v.number()),
   }),
-  v.transform(({ pending, norm, ...doc }) => ({
+  v.transform(({ pending, norm, cut, ...doc }) => ({
     ...doc,
     norm: norm ?? doc.dl,
+    cut: cut ?? {},
+    // A pending state is the postings a writer may have reached: its cut is not stored (no posting follows it).
     pending: pending?.map(
       ({ version, dl, norm, ...state }): Indexed => ({
         version,
         dl,
         norm: norm ?? dl,
         terms: 'change' in state ? withChange(doc.terms, state.change) : state.terms,
+        cut: {},
       }),
     ),
   })),
@@ -80,12 +91,13 @@ const DocSchema = v.pipe(
 type Indexed = v.InferOutput<typeof Indexed>;
 type Doc = v.InferOutput<typeof DocSchema>;
 
-/** The stored form of an indexed state (the term map packed: terms.ts). */
+/** The stored form of an indexed state (the term maps packed: terms.ts). */
 export const stored = (state: Indexed) => ({
   version: state.version,
   dl: state.dl,
   norm: state.norm,
   terms: packTerms(state.terms),
+  ...(Object.keys(state.cut).length > 0 ? { cut: packTerms(state.cut) } : {}),
 });
 /**
  * A pending state as a doc record whose committed state is `committed` stores it: its change from the committed
@@ -113,7 +125,7 @@ export const writeAhead = (
 ) => ({ ...stored(committed), pending: pending.map((state) => pendingOf(committed, state)), ...lease });
 
 /** Nothing indexed: a deleted item's target, and the committed state of an item never indexed. */
-export const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {} };
+export const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {}, cut: {} };
 
 /**
  * What an item contributes to the index: its version, length (its words) and term frequencies, its words' exact
@@ -121,33 +133,45 @@ export const EMPTY: Indexed = { version: 0, dl: 0, norm: 0, terms: {} };
  */
 export function analyze(item: Item): Indexed {
   const { tokens, dl } = indexTerms(itemText(item));
-  return { version: item.version, dl, norm: dl, terms: Object.fromEntries(termFrequencies(tokens)) };
+  return { version: item.version, dl, norm: dl, terms: Object.fromEntries(termFrequencies(tokens)), cut: {} };
 }
 
 /**
- * The state a rebuild from `committed` writes for `target`, with its postings' norm (postings.ts `LENGTH_SLACK`).
- * A new item's postings carry its length, so most postings score exactly. An edit keeps the committed norm while
- * the item's new length is at most twice it (the postings whose tf did not change are kept: `changes`). An item
- * shorter than its norm is *shrunk*: its commit puts it in the shrunk set (keys.ts), whose length the reader scores
- * its postings at; a compaction (`renorm`) rewrites a shrunk item's postings with its length less the slack, so that
- * it can shrink again by up to an eighth and keep them, as an edit past twice the norm does. The window's top keeps a
- * bound within half the item's length of its score.
+ * The state a rebuild from `committed` writes for `target` (what `analyze` gives now): its postings' norm
+ * (postings.ts `LENGTH_SLACK`) and tfs, and its cut. A new item's postings carry its length and tfs, so they score
+ * exactly. An edit keeps the committed norm while the item's new length is at most twice it, and keeps every posting
+ * it would lower: a term whose tf rose (or that is new) is written with its tf, and one whose tf fell (or that the item
+ * no longer holds) keeps its posting, the item's tf in the cut (keys.ts, the shrunk set). An item shorter than its
+ * norm, or with a cut, is *shrunk*: its commit puts it in the shrunk set, whose lengths and tfs the reader scores its
+ * postings at. A compaction (`renorm`), an edit past twice the norm, and one whose cut would hold more than twice the
+ * terms the item holds (its ghosts outgrowing it) rewrite the postings as they are now, the first two with the
+ * length less the slack, so that it can shrink again by up to an eighth and keep them.
  */
-const withNorm = (committed: Indexed, target: Indexed, renorm: boolean): Indexed => {
+const postingTarget = (committed: Indexed, target: Indexed, renorm: boolean): Indexed => {
   if (Object.keys(committed.terms).length === 0 || Object.keys(target.terms).length === 0) return target;
   const kept = !renorm && committed.norm * 2 >= target.dl;
-  return { ...target, norm: kept ? committed.norm : normOf(target.dl) };
+  if (!kept) return { ...target, norm: normOf(target.dl) };
+  const terms = { ...target.terms };
+  for (const [term, tf] of Object.entries(committed.terms))
+    if (!Object.hasOwn(terms, term) || (terms[term] ?? 0) < tf) terms[term] = tf;
+  const cut = termsChange(terms, target.terms);
+  const outgrown = Object.keys(cut).length > 2 * Object.keys(target.terms).length;
+  return outgrown ? { ...target, norm: committed.norm } : { ...target, norm: committed.norm, terms, cut };
 };
-/** Whether a state's postings carry a length above its own: its item is in the shrunk set once it is committed. */
-const isShrunk = (state: Indexed): boolean => state.norm > state.dl;
+/**
+ * Whether a state's postings carry more than the item: a length above its own, or a cut. Its item is in the shrunk
+ * set once it is committed.
+ */
+const isShrunk = (state: Indexed): boolean => state.norm > state.dl || Object.keys(state.cut).length > 0;
 
 /** Whether a committed state is what `analyze` gives now (an index written by an older analysis is not). */
 const sameAnalysis = (committed: Indexed, target: Indexed): boolean => {
   const terms = Object.entries(target.terms);
+  const held = withChange(committed.terms, committed.cut);
   return (
     committed.dl === target.dl &&
-    terms.length === Object.keys(committed.terms).length &&
-    terms.every(([term, tf]) => committed.terms[term] === tf)
+    terms.length === Object.keys(held).length &&
+    terms.every(([term, tf]) => held[term] === tf)
   );
 };
 
@@ -161,7 +185,8 @@ export interface Indexer {
   reindexItem(id: number): Promise<IndexOutcome>;
   /**
    * Compacts the shrunk set (keys.ts) if it holds at least `atLeast` entries (the writer's `compactAt` unless
-   * given): its items' postings rewritten with their lengths' norms, in one batch; returns how many it took out.
+   * given) or its `compactBytes`: its items' postings rewritten as they are, with their lengths' norms, in one batch;
+   * returns how many it took out.
    */
   compact(atLeast?: number): Promise<number>;
 }
@@ -171,8 +196,13 @@ export interface Indexer {
  * shrunk-set entry's where it has one or had one.
  */
 const ACTIONS_PER_COMMIT = 99;
-/** Entries the shrunk set holds before a writer that adds one compacts it (keys.ts; ~40 bytes an entry). */
+/**
+ * Entries the shrunk set holds before a writer that adds one compacts it (keys.ts; ~40 bytes an entry shrunk in its
+ * length alone, a few hundred with a cut of dozens of terms), and the bytes it holds at most: every query reads the
+ * whole set, DynamoDB charging the Query by its bytes (32 KB: 4 read units, eventually consistent).
+ */
 const COMPACT_AT = 256;
+const COMPACT_BYTES = 32 * 1024;
 /**
  * A commit cancelled because docs were taken over goes again at once without them; one cancelled by a conflict
  * (another batch's counts, or a reader) is retried as it was, after the back-off.
@@ -228,6 +258,7 @@ export function createIndexer({
   fenceMs = Math.min(FENCE_MS, leaseMs / 2),
   concurrency = 32,
   compactAt = COMPACT_AT,
+  compactBytes = COMPACT_BYTES,
   now = Date.now,
 }: {
   client: DynamoDBDocumentClient;
@@ -244,6 +275,8 @@ export function createIndexer({
   now?: () => number;
   /** Shrunk-set entries at which a writer that adds one compacts the set (tests compact small sets). */
   compactAt?: number;
+  /** The shrunk set's stored bytes at which a writer that adds an entry compacts it, whatever its entries. */
+  compactBytes?: number;
 }): Indexer {
   const writer = createPostingWriter({ client, tableName, blockCapacity, concurrency });
 
@@ -309,15 +342,16 @@ export function createIndexer({
       .map(([, p]) => p);
   };
   /**
-   * The postings a rebuild from `committed` to `target` (its norm chosen by `withNorm`) writes (`add`) and takes out
-   * (`remove`). A target that keeps the committed norm keeps each posting whose tf is unchanged as it is: its length
-   * is that norm (by induction: every posting written carries its state's norm; records written before norms
-   * carried their length). Where the norm is at most the item's length, the posting's score, and every block
-   * maximum computed from it, is at most what the item now scores; where it is above, the item is in the shrunk set
-   * once committed, and the reader scores it at its length and raises its blocks' bounds: upper bounds either way,
-   * as the reader's pruning needs, and the reader scores its answers from the items themselves (query.ts
-   * `SearchRequest.itemOf`). An edit that keeps the norm so writes the terms whose tf changed, not all of its terms
-   * (README, "Costs in DynamoDB units": *an edit*); a compaction, or an edit past twice the norm, rewrites them all.
+   * The postings a rebuild from `committed` to `target` (its norm and tfs chosen by `postingTarget`) writes (`add`)
+   * and takes out (`remove`). A target that keeps the committed norm keeps each posting whose tf is unchanged as it
+   * is: its length is that norm (by induction: every posting written carries its state's norm; records written
+   * before norms carried their length). Where the norm is at most the item's length and the posting's tf the item's,
+   * the posting's score, and every block maximum computed from it, is at most what the item now scores; where the
+   * norm is above, or the tf (a cut), the item is in the shrunk set once committed, and the reader scores it at its
+   * length and tfs and raises its blocks' bounds: upper bounds either way, as the reader's pruning needs, and the
+   * reader scores its answers from the items themselves (query.ts `SearchRequest.itemOf`). An edit that keeps the
+   * norm so writes the terms whose tf rose, not all of its terms (README, "Costs in DynamoDB units": *an edit*); a
+   * compaction, or an edit past twice the norm, rewrites them all.
    */
   const changes = (id: number, committed: Indexed, target: Indexed) => {
     if (target.norm !== committed.norm)
@@ -345,10 +379,7 @@ export function createIndexer({
         }
       : { Delete: { TableName: tableName, Key: docKey(id), ...revCondition(rev) } };
     if (item && isShrunk(target))
-      return [
-        doc,
-        { Put: { TableName: tableName, Item: { ...shrunkKey(id), dl: target.dl, norm: target.norm } } },
-      ];
+      return [doc, { Put: { TableName: tableName, Item: { ...shrunkKey(id), ...shrunkEntry(target) } } }];
     return isShrunk(committed) ? [doc, { Delete: { TableName: tableName, Key: shrunkKey(id) } }] : [doc];
   }
 
@@ -481,7 +512,7 @@ export function createIndexer({
         id,
         item,
         committed,
-        target: withNorm(committed, target, renormed),
+        target: postingTarget(committed, target, renormed),
         unfinished,
         rev: doc?.rev ?? 0,
       });
@@ -545,13 +576,15 @@ export function createIndexer({
   }
 
   /**
-   * Compacts the shrunk set once it holds `compactAt` entries: its items' postings rewritten in one batch (where
-   * they share their terms' records: an edit costs what a batched one does), each committed out of the set. One
-   * pass: an item another writer holds is left in the set for the next compaction (no writer waits for another).
+   * Compacts the shrunk set once it holds `compactAt` entries or `compactBytes`: its items' postings rewritten in one
+   * batch (where they share their terms' records: an edit costs what a batched one does), each committed out of the
+   * set. One pass: an item another writer holds is left in the set for the next compaction (no writer waits for
+   * another).
    */
   async function compact(atLeast = compactAt) {
-    const entries = shrunkOf(await queryAll(client, shrunkQuery(tableName)));
-    if (entries.length === 0 || entries.length < atLeast) return 0;
+    const rows = await queryAll(client, shrunkQuery(tableName));
+    const entries = shrunkOf(rows);
+    if (entries.length === 0 || (entries.length < atLeast && shrunkBytes(rows) < compactBytes)) return 0;
     const ids = entries.map((entry) => entry.id);
     const outcomes = new Map<number, IndexOutcome>();
     await pass(ids, { outcomes, renorm: new Set(ids), shrank: false });

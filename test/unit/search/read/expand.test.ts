@@ -1,9 +1,11 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { dfClass, LENGTH_INDEX_MIN_LENGTH } from '../../../../lib/search/format/keys.ts';
+import { lessGhosts } from '../../../../lib/search/read/dictionary.ts';
 import {
   allowedEdits,
   CORRECTIONS_PER_WORD,
+  completions,
   completionWeight,
   corrections,
   dictionaryInMemory,
@@ -335,4 +337,58 @@ describe('corrections properties', () => {
       );
     },
   );
+});
+
+describe('completions over an index with ghosts (the shrunk set: postings of items that no longer hold a term)', () => {
+  // Terms of one prefix with their stored dfs (postings) and ghosts (at most their dfs): the completions through the
+  // dictionary less its ghosts are those of a dictionary holding only the postings that count.
+  const entries = fc.uniqueArray(
+    fc.record({
+      suffix: fc.stringMatching(/^[a-e]{1,3}$/),
+      df: fc.integer({ min: 1, max: 40 }),
+      ghosts: fc.nat({ max: 40 }),
+    }),
+    { selector: (entry) => entry.suffix, minLength: 1, maxLength: 30 },
+  );
+  test.prop([entries, fc.integer({ min: 1, max: 12 })])(
+    'are those of the postings that count, whatever the ghosts and the limit',
+    async (list, limit) => {
+      const stored = new Map(list.map(({ suffix, df }) => [`zq${suffix}`, df]));
+      const ghosts = new Map(list.map(({ suffix, df, ghosts }) => [`zq${suffix}`, Math.min(df, ghosts)]));
+      const counting = new Map(
+        list.map(({ suffix, df }) => [`zq${suffix}`, df - (ghosts.get(`zq${suffix}`) ?? 0)]),
+      );
+      const less = lessGhosts(dictionaryInMemory(stored), Promise.resolve(ghosts));
+      expect(await completions(less, 'zq', limit)).toStrictEqual(
+        await completions(dictionaryInMemory(counting), 'zq', limit),
+      );
+      const terms = [...stored.keys()];
+      expect(await less.dfOf(terms)).toStrictEqual(await dictionaryInMemory(counting).dfOf(terms));
+    },
+  );
+
+  it('would rank by the stored dfs without it: the case above is not equal by luck', async () => {
+    const stored = new Map([
+      ['zqa', 9],
+      ['zqb', 5],
+      ['zqc', 1],
+    ]);
+    const ghosts = new Map([['zqa', 8]]);
+    const counting = new Map([
+      ['zqa', 1],
+      ['zqb', 5],
+      ['zqc', 1],
+    ]);
+    expect((await completions(dictionaryInMemory(counting), 'zq', 1)).map(({ term }) => term)).toStrictEqual([
+      'zqb',
+    ]);
+    expect((await completions(dictionaryInMemory(stored), 'zq', 1)).map(({ term }) => term)).toStrictEqual([
+      'zqa',
+    ]);
+    expect(
+      (await completions(lessGhosts(dictionaryInMemory(stored), Promise.resolve(ghosts)), 'zq', 1)).map(
+        ({ term }) => term,
+      ),
+    ).toStrictEqual(['zqb']);
+  });
 });
