@@ -573,9 +573,7 @@ describe('npm run reindex -- --dictionary (an index written before df classes)',
       moved: 0,
     });
     for (const prefix of ['zq', 'hi', 'bo'])
-      expect(termsOf(await completions(counted, prefix))).toStrictEqual(
-        exhaustiveTop(prefix, PREFIX_TERMS),
-      );
+      expect(termsOf(await completions(counted, prefix))).toStrictEqual(exhaustiveTop(prefix, PREFIX_TERMS));
   });
 });
 
