@@ -15,11 +15,12 @@ import {
   countsQuery,
   docKey,
   idOfDocKey,
+  shrunkBytes,
   shrunkOf,
   shrunkQuery,
   sumCounts,
 } from '../../lib/search/format/keys.ts';
-import { createIndexer } from '../../lib/search/write/indexer.ts';
+import { COMPACT_AT, COMPACT_BYTES, createIndexer } from '../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
@@ -31,10 +32,15 @@ const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
 /** Edits made one at a time after those, each indexed before the next is written: each its own stream batch. */
 const SINGLE_EDITS = envNumber('BENCH_INGEST_SINGLE_EDITS', 10);
 /**
- * Items the shrunk set holds when the bench compacts it (the singles' and, to make up the number, other items cut
- * in one burst): the writer's default compactAt (indexer.ts), so the compaction's units an item are the service's.
+ * Items the shrunk set holds at most when the bench compacts it (the singles' and, to make up the number, other items
+ * cut, or halved, in bursts): the writer's default compactAt (indexer.ts), and a set fills to its COMPACT_BYTES
+ * first if its entries are larger, so the compaction's units an item are the service's.
  */
-const COMPACTION = envNumber('BENCH_INGEST_COMPACTION', 256);
+const COMPACTION = envNumber('BENCH_INGEST_COMPACTION', COMPACT_AT);
+/** The set's bytes at which the bench compacts it: the writer's default COMPACT_BYTES (other sizes, to weigh it). */
+const COMPACTION_BYTES = envNumber('BENCH_INGEST_COMPACTION_BYTES', COMPACT_BYTES);
+/** Edits a burst that fills the set makes: the set is read after each, and compacted once it is full. */
+const FILL_BURST = 16;
 const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizationFactor);
 /** Per phase: past it the run reports how far it got. */
 const LIMIT_SECONDS = 3600;
@@ -94,12 +100,13 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   meterClient(indexClient, indexMeter);
   const items = createItemRepository({ client: itemClient, tableName });
   const indexItems = createItemRepository({ client: indexClient, tableName });
-  // The consumer never compacts the shrunk set itself: the bench compacts it once, apart, to cost it apart.
+  // The consumer never compacts the shrunk set itself: the bench compacts it, apart, to cost it apart.
   const indexer = createIndexer({
     client: indexClient,
     tableName,
     items: indexItems,
     compactAt: Number.POSITIVE_INFINITY,
+    compactBytes: Number.POSITIVE_INFINITY,
   });
 
   // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
@@ -201,7 +208,8 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
   };
   /**
    * The revision taken back and the description's last five words with it: the item shorter than it was when its
-   * postings were written, so every posting is written again, with its norm (its length less an eighth: postings.ts
+   * postings were written, and some of its tfs lower: its postings kept, the item into the shrunk set with its length
+   * and its cut (keys.ts), until a compaction rewrites them with its norm (its length less an eighth: postings.ts
    * `LENGTH_SLACK`).
    */
   const cut = (id: number) =>
@@ -215,7 +223,7 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
       ...writableFields(current),
       description: current.description.split(' ').slice(0, -3).join(' '),
     }));
-  /** The description cut to its first half: the item below its norm, so every posting is written again. */
+  /** The description cut to its first half: the item below its norm, half its words gone (ghosts in its cut). */
   const halve = (id: number) =>
     items.update(id, (current) => {
       const words = current.description.split(' ');
@@ -266,35 +274,57 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     for (const [kind, change] of changes)
       singles[kind] = await alone(`single ${kind}`, [...singlesPicked], change);
   }
-  // The shrunk set made up to COMPACTION items (other items cut, in one burst), then compacted at once.
-  let compaction: { count: number; seconds: number; index: Units; cuts: Units; set: number } | undefined;
-  if (ingest.settled && COMPACTION > 0) {
-    const inSet = async () => shrunkOf(await queryAll(probeClient, shrunkQuery(tableName))).length;
-    const spare = ids.filter((id) => !revised.has(id) && !singlesPicked.has(id));
-    const more = Math.max(0, Math.min(spare.length, COMPACTION - (await inSet())));
-    const cuts = newTally();
-    await phase(
-      'cuts to fill the shrunk set',
-      more,
-      (i) => cut(spare[Math.floor((i * spare.length) / more)] ?? 1),
-      ids.length,
-      cuts,
-    );
+  /**
+   * The shrunk set filled by `change` made to other items (not edited before), a burst at a time, until it holds
+   * COMPACTION entries or COMPACTION_BYTES (where a writer compacts it), then compacted at once.
+   */
+  const untouched = ids.filter((id) => !revised.has(id) && !singlesPicked.has(id));
+  const fillAndCompact = async (name: string, change: (id: number) => ReturnType<typeof revise>) => {
+    const inSet = async () => {
+      const rows = await queryAll(probeClient, shrunkQuery(tableName));
+      return { entries: shrunkOf(rows).length, bytes: shrunkBytes(rows) };
+    };
+    const edits = newTally();
+    let made = 0;
+    for (
+      let set = await inSet();
+      set.entries < COMPACTION && set.bytes < COMPACTION_BYTES && untouched.length > 0;
+      set = await inSet()
+    ) {
+      const burst = untouched.splice(0, Math.min(FILL_BURST, COMPACTION - set.entries));
+      await phase(
+        `${name} to fill the shrunk set`,
+        burst.length,
+        (i) => change(burst[i] ?? 1),
+        ids.length,
+        edits,
+      );
+      made += burst.length;
+    }
     const set = await inSet();
     const tally = newTally();
     indexMeter.tally = tally;
     const begin = Date.now();
     const count = await indexer.compact(1);
-    compaction = {
+    const result = {
       count,
       seconds: (Date.now() - begin) / 1000,
       index: perUnit(tally, Math.max(1, count)),
-      cuts: perUnit(cuts, Math.max(1, more)),
-      set,
+      edits: perUnit(edits, Math.max(1, made)),
+      set: set.entries,
+      bytes: set.bytes,
     };
     console.log(
-      `  compaction: ${count} items in ${compaction.seconds.toFixed(1)} s, ${await inSet()} left in the set`,
+      `  compaction: ${count} items (${set.bytes} bytes) in ${result.seconds.toFixed(1)} s, ${(await inSet()).entries} left in the set`,
     );
+    return result;
+  };
+  // The set of cuts first (the singles' cuts, trims and halvings are in it), then a set of halvings alone.
+  let compaction: Awaited<ReturnType<typeof fillAndCompact>> | undefined;
+  let halvings: Awaited<ReturnType<typeof fillAndCompact>> | undefined;
+  if (ingest.settled && COMPACTION > 0) {
+    compaction = await fillAndCompact('cuts', cut);
+    halvings = await fillAndCompact('halvings', halve);
   }
   stopping = true;
   await polling;
@@ -321,10 +351,21 @@ const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
     edits,
     singles,
     compaction,
+    halvings,
   };
 });
 
-const [hot, edits, singles, compaction] = [c.hotKeys[0], c.edits, c.singles, c.compaction];
+const [hot, edits, singles, compaction, halvings] = [
+  c.hotKeys[0],
+  c.edits,
+  c.singles,
+  c.compaction,
+  c.halvings,
+];
+const compactionCell = (run: typeof compaction) =>
+  run
+    ? `${run.count} of ${run.set} (${fmt(run.bytes / 1024)} KB), ${fmt(run.index.wcu)} (${fmt(run.index.rcu)}), ${fmt(run.seconds)} s; ${fmt(run.index.docWcu)} an item the doc records`
+    : '—';
 const aloneCell = (run: Alone | undefined) =>
   run
     ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
@@ -360,7 +401,7 @@ const rows = [
   ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
   ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles.edit)],
   [
-    'index WCU per edit that shortens an item, made alone (the same items, cut: the terms whose tf changed, the item into the shrunk set)',
+    'index WCU per edit that shortens an item, made alone (the same items, cut: the terms whose tf rose, the item into the shrunk set)',
     aloneCell(singles.cut),
   ],
   [
@@ -371,16 +412,26 @@ const rows = [
     'index WCU per edit that takes an item below its norm, made alone (the same items, halved)',
     aloneCell(singles.halving),
   ],
+  ['the shrunk set of cuts compacted: items (bytes), WCU (RCU) an item, seconds', compactionCell(compaction)],
   [
-    'the shrunk set compacted: items, WCU (RCU) an item, seconds',
-    compaction
-      ? `${compaction.count} of ${compaction.set}, ${fmt(compaction.index.wcu)} (${fmt(compaction.index.rcu)}), ${fmt(compaction.seconds)} s; ${fmt(compaction.index.docWcu)} an item the doc records`
-      : '—',
+    `… the cuts that filled it, in bursts of ${FILL_BURST}: WCU an edit`,
+    compaction ? fmt(compaction.edits.wcu) : '—',
   ],
-  ['… the cuts that filled it, in bursts: WCU an edit', compaction ? fmt(compaction.cuts.wcu) : '—'],
   [
     '**an edit that first shortens an item alone, its compaction included** (WCU)',
     compaction && singles.cut ? `**${fmt(singles.cut.index.wcu + compaction.index.wcu)}**` : '—',
+  ],
+  [
+    'the shrunk set of halvings compacted: items (bytes), WCU (RCU) an item, seconds',
+    compactionCell(halvings),
+  ],
+  [
+    `… the halvings that filled it, in bursts of ${FILL_BURST}: WCU an edit`,
+    halvings ? fmt(halvings.edits.wcu) : '—',
+  ],
+  [
+    '**an edit that halves an item alone, its compaction included** (WCU)',
+    halvings && singles.halving ? `**${fmt(singles.halving.index.wcu + halvings.index.wcu)}**` : '—',
   ],
   ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
   [

@@ -15,7 +15,7 @@ export interface RebuildReport {
   items: number;
   removed: number;
   strayPostings: number;
-  /** Items of the shrunk set (keys.ts) whose postings were rewritten with their lengths' norms, out of the set. */
+  /** Items of the shrunk set (keys.ts) whose postings were rewritten as they are, with their lengths' norms. */
   compacted: number;
   /** 1 when N and the total length disagreed with the doc records (a manual edit) and were set again. */
   repairedCounts: number;
@@ -177,7 +177,8 @@ export async function rebuildIndex({
   }
   // 3. Postings of items that had no doc record when scanned: removed through the indexer (strays.ts).
   report.strayPostings = await removeStrays({ client, tableName, indexer, scanned });
-  // 4. The shrunk set compacted, whatever its size: the index left with every posting at most its item's length.
+  // 4. The shrunk set compacted, whatever its size: the index left with every posting at most its item's length, and
+  // its tf the item's (no cut, no ghost).
   report.compacted = await indexer.compact(1);
   // 5. Corpus counts that a manual edit made disagree, repaired only from a snapshot (repair-counts.ts).
   const counts = await repairCounts(client, tableName);

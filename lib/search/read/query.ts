@@ -395,7 +395,7 @@ export function createSearch({
       for (let i = firstShrunkAfter(shrunk, after); i < shrunk.length; i++) {
         const entry = shrunk[i] as Shrunk;
         if (entry.id > to) break;
-        if (entry.dl < entry.norm) bound = Math.max(bound, raisedImpact(max, entry.norm, entry.dl));
+        bound = Math.max(bound, raisedImpact(max, entry.norm, entry.dl));
       }
       return bound;
     };

@@ -147,7 +147,7 @@ export function analyze(item: Item): Indexed {
  * terms the item holds (its ghosts outgrowing it) rewrite the postings as they are now, the first two with the
  * length less the slack, so that it can shrink again by up to an eighth and keep them.
  */
-const postingTarget = (committed: Indexed, target: Indexed, renorm: boolean): Indexed => {
+export const postingTarget = (committed: Indexed, target: Indexed, renorm: boolean): Indexed => {
   if (Object.keys(committed.terms).length === 0 || Object.keys(target.terms).length === 0) return target;
   const kept = !renorm && committed.norm * 2 >= target.dl;
   if (!kept) return { ...target, norm: normOf(target.dl) };
@@ -162,7 +162,8 @@ const postingTarget = (committed: Indexed, target: Indexed, renorm: boolean): In
  * Whether a state's postings carry more than the item: a length above its own, or a cut. Its item is in the shrunk
  * set once it is committed.
  */
-const isShrunk = (state: Indexed): boolean => state.norm > state.dl || Object.keys(state.cut).length > 0;
+export const isShrunk = (state: Indexed): boolean =>
+  state.norm > state.dl || Object.keys(state.cut).length > 0;
 
 /** Whether a committed state is what `analyze` gives now (an index written by an older analysis is not). */
 const sameAnalysis = (committed: Indexed, target: Indexed): boolean => {
@@ -201,8 +202,8 @@ const ACTIONS_PER_COMMIT = 99;
  * length alone, a few hundred with a cut of dozens of terms), and the bytes it holds at most: every query reads the
  * whole set, DynamoDB charging the Query by its bytes (32 KB: 4 read units, eventually consistent).
  */
-const COMPACT_AT = 256;
-const COMPACT_BYTES = 32 * 1024;
+export const COMPACT_AT = 256;
+export const COMPACT_BYTES = 32 * 1024;
 /**
  * A commit cancelled because docs were taken over goes again at once without them; one cancelled by a conflict
  * (another batch's counts, or a reader) is retried as it was, after the back-off.
