@@ -128,6 +128,32 @@ export const shrunkOf = (rows: readonly Record<string, unknown>[]): Shrunk[] =>
     })
     .sort((a, b) => a.id - b.id);
 /**
+ * `shrunkOf` for a reader that reads the set again and again (a warm container's queries): an entry read as it was
+ * the last time (the same length, norm and packed cut) is not parsed again (a cut's brotli and validation: ~13 µs an
+ * entry, 3.3 ms a query for a set of 255). It keeps the entries of its last read only.
+ */
+export function shrunkReader(): (rows: readonly Record<string, unknown>[]) => Shrunk[] {
+  let last = new Map<string, { row: Record<string, unknown>; entry: Shrunk | undefined }>();
+  const same = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+    a.dl === b.dl &&
+    a.norm === b.norm &&
+    (a.c instanceof Uint8Array && b.c instanceof Uint8Array
+      ? Buffer.compare(a.c, b.c) === 0
+      : a.c === undefined && b.c === undefined);
+  return (rows) => {
+    const next = new Map<string, { row: Record<string, unknown>; entry: Shrunk | undefined }>();
+    for (const row of rows) {
+      const sk = String(row.sk);
+      if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) continue;
+      const kept = last.get(sk);
+      next.set(sk, kept && same(kept.row, row) ? kept : { row, entry: shrunkOf([row])[0] });
+    }
+    last = next;
+    return [...next.values()].flatMap(({ entry }) => (entry ? [entry] : [])).sort((a, b) => a.id - b.id);
+  };
+}
+
+/**
  * About the bytes the shrunk set's rows take as DynamoDB sizes them (names and values: ~40 bytes an entry, and its
  * packed cut), what a Query of the set is charged by.
  */

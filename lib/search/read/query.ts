@@ -19,7 +19,7 @@ import {
   REFERENCE_LENGTH,
   type Shrunk,
   sealedSk,
-  shrunkOf,
+  shrunkReader,
   statsQuery,
   sumCounts,
   TAIL_SK,
@@ -218,6 +218,8 @@ export function createSearch({
   blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
   rangeGap = SEARCH_DEFAULTS.rangeGap,
 }: SearchOptions) {
+  /** The shrunk set as each query reads it, an entry parsed once while it stays the same (keys.ts). */
+  const readShrunk = shrunkReader();
   /** Blocks of one term in id order, cut into runs wherever two are more than rangeGap places apart. */
   function runsOf(blocks: readonly Block[]): Block[][] {
     const runs: Block[][] = [];
@@ -258,7 +260,7 @@ export function createSearch({
       stats: observed(
         queryAll(client, statsQuery(tableName)).then((rows) => ({
           ...sumCounts(countParts(rows)),
-          shrunk: shrunkOf(rows),
+          shrunk: readShrunk(rows),
         })),
       ),
       terms: new Map([...new Set(terms)].map((term) => [term, observed(readTailAndDirectory(term))])),
