@@ -199,11 +199,13 @@ export interface Indexer {
 const ACTIONS_PER_COMMIT = 99;
 /**
  * Entries the shrunk set holds before a writer that adds one compacts it (keys.ts; ~40 bytes an entry shrunk in its
- * length alone, a few hundred with a cut of dozens of terms), and the bytes it holds at most: every query reads the
- * whole set, DynamoDB charging the Query by its bytes (32 KB: 4 read units, eventually consistent).
+ * length alone, ~100 with a shortening's cut, ~300 with a halving's), and the bytes it holds at most: every query
+ * reads the whole set, DynamoDB charging the Query by its bytes (64 KB: 8 read units, eventually consistent). 64 KB
+ * holds ~220 halvings of Cranfield items, whose compaction then costs ~22 WCU an item (~29 at 32 KB, ~100 items):
+ * BENCHMARKS.md, "The shrunk set's cuts".
  */
 export const COMPACT_AT = 256;
-export const COMPACT_BYTES = 32 * 1024;
+export const COMPACT_BYTES = 64 * 1024;
 /**
  * A commit cancelled because docs were taken over goes again at once without them; one cancelled by a conflict
  * (another batch's counts, or a reader) is retried as it was, after the back-off.
