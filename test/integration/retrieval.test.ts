@@ -686,6 +686,34 @@ describe('block reads: the early stop, the budget and the round trips', () => {
   });
 });
 
+/**
+ * `count` items of words from VOCABULARY (seeded, skewed towards its first words), a two-word name and a description
+ * of `shortest` to `shortest + spread - 1` words, created and indexed as one batch; with the seeded stream's `random`
+ * and `text` (words picked the same way, from VOCABULARY or `words`) for the edits that follow.
+ */
+async function skewedItems(
+  repo: ItemRepository,
+  indexer: ReturnType<typeof createIndexer>,
+  { seed, count, shortest, spread }: { seed: number; count: number; shortest: number; spread: number },
+) {
+  const random = seeded(seed);
+  const pick = (words: readonly string[]) => words[Math.floor(words.length * random() ** 2)] ?? 'boot';
+  const text = (length: number, words: readonly string[] = VOCABULARY) =>
+    Array.from({ length }, () => pick(words)).join(' ');
+  const made: Item[] = [];
+  for (let i = 0; i < count; i++)
+    made.push(
+      await repo.create({
+        name: text(2),
+        description: text(shortest + Math.floor(random() * spread)),
+        tags: [],
+        attributes: {},
+      }),
+    );
+  await indexer.reindexItems(made.map((item) => item.id));
+  return { made, random, text };
+}
+
 describe('items that grew after their postings were written', () => {
   // Words no query below asks for: an item that grows by them keeps every posting a query reads, with its old length.
   const FILLER = ['quartz', 'zircon', 'garnet', 'basalt', 'gneiss', 'schist', 'marble', 'pumice'];
@@ -698,20 +726,12 @@ describe('items that grew after their postings were written', () => {
     grown = await freshTable();
     repo = createItemRepository(grown);
     const indexer = createIndexer({ ...grown, items: repo, blockCapacity: 4 });
-    const random = seeded(7);
-    const pick = (words: readonly string[]) => words[Math.floor(words.length * random() ** 2)] ?? 'boot';
-    const text = (length: number, words = VOCABULARY) => Array.from({ length }, () => pick(words)).join(' ');
-    const made: Item[] = [];
-    for (let i = 0; i < 80; i++)
-      made.push(
-        await repo.create({
-          name: text(2),
-          description: text(2 + Math.floor(random() * 10)),
-          tags: [],
-          attributes: {},
-        }),
-      );
-    await indexer.reindexItems(made.map((item) => item.id));
+    const { made, random, text } = await skewedItems(repo, indexer, {
+      seed: 7,
+      count: 80,
+      shortest: 2,
+      spread: 10,
+    });
     const byId = new Map(made.map((item) => [item.id, item]));
     const body = ({ name, description, tags, attributes }: Item) => ({ name, description, tags, attributes });
     // Half grow by many words no query asks for; some of those grow again by a query's word; a few shrink.
@@ -841,7 +861,9 @@ describe('items shorter than the length their postings carry (the shrunk set)', 
     const shrunk = await repo.update(made[1]?.id ?? 0, (current) => ({ ...current, description: 'filler0' }));
     await indexer.reindexItem(shrunk.id);
     const live = [shrunk, ...made.filter((item) => item.id !== shrunk.id)];
-    // Its postings keep their length (62), the set holds its own (3), and its block starts the list, sealed.
+    // Its postings keep their length (62), the set holds its own (3), and its block starts the list, sealed. No cut:
+    // one would hold 7 terms (six fillers gone, one fewer) against the item's 3, more than twice, so the edit wrote
+    // its terms as they are (indexer.ts `postingTarget`, ghosts outgrowing the item).
     const rows = await scanAll(own);
     expect(shrunkOf(rows)).toStrictEqual([{ id: shrunk.id, dl: 3, norm: 62, cut: {} }]);
     expect(rows.some((row) => row.pk === 'T#kettl' && endOfSealedSk(row.sk) === made[3]?.id)).toBe(true);
@@ -883,20 +905,7 @@ describe('items whose tfs fell after their postings were written (the shrunk set
       compactAt: Number.POSITIVE_INFINITY,
       compactBytes: Number.POSITIVE_INFINITY,
     });
-    const random = seeded(11);
-    const pick = () => VOCABULARY[Math.floor(VOCABULARY.length * random() ** 2)] ?? 'boot';
-    const text = (length: number) => Array.from({ length }, pick).join(' ');
-    const made: Item[] = [];
-    for (let i = 0; i < 90; i++)
-      made.push(
-        await repo.create({
-          name: text(2),
-          description: text(4 + Math.floor(random() * 16)),
-          tags: [],
-          attributes: {},
-        }),
-      );
-    await indexer.reindexItems(made.map((item) => item.id));
+    const { made } = await skewedItems(repo, indexer, { seed: 11, count: 90, shortest: 4, spread: 16 });
     // A third lose every `boot` and `rain` of their descriptions (ghosts where it was all they had), a third lose
     // the second half of theirs (tfs that fall, words gone, a shorter length), a sixth have each `boot` replaced by
     // two other words (a ghost, a longer length).
