@@ -1,6 +1,6 @@
 // `npm run bench:grown`: what the lengths postings carry cost a query. A new item's postings carry its length; an edit
 // keeps them while the item stays at least that long and at most twice it, and one that leaves that window rewrites
-// them with the item's norm, its length less an eighth (indexer.ts `withNorm`, postings.ts `LENGTH_SLACK`). Where a
+// them with the item's norm, its length less an eighth (indexer.ts `postingTarget`, postings.ts `LENGTH_SLACK`). Where a
 // posting carries less than its item's length its score is a bound, and the search scores its answers from the items
 // themselves (query.ts `itemOf`), asking for more where a score falls. The Cranfield collection three times, side by
 // side, every document ending as the same text (with a revision appended): "fresh", created so and indexed once

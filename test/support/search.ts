@@ -21,7 +21,7 @@ export function acceptItems(items: ItemRepository) {
 /**
  * A search request's `itemOf` from items held in memory (analysed on the first call, so an array filled later is
  * read then), as the retriever gives it: what a search given its own `accept` needs to score its answers exactly
- * wherever a posting carries less than its item's length (indexer.ts `withNorm`).
+ * wherever a posting carries less than its item's length (indexer.ts `postingTarget`).
  */
 export function itemsOf(items: readonly Item[]) {
   let held: Map<number, ItemTerms> | undefined;

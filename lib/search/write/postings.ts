@@ -51,10 +51,10 @@ export interface Posting extends BlockPosting {
  * How much shorter than its item the length a posting carries (its item's *norm*) is made when an edit rewrites
  * the item's postings: an eighth. A new item's postings carry its length. Every posting of an item carries at most
  * its norm, and the norm is at most the item's length, so a posting's score and every block bound computed from it
- * are upper bounds of what the item scores (BM25's saturation falls as the length grows), and an edit that leaves
- * the item at least as long as its norm keeps every posting whose tf did not change (indexer.ts `changes`): an item
- * that shrank once can shrink again by up to an eighth and write only the terms whose tf changed. The reader scores
- * its answers from the items (query.ts `itemOf`). Lucene's norms are lossy too (one byte, about an eighth); these
+ * are upper bounds of what the item scores (BM25's saturation falls as the length grows; an item shorter than its
+ * norm is in the shrunk set, keys.ts, whose length the reader scores it at), and an edit that keeps the norm keeps
+ * every posting whose tf did not rise (indexer.ts `postingTarget`, `changes`). The reader scores its answers from
+ * the items (query.ts `itemOf`). Lucene's norms are lossy too (one byte, about an eighth); these
  * err one way only. Not for new items: at 100,000 items, postings an eighth short on every item cost a query 1.4 ×
  * the read units (BENCHMARKS.md, "Norms").
  */
