@@ -688,8 +688,8 @@ describe('block reads: the early stop, the budget and the round trips', () => {
 
 /**
  * `count` items of words from VOCABULARY (seeded, skewed towards its first words), a two-word name and a description
- * of `shortest` to `shortest + spread - 1` words, created and indexed as one batch; with the seeded stream's `random`
- * and `text` (words picked the same way, from VOCABULARY or `words`) for the edits that follow.
+ * of `shortest` to `shortest + spread - 1` words, created and indexed as one batch; with `text` (words picked the
+ * same way, from VOCABULARY or `words`, the seeded stream going on) for the edits that follow.
  */
 async function skewedItems(
   repo: ItemRepository,
@@ -711,7 +711,7 @@ async function skewedItems(
       }),
     );
   await indexer.reindexItems(made.map((item) => item.id));
-  return { made, random, text };
+  return { made, text };
 }
 
 describe('items that grew after their postings were written', () => {
@@ -726,7 +726,7 @@ describe('items that grew after their postings were written', () => {
     grown = await freshTable();
     repo = createItemRepository(grown);
     const indexer = createIndexer({ ...grown, items: repo, blockCapacity: 4 });
-    const { made, random, text } = await skewedItems(repo, indexer, {
+    const { made, text } = await skewedItems(repo, indexer, {
       seed: 7,
       count: 80,
       shortest: 2,
