@@ -127,13 +127,21 @@ export const shrunkOf = (rows: readonly Record<string, unknown>[]): Shrunk[] =>
         : [];
     })
     .sort((a, b) => a.id - b.id);
+/** The shrunk set as a reader uses it: its entries in id order, and each term's ghosts (`ghostCounts`). */
+export interface ShrunkSet {
+  entries: Shrunk[];
+  ghosts: ReadonlyMap<string, number>;
+}
 /**
- * `shrunkOf` for a reader that reads the set again and again (a warm container's queries): an entry read as it was
- * the last time (the same length, norm and packed cut) is not parsed again (a cut's brotli and validation: ~13 µs an
- * entry, 3.3 ms a query for a set of 255). It keeps the entries of its last read only.
+ * The shrunk set for a reader that reads it again and again (a warm container's queries): an entry read as it was the
+ * last time (the same length, norm and packed cut) is not parsed again (a cut's brotli and validation: ~13 µs an
+ * entry, 3.3 ms a query for a set of 255), and a set read as it was is the same set, its ghosts counted once. It
+ * keeps the entries of its last read only.
  */
-export function shrunkReader(): (rows: readonly Record<string, unknown>[]) => Shrunk[] {
-  let last = new Map<string, { row: Record<string, unknown>; entry: Shrunk | undefined }>();
+export function shrunkReader(): (rows: readonly Record<string, unknown>[]) => ShrunkSet {
+  type Kept = { row: Record<string, unknown>; entry: Shrunk | undefined };
+  let last = new Map<string, Kept>();
+  let set: ShrunkSet = { entries: [], ghosts: new Map() };
   const same = (a: Record<string, unknown>, b: Record<string, unknown>) =>
     a.dl === b.dl &&
     a.norm === b.norm &&
@@ -141,15 +149,24 @@ export function shrunkReader(): (rows: readonly Record<string, unknown>[]) => Sh
       ? Buffer.compare(a.c, b.c) === 0
       : a.c === undefined && b.c === undefined);
   return (rows) => {
-    const next = new Map<string, { row: Record<string, unknown>; entry: Shrunk | undefined }>();
+    const next = new Map<string, Kept>();
+    let changed = false;
     for (const row of rows) {
       const sk = String(row.sk);
       if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) continue;
       const kept = last.get(sk);
-      next.set(sk, kept && same(kept.row, row) ? kept : { row, entry: shrunkOf([row])[0] });
+      const keep = kept !== undefined && same(kept.row, row);
+      if (!keep) changed = true;
+      next.set(sk, keep ? kept : { row, entry: shrunkOf([row])[0] });
+    }
+    if (changed || next.size !== last.size) {
+      const entries = [...next.values()]
+        .flatMap(({ entry }) => (entry ? [entry] : []))
+        .sort((a, b) => a.id - b.id);
+      set = { entries, ghosts: ghostCounts(entries) };
     }
     last = next;
-    return [...next.values()].flatMap(({ entry }) => (entry ? [entry] : [])).sort((a, b) => a.id - b.id);
+    return set;
   };
 }
 

@@ -14,10 +14,10 @@ import {
   directoryEntries,
   directoryQuery,
   formInHome,
-  ghostCounts,
   homeOf,
   REFERENCE_LENGTH,
   type Shrunk,
+  type ShrunkSet,
   sealedSk,
   shrunkReader,
   statsQuery,
@@ -80,7 +80,7 @@ export interface ItemTerms {
 /** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
 export interface FirstReads {
   /** The corpus counts, and the shrunk set (keys.ts): one Query of their partition. */
-  stats: Promise<ReturnType<typeof sumCounts> & { shrunk: Shrunk[] }>;
+  stats: Promise<ReturnType<typeof sumCounts> & { shrunk: ShrunkSet }>;
   terms: Map<
     string,
     Promise<{ tail: Record<string, unknown> | undefined; entries?: [end: number, max: number][] }>
@@ -344,8 +344,7 @@ export function createSearch({
     const avgdl = stats.len / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
     // Items whose postings carry more than they hold (the shrunk set, keys.ts): a longer length, or tfs above theirs.
-    const shrunk = stats.shrunk;
-    const ghosts = ghostCounts(shrunk);
+    const { entries: shrunk, ghosts } = stats.shrunk;
     const lists: TermList[] = [];
     for (const list of found) {
       if (!list) continue;

@@ -1,7 +1,6 @@
 import type { ItemRepository } from '../../items/repository.ts';
 import type { Item } from '../../items/schema.ts';
 import { termFrequencies } from '../format/bm25.ts';
-import { ghostCounts } from '../format/keys.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary, lessGhosts, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
@@ -72,7 +71,7 @@ export function createRetriever({
     const dictionary = started
       ? lessGhosts(
           words.dictionary,
-          started.stats.then(({ shrunk }) => ghostCounts(shrunk)),
+          started.stats.then(({ shrunk }) => shrunk.ghosts),
         )
       : words.dictionary;
     const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, dictionary);
