@@ -714,6 +714,20 @@ async function skewedItems(
   return { made, text };
 }
 
+/** The exhaustive BM25 ranking of `items` as they are now (their texts analysed afresh). */
+const rankedOver = (
+  items: readonly Item[],
+  terms: ReadonlyMap<string, number>,
+  topK: number,
+  groups?: ReadonlyMap<string, string>,
+) =>
+  rankInMemory(
+    items.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
+    terms,
+    topK,
+    groups,
+  );
+
 describe('items that grew after their postings were written', () => {
   // Words no query below asks for: an item that grows by them keeps every posting a query reads, with its old length.
   const FILLER = ['quartz', 'zircon', 'garnet', 'basalt', 'gneiss', 'schist', 'marble', 'pumice'];
@@ -754,12 +768,7 @@ describe('items that grew after their postings were written', () => {
   }, 120_000);
 
   const ranked = (terms: ReadonlyMap<string, number>, topK: number, groups?: ReadonlyMap<string, string>) =>
-    rankInMemory(
-      live.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
-      terms,
-      topK,
-      groups,
-    );
+    rankedOver(live, terms, topK, groups);
 
   it('keeps postings with the length they were written with: at most the item’s, or its shrunk-set entry’s norm', async () => {
     const lengths = new Map(live.map((item) => [item.id, tokenize(itemText(item)).length]));
@@ -927,12 +936,7 @@ describe('items whose tfs fell after their postings were written (the shrunk set
     await indexer.reindexItems(live.map((item) => item.id));
   }, 120_000);
 
-  const ranked = (terms: ReadonlyMap<string, number>, topK: number) =>
-    rankInMemory(
-      live.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
-      terms,
-      topK,
-    );
+  const ranked = (terms: ReadonlyMap<string, number>, topK: number) => rankedOver(live, terms, topK);
 
   it('keeps the postings the edits lowered, the set holding the items’ tfs and ghosts', async () => {
     const shrunk = shrunkOf(await scanAll(own));
