@@ -36,22 +36,18 @@ import { packTerms, StoredChange, StoredTerms, termsChange, withChange } from '.
 import { indexTerms, itemText } from '../text/tokenizer.ts';
 import { createPostingWriter, normOf, type Posting, postingsOf } from './postings.ts';
 
-/**
- * `norm`: the length its postings carry (postings.ts `normOf`); a record written before norms has none: its `dl`.
- * `terms`: the tfs its postings carry; `cut`: the terms whose tf the item holds below that, each with its own (0: a
- * term it no longer holds), none when absent (keys.ts, the shrunk set).
- */
+/** An indexed state as a doc record stores it: docs/index-format.md, the doc record. */
 const StoredIndexed = v.object({
   version: v.number(),
   dl: v.number(),
-  norm: v.optional(v.number()),
+  norm: v.number(),
   terms: StoredTerms,
   cut: v.optional(StoredChange),
 });
 /** A pending state stored as its change from the doc record's committed one (`pendingOf`). */
 const StoredPending = v.union([
   StoredIndexed,
-  v.object({ version: v.number(), dl: v.number(), norm: v.optional(v.number()), change: StoredChange }),
+  v.object({ version: v.number(), dl: v.number(), norm: v.number(), change: StoredChange }),
 ]);
 const Indexed = v.object({
   version: v.number(),
@@ -72,16 +68,15 @@ const DocSchema = v.pipe(
     leaseOwner: v.optional(v.string()),
     leaseUntil: v.optional(v.number()),
   }),
-  v.transform(({ pending, norm, cut, ...doc }) => ({
+  v.transform(({ pending, cut, ...doc }) => ({
     ...doc,
-    norm: norm ?? doc.dl,
     cut: cut ?? {},
     // A pending state is the postings a writer may have reached: its cut is not stored (no posting follows it).
     pending: pending?.map(
       ({ version, dl, norm, ...state }): Indexed => ({
         version,
         dl,
-        norm: norm ?? dl,
+        norm,
         terms: 'change' in state ? withChange(doc.terms, state.change) : state.terms,
         cut: {},
       }),
@@ -101,8 +96,7 @@ export const stored = (state: Indexed) => ({
 });
 /**
  * A pending state as a doc record whose committed state is `committed` stores it: its change from the committed
- * map (terms.ts `termsChange`), or the whole map when nothing is committed (a new item's, which a writer of the
- * layout before the changes reads too).
+ * map (terms.ts `termsChange`), or the whole map when nothing is committed (a new item's).
  */
 const pendingOf = (committed: Indexed, state: Indexed) =>
   Object.keys(committed.terms).length === 0
@@ -165,7 +159,10 @@ export const postingTarget = (committed: Indexed, target: Indexed, renorm: boole
 export const isShrunk = (state: Indexed): boolean =>
   state.norm > state.dl || Object.keys(state.cut).length > 0;
 
-/** Whether a committed state is what `analyze` gives now (an index written by an older analysis is not). */
+/**
+ * Whether a committed state is what `analyze` gives now: not after the analysis changed, so that `npm run reindex`
+ * rewrites every item (how an index moves to a new format: docs/index-format.md).
+ */
 const sameAnalysis = (committed: Indexed, target: Indexed): boolean => {
   const terms = Object.entries(target.terms);
   const held = withChange(committed.terms, committed.cut);
@@ -347,8 +344,7 @@ export function createIndexer({
   /**
    * The postings a rebuild from `committed` to `target` (its norm and tfs chosen by `postingTarget`) writes (`add`)
    * and takes out (`remove`). A target that keeps the committed norm keeps each posting whose tf is unchanged as it
-   * is: its length is that norm (by induction: every posting written carries its state's norm; records written
-   * before norms carried their length). Where the norm is at most the item's length and the posting's tf the item's,
+   * is: its length is that norm (by induction: every posting written carries its state's norm). Where the norm is at most the item's length and the posting's tf the item's,
    * the posting's score, and every block maximum computed from it, is at most what the item now scores; where the
    * norm is above, or the tf (a cut), the item is in the shrunk set once committed, and the reader scores it at its
    * length and tfs and raises its blocks' bounds: upper bounds either way, as the reader's pruning needs, and the

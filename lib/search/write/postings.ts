@@ -90,8 +90,8 @@ export interface Tail {
   v: number;
   /**
    * The term's directory (every sealed block's end and bound, in id order) while it has at most
-   * `tailDirectoryLimit` sealed blocks ([] when none); undefined past that (or for a tail written before the tails
-   * listed it): the directory pages alone then. Always exactly what the pages hold when defined (keys.ts).
+   * `tailDirectoryLimit` sealed blocks ([] when none); undefined once it had more (docs/index-format.md): the
+   * directory pages alone then. Always exactly what the pages hold when defined.
    */
   directory: DirectoryEntry[] | undefined;
 }
@@ -234,16 +234,14 @@ type Planned = ReturnType<typeof planTail>;
 
 /**
  * A home record as a writer read it (keys.ts `homeOf`): its version (undefined while it does not exist), its stem's
- * own attributes (undefined while the stem has no tail) and its forms' entries as stored, the tails of the terms a
- * batch changes (each term's tail as its record holds it, the home's version for those it holds), and the forms
- * whose tail is still in its own, legacy record, with that record's version.
+ * own attributes (undefined while the stem has no tail) and its forms' entries as stored, and the tails of the terms
+ * a batch changes that it holds.
  */
 interface Home {
   v: number | undefined;
   own: Record<string, unknown> | undefined;
   forms: Record<string, unknown>;
   tails: Map<string, Tail>;
-  legacy: Map<string, number>;
 }
 
 interface TermChange {
@@ -317,10 +315,7 @@ export function createPostingWriter({
     v: number(item.v, 'block v'),
   });
 
-  /**
-   * The home records of `homes` (each with the terms of it a batch changes), read consistently (100 keys a call), and
-   * the legacy tails of the forms a home does not hold yet (a second read, only for those).
-   */
+  /** The home records of `homes` (each with the terms of it a batch changes), read consistently (100 keys a call). */
   async function readHomes(homes: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Home>> {
     const rows = await batchGet(client, tableName, [...homes.keys()].map(tailKey), {
       consistent: true,
@@ -328,7 +323,6 @@ export function createPostingWriter({
     });
     const found = new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row]));
     const read = new Map<string, Home>();
-    const elsewhere: string[] = [];
     for (const [home, terms] of homes) {
       const row = found.get(home);
       const { pk: _pk, sk: _sk, v: _v, [FORMS_ATTRIBUTE]: forms, ...own } = row ?? {};
@@ -337,28 +331,15 @@ export function createPostingWriter({
         own: row && own.df !== undefined ? own : undefined,
         forms: forms && typeof forms === 'object' ? { ...(forms as Record<string, unknown>) } : {},
         tails: new Map(),
-        legacy: new Map(),
       };
       if (row && state.own) state.tails.set(home, parseTail(row));
       for (const term of terms) {
         if (term === home) continue;
         const entry = formInHome(row, term);
         if (entry) state.tails.set(term, parseTail(entry));
-        else elsewhere.push(term);
       }
       read.set(home, state);
     }
-    if (elsewhere.length > 0)
-      for (const row of await batchGet(client, tableName, elsewhere.map(tailKey), {
-        consistent: true,
-        concurrency: 4,
-      })) {
-        const term = termOfPk(row.pk) ?? '';
-        const state = read.get(homeOf(term));
-        const tail = parseTail(row);
-        state?.tails.set(term, tail);
-        state?.legacy.set(term, tail.v);
-      }
     return read;
   }
 
@@ -448,34 +429,20 @@ export function createPostingWriter({
 
   /**
    * The tail parts of a home's terms (ids above each tail's `lo`) in one conditional write of the home record, a
-   * transaction when a tail seals blocks or a legacy tail moves home (deleted under its version in the same
-   * transaction): the tails planned (`planned`) and the legacy ones are written into the record, which keeps every
+   * transaction when a tail seals blocks: the tails planned (`planned`) are written into the record, which keeps every
    * other tail it holds as it is. A home whose writes exceed a transaction's actions is written in several, one after
    * another, each under the version the last one left.
    */
   async function writeHome(home: string, state: Home, planned: Map<string, Planned>, fence: () => void) {
     const extras = (term: string): Action[] => {
       const sealed = planned.get(term)?.sealed ?? [];
-      const legacy = state.legacy.get(term);
       return [
         ...sealed.map((block) => put(sealedItem(term, block), undefined)),
         ...pageUpdates(term, new Map(sealed.map((block) => [block.end, block.m]))),
-        ...(legacy === undefined
-          ? []
-          : [
-              {
-                Delete: {
-                  TableName: tableName,
-                  Key: tailKey(term),
-                  ConditionExpression: 'v = :v',
-                  ExpressionAttributeValues: { ':v': legacy },
-                },
-              },
-            ]),
       ];
     };
     const chunks: { terms: string[]; actions: Action[] }[] = [];
-    for (const term of new Set([...planned.keys(), ...state.legacy.keys()])) {
+    for (const term of planned.keys()) {
       const actions = extras(term);
       const open = chunks.at(-1);
       if (open && 1 + open.actions.length + actions.length <= ACTIONS_PER_TRANSACTION) {
@@ -485,9 +452,9 @@ export function createPostingWriter({
     }
     for (const { terms, actions } of chunks) {
       const v = (state.v ?? 0) + 1;
-      // The chunk's tails as planned (or moved home as read); the record's other tails as it holds them.
+      // The chunk's tails as planned; the record's other tails as it holds them.
       const written = terms.flatMap((term) => {
-        const tail = planned.get(term)?.next ?? state.tails.get(term);
+        const tail = planned.get(term)?.next;
         return tail ? [[term, tail] as const] : [];
       });
       let own = state.own;
@@ -498,7 +465,6 @@ export function createPostingWriter({
       await send([put(homeRecord(home, own, forms, v), state.v), ...actions], fence);
       Object.assign(state, { v, own, forms });
       for (const [term, tail] of written) state.tails.set(term, tail);
-      for (const term of terms) state.legacy.delete(term);
     }
   }
 
@@ -633,8 +599,8 @@ export function createPostingWriter({
   }
 
   /**
-   * A home's changes: the tail parts of its terms in one write of the home record (writeHome), with any legacy tail
-   * of them moved home; then each term's sealed part (applySealed), under the home's version as each write leaves it.
+   * A home's changes: the tail parts of its terms in one write of the home record (writeHome); then each term's sealed
+   * part (applySealed), under the home's version as each write leaves it.
    */
   async function applyHome(
     home: string,
@@ -664,7 +630,7 @@ export function createPostingWriter({
       }
       if (sealedPart.add.length + sealedPart.remove.size > 0) sealedParts.set(term, sealedPart);
     }
-    if (planned.size > 0 || state.legacy.size > 0) await writeHome(home, state, planned, fence);
+    if (planned.size > 0) await writeHome(home, state, planned, fence);
     for (const [term, change] of sealedParts) {
       const tail = state.tails.get(term);
       // Ids at or below lo exist only where a tail does (lo > 0).
@@ -677,11 +643,7 @@ export function createPostingWriter({
     return { added, removed };
   }
 
-  async function apply(
-    changes: PostingChanges,
-    { fence = () => {} }: ApplyOptions = {},
-    touch: readonly string[] = [],
-  ) {
+  async function apply(changes: PostingChanges, { fence = () => {} }: ApplyOptions = {}) {
     const byTerm = new Map<string, TermChange>();
     const changeOf = (term: string) => {
       const change = byTerm.get(term) ?? { add: [], remove: new Set<number>() };
@@ -690,7 +652,6 @@ export function createPostingWriter({
     };
     for (const { term, id, tf, dl } of changes.add ?? []) changeOf(term).add.push({ id, tf, dl });
     for (const { term, id } of changes.remove ?? []) changeOf(term).remove.add(id);
-    for (const term of touch) changeOf(term);
     const byHome = Map.groupBy(byTerm.keys(), homeOf);
     const homes = await readHomes(byHome);
     const results = await mapLimit([...byHome], concurrency, async ([home, terms]) => {
@@ -729,9 +690,5 @@ export function createPostingWriter({
     /** Removes postings (those already gone are skipped); returns how many it removed. */
     remove: async (postings: Posting[], options?: ApplyOptions) =>
       (await apply({ remove: postings }, options)).removed,
-    /** Moves the legacy tails of `forms` (keys.ts `homeOf`) into their homes; the postings stay as they are. */
-    moveHome: async (forms: readonly string[], options?: ApplyOptions) => {
-      await apply({}, options, forms);
-    },
   };
 }
