@@ -1,4 +1,4 @@
-// `npm run reindex`: rebuilds the search index from the items (README, "Index operations").
+// `npm run reindex`: rebuilds the search index from the items (docs/operations.md).
 //   npm run reindex [-- --concurrency 4 --page-size 100 --restart]   every item; resumes an interrupted run
 //   npm run reindex -- --ids 1,2,3                                    exactly these items
 //   npm run reindex -- --failure <file>                               the items of failed stream batches (on-failure

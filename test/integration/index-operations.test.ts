@@ -291,7 +291,7 @@ describe('npm run reindex after the analysis changed, and its dictionary pass', 
     );
     await stripClasses();
   }
-  /** Each tail without its df class, as a removal from a sealed block leaves it (postings.ts `tailUpdate`). */
+  /** Each tail without its df class, as a removal from a sealed block leaves it (sealed-part.ts `tailUpdate`). */
   async function stripClasses() {
     for (const row of (await scanAll(table)).filter((r) => r.sk === TAIL_SK))
       await table.client.send(

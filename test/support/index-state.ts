@@ -154,7 +154,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
     ).toBe(true);
   }
   // A posting carries a length at most its item's norm (the item's length when it was created, kept by edits that
-  // stay within the norm's window, an eighth short once an edit rewrote it: indexer.ts `postingTarget`); it is listed
+  // stay within the norm's window, an eighth short once an edit rewrote it: target.ts `postingTarget`); it is listed
   // with the committed length, the one its item is scored with. A posting of a term in its item's cut carries a tf
   // above the cut's, and is listed with the cut's, or not at all for a ghost (0), as the reader scores it. A posting
   // longer than its item's norm, or of an item without a doc record, is listed as stored: no expected index has it.

@@ -7,8 +7,7 @@ import { runPass } from './pass.ts';
  * Entries the shrunk set holds before a writer that adds one compacts it (~40 bytes an entry shrunk in its length
  * alone, ~100 with a shortening's cut, ~300 with a halving's), and the bytes it holds at most: every query reads the
  * whole set, DynamoDB charging the Query by its bytes (64 KB: 8 read units, eventually consistent). 64 KB holds ~220
- * halvings of Cranfield items, whose compaction then costs ~22 WCU an item (~29 at 32 KB, ~100 items):
- * BENCHMARKS.md, "The shrunk set's cuts".
+ * halvings of Cranfield items, whose compaction then costs ~22 WCU an item (~29 at 32 KB, ~100 items).
  */
 export const COMPACT_AT = 256;
 export const COMPACT_BYTES = 64 * 1024;

@@ -22,8 +22,8 @@ const Indexed = v.object({
   cut: v.custom<Record<string, number>>(() => true),
 });
 /**
- * `pending` lists the targets of a rebuild that started and did not commit: their postings may exist. While a
- * writer works on an item it holds the item's lease (`leaseOwner` until `leaseUntil`, epoch ms).
+ * A doc record as a writer reads it (docs/index-format.md, the doc record): its committed state, the `pending`
+ * states of a rebuild that started and did not commit (their postings may exist), and the lease of the writer on it.
  */
 export const DocSchema = v.pipe(
   v.object({

@@ -10,8 +10,7 @@ export interface Posting extends BlockPosting {
  * item's postings: an eighth (docs/index-format.md, "norm"). A new item's postings carry its length. Postings err one
  * way only: every posting carries at most its item's norm and the norm is at most its length, or the item is in the
  * shrunk set, so every score and bound computed from a posting is an upper bound of what the item scores. Not for
- * new items: at 100,000 items, postings an eighth short on every item cost a query 1.4 × the read units
- * (BENCHMARKS.md, "Norms").
+ * new items: at 100,000 items, postings an eighth short on every item cost a query 1.4 × the read units.
  */
 export const LENGTH_SLACK = 1 / 8;
 

@@ -16,12 +16,11 @@ export function analyze(item: Item): Indexed {
 
 /**
  * The state a rebuild from `committed` writes for `target` (what `analyze` gives now): its postings' norm
- * (norms.ts `LENGTH_SLACK`) and tfs, and its cut. A new item's postings carry its length and tfs, so they score
- * exactly. An edit keeps the committed norm while the item's new length is at most twice it, and keeps every posting
- * it would lower: a term whose tf rose (or that is new) is written with its tf, and one whose tf fell (or that the item
- * no longer holds) keeps its posting, the item's tf in the cut (docs/index-format.md, the shrunk set). An item shorter than its
- * norm, or with a cut, is *shrunk*: its commit puts it in the shrunk set, whose lengths and tfs the reader scores its
- * postings at. A compaction (`renorm`), an edit past twice the norm, and one whose cut would hold more than twice the
+ * (norms.ts `LENGTH_SLACK`) and tfs, and its cut (docs/index-format.md, "norm" and "the shrunk set"). A new item's
+ * postings carry its length and tfs, so they score exactly. An edit keeps the committed norm while the item's new
+ * length is at most twice it, and keeps every posting it would lower: a term whose tf rose (or that is new) is
+ * written with its tf, and one whose tf fell (or that the item no longer holds) keeps its posting, the item's tf in
+ * the cut. A compaction (`renorm`), an edit past twice the norm, and one whose cut would hold more than twice the
  * terms the item holds (its ghosts outgrowing it) rewrite the postings as they are now, the first two with the
  * length less the slack, so that it can shrink again by up to an eighth and keep them.
  */
