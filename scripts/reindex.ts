@@ -1,15 +1,11 @@
-// `npm run reindex`: rebuilds the search index from the items (README, "Index operations").
+// `npm run reindex`: rebuilds the search index from the items (docs/operations.md).
 //   npm run reindex [-- --concurrency 4 --page-size 100 --restart]   every item; resumes an interrupted run
 //   npm run reindex -- --ids 1,2,3                                    exactly these items
 //   npm run reindex -- --failure <file>                               the items of failed stream batches (on-failure
 //                                                                     records from the queue or the local consumer)
-//   npm run reindex -- --migrate                                      moves an index of layout 1 (before issue #19) to
-//                                                                     layout 2: the full reindex, then layout 1's
-//                                                                     records removed; resumable, with progress
 //   npm run reindex -- --dictionary                                   puts every term's dictionary entry (its df
-//                                                                     class) on its tail, and a small term's directory
-//                                                                     copy, for an index written before them; the full
-//                                                                     reindex ends with it too
+//                                                                     class) back on its tail, and a small term's
+//                                                                     directory copy; the full reindex ends with it too
 // Locally (default) against DynamoDB Local on DYNAMODB_PORT; on AWS with TABLE_NAME and AWS_REGION set.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,7 +13,6 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { createDocumentClient } from '../lib/dynamodb/client.ts';
 import { createItemRepository } from '../lib/items/repository.ts';
 import { backfillDictionary } from '../lib/search/operations/backfill-dictionary.ts';
-import { migrateIndex } from '../lib/search/operations/migrate.ts';
 import { rebuildIndex } from '../lib/search/operations/rebuild.ts';
 import { type BatchResult, reindexBatch } from '../lib/search/write/batch.ts';
 import { createIndexer } from '../lib/search/write/indexer.ts';
@@ -32,7 +27,6 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'page-size': { type: 'string', default: '100' },
     restart: { type: 'boolean', default: false },
-    migrate: { type: 'boolean', default: false },
     dictionary: { type: 'boolean', default: false },
   },
 });
@@ -69,7 +63,7 @@ function summarize(what: string, { outcomes, invalid, failed }: BatchResult): bo
   return failed.length === 0;
 }
 
-/** The full reindex's options, from the command line (the migration runs it too). */
+/** The full reindex's options, from the command line. */
 const fullReindex = () => ({
   client,
   tableName,
@@ -87,33 +81,17 @@ const dictionary = (progress = false) =>
     tableName,
     ...(progress
       ? {
-          onPage: ({ tails, entries, moved }: { tails: number; entries: number; moved: number }) =>
-            process.stderr.write(
-              `dictionary: ${tails} terms seen, ${entries} entries written` +
-                (moved > 0 ? `, ${moved} exact forms' tails moved home` : '') +
-                '\n',
-            ),
+          onPage: ({ tails, entries }: { tails: number; entries: number }) =>
+            process.stderr.write(`dictionary: ${tails} terms seen, ${entries} entries written\n`),
         }
       : {}),
   });
 
 try {
   if (args.dictionary) {
-    const { tails, entries, moved } = await dictionary(true);
+    const { tails, entries } = await dictionary(true);
     console.log(
       `Term dictionary of ${tableName}: ${entries} of ${tails} terms' entries written (${Date.now() - started} ms).`,
-    );
-    if (moved > 0) console.log(`${moved} exact forms' tails moved home (into their stems' records).`);
-  } else if (args.migrate) {
-    const { rebuild, swept } = await migrateIndex({
-      ...fullReindex(),
-      onSwept: (count, scanned) =>
-        process.stderr.write(`migrate: ${count} records of layout 1 removed, ${scanned} records scanned\n`),
-    });
-    console.log(
-      `Migrated the index of ${tableName} to layout 2 (${Date.now() - started} ms): ${rebuild.items} items indexed` +
-        (rebuild.resumedAfter !== undefined ? ` (resuming after item ${rebuild.resumedAfter})` : '') +
-        `, ${swept} records of layout 1 removed.`,
     );
   } else if (args.ids !== undefined) {
     const ids = args.ids.split(',').map((id) => positive('ids', id.trim()));
@@ -154,7 +132,7 @@ try {
   } else {
     const report = await rebuildIndex(fullReindex());
     // Terms whose postings the rebuild left as they were keep their tails: their entries are brought up to date.
-    const { entries, moved } = await dictionary();
+    const { entries } = await dictionary();
     console.log(
       `Reindexed ${report.items} items in ${tableName} (${Date.now() - started} ms)` +
         (report.resumedAfter !== undefined ? `, resuming after item ${report.resumedAfter}` : '') +
@@ -165,9 +143,7 @@ try {
           ? ` (${report.countsSkipped} changed by writers while checked: run again to check them)`
           : '') +
         (report.invalid ? `; ${report.invalid} items have invalid stored records (not indexed)` : '') +
-        `; ${entries} dictionary entries written` +
-        (moved > 0 ? `, ${moved} exact forms' tails moved home (into their stems' records)` : '') +
-        '.',
+        `; ${entries} dictionary entries written.`,
     );
   }
 } finally {

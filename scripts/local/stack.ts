@@ -5,9 +5,8 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LAYOUT_KEY } from '../../lib/items/keys.ts';
 import { migrateItems } from '../../lib/items/migrate.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { LEGACY, LENGTH_INDEX, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
+import { LENGTH_INDEX, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
 import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
-import { migrateIndex } from '../../lib/search/operations/migrate.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import {
@@ -97,7 +96,6 @@ export async function startStack(options: StackOptions) {
           : 'found',
     );
     await migrateItemLayout(dynamodb.endpoint, created ? undefined : progress);
-    if (!created) await migrateLegacyIndex(dynamodb.endpoint, progress);
     if (indexes?.created.some((name) => name === PREFIX_INDEX || name === LENGTH_INDEX))
       await reindexForDictionary(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
@@ -135,25 +133,6 @@ async function migrateItemLayout(endpoint: string, progress: Progress | undefine
     const done = progress?.('items', 'moving items to their shards (npm run migrate-items)');
     const { moved } = await migrateItems({ client, tableName: LOCAL_TABLE });
     done?.(`${moved} items moved`);
-  } finally {
-    client.destroy();
-  }
-}
-
-/**
- * A table kept under .local/ by an older `npm start` may hold an index of layout 1 (before issue #19): it is moved to
- * layout 2 before the stream consumer starts, as `npm run reindex -- --migrate` would (lib/search/operations/migrate.ts).
- */
-async function migrateLegacyIndex(endpoint: string, progress: Progress) {
-  const client = DynamoDBDocumentClient.from(localClient(endpoint));
-  try {
-    const { Item } = await client.send(new GetCommand({ TableName: LOCAL_TABLE, Key: LEGACY.statsKey }));
-    if (!Item) return;
-    const done = progress('index', 'layout 1 found: moving it to layout 2 (npm run reindex -- --migrate)');
-    const items = createItemRepository({ client, tableName: LOCAL_TABLE });
-    const indexer = createIndexer({ client, tableName: LOCAL_TABLE, items });
-    const { rebuild, swept } = await migrateIndex({ client, tableName: LOCAL_TABLE, indexer });
-    done(`${rebuild.items} items indexed, ${swept} old records removed`);
   } finally {
     client.destroy();
   }

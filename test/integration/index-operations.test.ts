@@ -34,13 +34,12 @@ import { backfillDictionary } from '../../lib/search/operations/backfill-diction
 import type { Progress } from '../../lib/search/operations/progress.ts';
 import { CHECKPOINT_KEY, readCheckpoint, rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
-import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
+import { createIndexer, type Indexer, stored } from '../../lib/search/write/indexer.ts';
 import { createPostingWriter, postingsOf } from '../../lib/search/write/postings.ts';
 import { indexChanges } from '../../lib/search/write/stream.ts';
 import { deliverBatch, failureRecord, streamSettings } from '../../scripts/local/stream-batches.ts';
 import type { FailureRecord } from '../../scripts/redrive.ts';
-import { expected, formsToLegacy, scanAll, snapshot } from '../support/index-state.ts';
-import { FIXTURE, isLegacy, loadLegacyIndex } from '../support/legacy-index.ts';
+import { expected, scanAll, snapshot } from '../support/index-state.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -262,11 +261,12 @@ function crashingIndexer(real: Indexer, crashAfter = Number.POSITIVE_INFINITY) {
   return { indexer: wrapped, batches };
 }
 
-describe('npm run reindex after issue #20 (exact forms beside stems, df classes in the dictionary)', {
-  timeout: 180_000,
-}, () => {
-  /** The index as the version before issue #20 wrote it: stems only, tails without a df class or a reversed term. */
-  async function writeOldIndex(created: Item[]) {
+describe('npm run reindex after the analysis changed, and its dictionary pass', { timeout: 180_000 }, () => {
+  /**
+   * The index an analysis of stems alone (no exact forms) gives, written in today's format: how a reindex finds an
+   * index after the analysis changed. Its tails without a df class, as a removal from a sealed block leaves them.
+   */
+  async function writeStemsOnlyIndex(created: Item[]) {
     const writer = createPostingWriter(table);
     let len = 0;
     for (const item of created) {
@@ -274,13 +274,13 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
       const old = {
         version: item.version,
         dl: tokens.length,
+        norm: tokens.length,
         terms: Object.fromEntries(termFrequencies(tokens)),
+        cut: {},
       };
       len += old.dl;
-      // Postings carried their item's length (no norm) before the norms.
-      await writer.add([...postingsOf(item.id, { norm: old.dl, terms: old.terms }).values()]);
-      // Its doc record's term map as JSON text, as doc records were stored before they were packed (terms.ts).
-      const record = { ...docKey(item.id), ...old, terms: JSON.stringify(old.terms), rev: 1 };
+      await writer.add([...postingsOf(item.id, old).values()]);
+      const record = { ...docKey(item.id), ...stored(old), rev: 1 };
       await table.client.send(new PutCommand({ TableName: table.tableName, Item: record }));
     }
     await table.client.send(
@@ -291,30 +291,16 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     );
     await stripClasses();
   }
-  /**
-   * Each tail's dictionary entry as older versions wrote it: no df class or reversed term (before issue #20), and a
-   * term too short for an index in it all the same (before the indexes left such terms out: keys.ts).
-   */
+  /** Each tail without its df class, as a removal from a sealed block leaves it (sealed-part.ts `tailUpdate`). */
   async function stripClasses() {
-    for (const row of (await scanAll(table)).filter((r) => r.sk === TAIL_SK)) {
-      const term = termOfPk(row.pk) ?? '';
-      const short = isDictionaryTerm(term) && [...term].length < LENGTH_INDEX_MIN_LENGTH;
+    for (const row of (await scanAll(table)).filter((r) => r.sk === TAIL_SK))
       await table.client.send(
         new UpdateCommand({
           TableName: table.tableName,
           Key: { pk: row.pk, sk: TAIL_SK },
-          UpdateExpression: `REMOVE wf, wr${short ? ' SET wp = :p, wl = :l' : ''}`,
-          ...(short
-            ? {
-                ExpressionAttributeValues: {
-                  ':p': prefixPartition(term),
-                  ':l': lengthPartition([...term].length),
-                },
-              }
-            : {}),
+          UpdateExpression: 'REMOVE wf',
         }),
       );
-    }
   }
   /** Every dictionary term's tail with its entry (in each index its length reaches) and class, no exact form's. */
   async function expectClasses() {
@@ -340,10 +326,10 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     }
   }
 
-  it('the full reindex rebuilds an index written before them into what a fresh build gives', async () => {
+  it('the full reindex rebuilds an index of another analysis into what a fresh build gives', async () => {
     const created = await createItems(5);
-    await writeOldIndex(created);
-    // Each item is at its version, but indexed by an older analysis: none is up to date.
+    await writeStemsOnlyIndex(created);
+    // Each item is at its version, but indexed by another analysis: none is up to date.
     expect((await snapshot(table)).postings.some((p) => p.startsWith('=camping:'))).toBe(false);
     const run = await reindex(table, '--page-size', '2');
     expect(run.code).toBe(0);
@@ -354,12 +340,9 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     await expectClasses();
     const ids = created.map((item) => item.id);
     expect(await upToDate(ids)).toStrictEqual(ids);
-    // The doc records were read from their JSON text and written back packed.
-    const records = (await scanAll(table)).filter((r) => r.sk === 'IDX');
-    expect(records.map((r) => r.terms instanceof Uint8Array)).toStrictEqual(ids.map(() => true));
   });
 
-  it('--dictionary puts back the df classes and reversed terms of an index whose tails have none, and says how many', async () => {
+  it('--dictionary puts back the df classes of an index whose tails have none, and says how many', async () => {
     const created = await createItems(5);
     await indexer.reindexItems(created.map((item) => item.id));
     await stripClasses();
@@ -374,24 +357,6 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     expect(again.stdout).toMatch(/: 0 of \d+ terms' entries written/);
   });
 
-  it("--dictionary moves exact forms' tails still in their own records into their stems', and says how many", async () => {
-    const created = await createItems(5);
-    await indexer.reindexItems(created.map((item) => item.id));
-    const forms = await formsToLegacy(table);
-    expect(forms).toBeGreaterThan(0);
-    const run = await reindex(table, '--dictionary');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`${forms} exact forms' tails moved home (into their stems' records).`);
-    expect(run.stderr).toMatch(new RegExp(`, ${forms} exact forms' tails moved home$`, 'm'));
-    const index = await snapshot(table);
-    expect(index.postings).toStrictEqual(expected(created).postings);
-    expect(
-      (await scanAll(table)).filter((r) => r.sk === TAIL_SK && String(r.pk).startsWith('T#=')),
-    ).toStrictEqual([]);
-    const again = await reindex(table, '--dictionary');
-    expect(again.stdout).not.toContain('moved home');
-  });
-
   it('--dictionary gives a tail of few sealed blocks that lists no directory its copy, exactly', async () => {
     const created = await createItems(16);
     await createIndexer({ ...table, items, blockCapacity: 3 }).reindexItems(created.map((item) => item.id));
@@ -401,7 +366,7 @@ describe('npm run reindex after issue #20 (exact forms beside stems, df classes 
     // Some terms have few blocks (a metal: 4 items), some too many to list (lantern: 16 items, 5 blocks of 3).
     expect(listing.length).toBeGreaterThan(0);
     expect((await sealedTails()).length).toBeGreaterThan(listing.length);
-    // As tails written before the copies: none lists its directory.
+    // As tails whose terms had more blocks than a tail lists, and lost them: none lists its directory.
     for (const pk of listing)
       await table.client.send(
         new UpdateCommand({
@@ -481,22 +446,6 @@ describe('npm run reindex at scale', { timeout: 180_000 }, () => {
     expect(report).toMatchObject({ resumedAfter: undefined, items: 5 });
     expect(run.batches.slice(0, 3).flat()).toStrictEqual(ids);
     expect(await upToDate(ids)).toStrictEqual(ids);
-  });
-
-  it('--migrate moves an index of layout 1 to layout 2, and says what it did', async () => {
-    await loadLegacyIndex(table);
-    const run = await reindex(table, '--migrate', '--page-size', '10');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(
-      /^Migrated the index of test-\S+ to layout 2 \(\d+ ms\): 35 items indexed, \d+ records of layout 1 removed\.$/m,
-    );
-    expect(run.stderr).toMatch(/^reindex: 35 of ~\d+ items \(100%\), \d+ items\/s, done$/m);
-    expect(run.stderr).toMatch(/^migrate: \d+ records of layout 1 removed, \d+ records scanned$/m);
-    expect((await scanAll(table)).filter(isLegacy)).toStrictEqual([]);
-    const ids = FIXTURE.filter((r) => r.pk === 'ITEM').map((r) => Number(r.sk));
-    expect(await upToDate(ids)).toStrictEqual(ids);
-    const again = await reindex(table, '--migrate');
-    expect(again.stdout).toMatch(/, 0 records of layout 1 removed\.$/m);
   });
 
   it('shows progress on stderr: items done, items per second and time left', async () => {

@@ -110,7 +110,7 @@ describe('index maintenance on DynamoDB Local', () => {
     };
     /**
      * The tfs the item's postings carry: an edit that keeps the norm writes a term whose tf rose and keeps the
-     * posting of one whose tf fell (indexer.ts `postingTarget`).
+     * posting of one whose tf fell (target.ts `postingTarget`).
      */
     let posted: Record<string, number> = { ...analyze(boot).terms };
     /** The terms whose tf `item` holds above its postings' (or new), as an edit that keeps the norm writes them. */

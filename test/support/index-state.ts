@@ -1,8 +1,6 @@
 import {
   BatchGetCommand,
-  DeleteCommand,
   type DynamoDBDocumentClient,
-  PutCommand,
   QueryCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -21,7 +19,6 @@ import {
   dfClass,
   endOfPageEntry,
   endOfSealedSk,
-  FORMS_ATTRIBUTE,
   idOfDocKey,
   isDictionaryTerm,
   pageEntry,
@@ -30,7 +27,6 @@ import {
   shrunkOf,
   sumCounts,
   TAIL_SK,
-  tailKey,
   termOfPk,
   termRows,
 } from '../../lib/search/format/keys.ts';
@@ -115,31 +111,6 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
   }
 }
 
-/**
- * The table's index put back in the layout before the homes (keys.ts `homeOf`): each exact form's tail in its own
- * record, with its home's version, as that code wrote it. Returns how many forms it moved out.
- */
-export async function formsToLegacy(table: Table): Promise<number> {
-  let forms = 0;
-  for (const row of await scanAll(table)) {
-    const held = row[FORMS_ATTRIBUTE] as Record<string, Record<string, unknown>> | undefined;
-    if (row.sk !== TAIL_SK || !held) continue;
-    for (const [form, entry] of Object.entries(held)) {
-      await table.client.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...tailKey(form), ...entry, v: row.v } }),
-      );
-      forms++;
-    }
-    const { [FORMS_ATTRIBUTE]: _, ...own } = row;
-    if (own.df === undefined)
-      await table.client.send(
-        new DeleteCommand({ TableName: table.tableName, Key: tailKey(termOfPk(row.pk) ?? '') }),
-      );
-    else await table.client.send(new PutCommand({ TableName: table.tableName, Item: own }));
-  }
-  return forms;
-}
-
 /** Every record of the table (a consistent scan). */
 export async function scanAll({ client, tableName }: Table): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
@@ -160,7 +131,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const rows = (await scanAll(table)).flatMap(termRows);
   checkTerms(rows, capacity);
   const blocks = rows.filter((r) => String(r.pk).startsWith('T#') && String(r.sk).startsWith('K#'));
-  // Each doc record's length, norm (a record written before norms has none: its length) and cut (none: empty), the
+  // Each doc record's length, norm and cut (none: empty), the
   // norm above the length or a cut only for an item of the shrunk set, whose entry holds the three (keys.ts); every
   // entry is of such an item.
   const shrunk = new Map(shrunkOf(rows).map((entry) => [entry.id, entry]));
@@ -169,7 +140,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
       const id = idOfDocKey(r.pk, r.sk);
       if (id === undefined) return [];
       const cut = r.cut === undefined ? {} : v.parse(StoredChange, r.cut);
-      const record = { dl: Number(r.dl), norm: Number(r.norm ?? r.dl), cut };
+      const record = { dl: Number(r.dl), norm: Number(r.norm), cut };
       if (record.norm > record.dl || Object.keys(cut).length > 0)
         expect(shrunk.get(id), `D#${id}'s shrunk-set entry`).toEqual({ id, ...record });
       return [[id, record] as const];
@@ -183,7 +154,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
     ).toBe(true);
   }
   // A posting carries a length at most its item's norm (the item's length when it was created, kept by edits that
-  // stay within the norm's window, an eighth short once an edit rewrote it: indexer.ts `postingTarget`); it is listed
+  // stay within the norm's window, an eighth short once an edit rewrote it: target.ts `postingTarget`); it is listed
   // with the committed length, the one its item is scored with. A posting of a term in its item's cut carries a tf
   // above the cut's, and is listed with the cut's, or not at all for a ghost (0), as the reader scores it. A posting
   // longer than its item's norm, or of an item without a doc record, is listed as stored: no expected index has it.
@@ -216,7 +187,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
       .map((r) => [String(r.pk).slice(2), Number(r.df) - (ghosts.get(String(r.pk).slice(2)) ?? 0)] as const)
       .filter(([, count]) => count > 0),
   );
-  // The counts' parts (keys.ts), summed; layout 1's CORPUS record is not one of them.
+  // The counts' parts (keys.ts), summed.
   const stats = sumCounts(rows.filter((r) => r.pk === STATS_PK && String(r.sk).startsWith('INDEX')));
   const docs = rows
     .filter((r) => idOfDocKey(r.pk, r.sk) !== undefined)

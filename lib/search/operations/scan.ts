@@ -15,7 +15,7 @@ import type { Posting } from '../write/postings.ts';
 const Row = v.object({
   pk: v.string(),
   sk: v.string(),
-  p: v.optional(v.union([v.string(), v.instance(Uint8Array)])),
+  p: v.optional(v.instance(Uint8Array)),
   dl: v.optional(v.number()),
   version: v.optional(v.number()),
 });

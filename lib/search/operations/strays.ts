@@ -30,8 +30,8 @@ export async function removeStrays({
   let handed = 0;
   const adopted: number[] = [];
   for (const [id, strays] of byId) {
-    // One pending state per length (an item's postings carry the norms it had when each was written: indexer.ts
-    // `changes`; strays of two versions differ too), each its own norm.
+    // One pending state per length (an item's postings carry the norms it had when each was written:
+    // posting-changes.ts `changes`; strays of two versions differ too), each its own norm.
     const pending = [...Map.groupBy(strays, (posting) => posting.dl)].map(([dl, postings]) =>
       stored({
         version: 0,

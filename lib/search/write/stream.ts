@@ -19,7 +19,7 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
  * Brings the index up to date for every item a batch touches, as one batch (`reindexItems`). Each item is rebuilt
  * from its current state, so order, duplicates and retries do not matter. If the batch fails, its items are taken
  * one by one and the failed ones reported, so Lambda retries from the first of them (and, after its retries, sends
- * the rest of the batch to the failures queue: README, "Index operations").
+ * the rest of the batch to the failures queue: docs/operations.md, redrive).
  */
 export async function indexChanges(
   indexer: Indexer,

@@ -1,0 +1,57 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ItemRepository } from '../../items/repository.ts';
+import type { Item } from '../../items/schema.ts';
+import type { Indexed } from './doc-record.ts';
+import type { Lease } from './lease.ts';
+import type { PostingWriter } from './postings.ts';
+
+/** What every step of the indexer works with: the tables, the posting writer, its clock and its limits. */
+export interface WriterContext {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  items: ItemRepository;
+  postings: PostingWriter;
+  /** Requests in flight at once (doc records, terms). */
+  concurrency: number;
+  /** How long a writer holds an item. */
+  leaseMs: number;
+  /** How long before its lease ends a writer sends its last write. */
+  fenceMs: number;
+  /** The clock leases are read and written by. */
+  now: () => number;
+  /** Shrunk-set entries at which a writer that adds one compacts the set. */
+  compactAt: number;
+  /** The shrunk set's stored bytes at which a writer that adds an entry compacts it, whatever its entries. */
+  compactBytes: number;
+}
+
+/** `invalid`: the item's stored record (or its doc record) does not parse; retrying cannot fix it. */
+export type IndexOutcome = 'unchanged' | 'indexed' | 'removed' | 'invalid';
+
+/**
+ * One indexing run's state across its passes: each item's outcome, the ids a compaction renorms, and whether a
+ * shrunk target committed (the run then compacts the shrunk set if it is full).
+ */
+export interface Run {
+  outcomes: Map<number, IndexOutcome>;
+  renorm: ReadonlySet<number>;
+  shrank: boolean;
+}
+
+/** An item's rebuild as a pass plans it: its doc record's committed state, the target, and any unfinished rebuild. */
+export interface Plan {
+  id: number;
+  item: Item | undefined;
+  committed: Indexed;
+  target: Indexed;
+  unfinished: Indexed[];
+  /** The doc record's rev as this writer last wrote (or read) it. */
+  rev: number;
+}
+
+/** One pass's state across its steps: its lease, the plans of the items it holds, and the ids to try again. */
+export interface PassState {
+  lease: Lease;
+  leased: Plan[];
+  again: number[];
+}

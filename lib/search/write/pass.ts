@@ -1,0 +1,40 @@
+import { commit } from './commit.ts';
+import type { PassState, Run, WriterContext } from './context.ts';
+import { Lease, release } from './lease.ts';
+import { planPass } from './plan.ts';
+import { writePostings } from './posting-changes.ts';
+import { rollBack } from './rollback.ts';
+import { isShrunk } from './target.ts';
+import { takeLeases } from './write-ahead.ts';
+
+/** Each committed plan's outcome into the run, and the lost ones into the ids to try again. */
+function settle(run: Run, pass: PassState, lost: ReadonlySet<number>) {
+  for (const plan of pass.leased) {
+    if (lost.has(plan.id)) pass.again.push(plan.id);
+    else run.outcomes.set(plan.id, plan.item ? 'indexed' : 'removed');
+    if (!lost.has(plan.id) && plan.item && isShrunk(plan.target)) run.shrank = true;
+  }
+}
+
+/**
+ * One pass over `ids`, in its steps: plan, write-ahead (the lease), roll back any unfinished rebuild, write the
+ * postings, commit (docs/index-format.md, the writer's protocol). Returns the ids to try again (held by another
+ * writer, or lost a race). `run.renorm`: ids whose postings are rewritten with their length's norm if they are shrunk
+ * (a compaction); `run.shrank` is set when a shrunk target commits. A pass that fails lets go of its leases.
+ */
+export async function runPass(ctx: WriterContext, ids: number[], run: Run): Promise<number[]> {
+  const lease = new Lease(ctx);
+  const { plans, again } = await planPass(ctx, ids, run);
+  const pass: PassState = { lease, leased: [], again };
+  await takeLeases(ctx, pass, plans);
+  try {
+    await rollBack(ctx, pass);
+    await writePostings(ctx, pass);
+    lease.fence();
+    settle(run, pass, await commit(ctx, pass.leased));
+    return pass.again;
+  } catch (error) {
+    await release(ctx, pass.leased, lease.owner);
+    throw error;
+  }
+}
