@@ -30,7 +30,7 @@ const idOf = (record: TableRecord): number => {
   return id;
 };
 
-/** The records after `afterId` in the sharded layout: `need` of them (or all there are), in id order. */
+/** The records after `afterId`: `need` of them (or all there are), in id order. */
 export async function readShards(
   query: RangeQuery,
   readCounter: () => Promise<number>,
@@ -84,21 +84,4 @@ export async function readShards(
     .sort((a, b) => idOf(a) - idOf(b));
   records.push(...merged.slice(0, left));
   return { records, complete: merged.length > left ? idOf(merged[left - 1] ?? {}) : complete };
-}
-
-/**
- * While items of the layout before issue #21 remain: merges them (read first, as `legacy`) with the sharded ones (read
- * after). An item moves only from the old key to its shard, in one transaction, so reading the old partition first
- * never misses an item that moves meanwhile; one seen in both is the same item, and its shard's copy is the newer.
- */
-export function mergeRuns(legacy: Run, shards: Run, need: number): Run {
-  const complete = Math.min(legacy.complete, shards.complete);
-  const byId = new Map<number, TableRecord>();
-  for (const record of legacy.records) if (idOf(record) <= complete) byId.set(idOf(record), record);
-  for (const record of shards.records) if (idOf(record) <= complete) byId.set(idOf(record), record);
-  const records = [...byId.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
-  return {
-    records: records.slice(0, need),
-    complete: records.length > need ? idOf(records[need - 1] ?? {}) : complete,
-  };
 }

@@ -7,13 +7,13 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { isConditionFailure, onlyConditionFailures } from '../dynamodb/conditions.ts';
+import { isConditionFailure } from '../dynamodb/conditions.ts';
 import { retry } from '../retry.ts';
 import { ItemNotFoundError, VersionConflictError, WriteContentionError } from './errors.ts';
 import { createIdAllocator } from './ids.ts';
-import { COUNTER_KEY, itemKey, legacyItemKey } from './keys.ts';
+import { COUNTER_KEY, itemKey } from './keys.ts';
 import { sameFields, writableFields } from './merge-patch.ts';
-import { createLegacyCheck, createRecordReader } from './reader.ts';
+import { createRecordReader } from './reader.ts';
 import { fromRecord, toRecord } from './record.ts';
 import { type Item, ItemIdSchema, type ItemWrite } from './schema.ts';
 
@@ -56,8 +56,6 @@ export interface ItemRepositoryOptions {
   maxAttempts?: number;
   /** The most ids one lease from the counter takes (lib/items/ids.ts). */
   maxLease?: number;
-  /** How long a check that found items of the layout before issue #21 holds before the marker is read again. */
-  layoutRecheckMs?: number;
 }
 
 /** The items repository over one DynamoDB table (see keys.ts for the key design). */
@@ -67,10 +65,8 @@ export function createItemRepository({
   now = () => new Date(),
   maxAttempts = 25,
   maxLease = 100,
-  layoutRecheckMs = 5000,
 }: ItemRepositoryOptions): ItemRepository {
-  const legacyActive = createLegacyCheck(client, tableName, layoutRecheckMs);
-  const reader = createRecordReader(client, tableName, legacyActive);
+  const reader = createRecordReader(client, tableName);
 
   const nextId = createIdAllocator(
     async (size) => {
@@ -90,9 +86,9 @@ export function createItemRepository({
   );
 
   async function get(id: number): Promise<Item> {
-    const found = await reader.locate(id);
-    if (!found) throw new ItemNotFoundError(id);
-    return fromRecord(found.record);
+    const record = await reader.one(id);
+    if (!record) throw new ItemNotFoundError(id);
+    return fromRecord(record);
   }
 
   /**
@@ -121,40 +117,6 @@ export function createItemRepository({
       if (!isConditionFailure(error)) throw error;
       if (!error.Item) throw new ItemNotFoundError(item.id);
       return 'raced';
-    }
-  }
-
-  /**
-   * Writes a change of an item still at its old key (during the migration): moves it to its shard in the same
-   * transaction. A refusal means the migration (or another writer) moved, changed or deleted it meanwhile: the
-   * caller reads it again.
-   */
-  async function moveIfVersion(item: Item, expectedVersion: number): Promise<void> {
-    try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: toRecord(item),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Delete: {
-                TableName: tableName,
-                Key: legacyItemKey(item.id),
-                ConditionExpression: 'version = :expected',
-                ExpressionAttributeValues: { ':expected': expectedVersion },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (onlyConditionFailures(error)) throw new WriteContentionError(item.id);
-      throw error;
     }
   }
 
@@ -224,9 +186,7 @@ export function createItemRepository({
 
     async update(id, change, { ifMatch } = {}) {
       const attempt = async () => {
-        const found = await reader.locate(id);
-        if (!found) throw new ItemNotFoundError(id);
-        const current = fromRecord(found.record);
+        const current = await get(id);
         if (ifMatch !== undefined && current.version !== ifMatch) throw new VersionConflictError(id, ifMatch);
         const fields = change(current);
         if (sameFields(writableFields(current), fields)) return current;
@@ -236,10 +196,6 @@ export function createItemRepository({
           updatedAt: now().toISOString(),
           version: current.version + 1,
         };
-        if (found.legacy) {
-          await moveIfVersion(next, current.version);
-          return next;
-        }
         if ((await putIfVersion(next, current.version)) === 'written') return next;
         if (ifMatch !== undefined) {
           if (await landed(next)) return next;
@@ -257,11 +213,6 @@ export function createItemRepository({
 
     async delete(id, { ifMatch } = {}) {
       if ((await remove(id, itemKey(id), ifMatch)) === 'deleted') return;
-      // During the migration: the old key, then the shard again (the item may have moved between the two).
-      if (await legacyActive()) {
-        if ((await remove(id, legacyItemKey(id), ifMatch)) === 'deleted') return;
-        if ((await remove(id, itemKey(id), ifMatch)) === 'deleted') return;
-      }
       throw new ItemNotFoundError(id);
     },
   };

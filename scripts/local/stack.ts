@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { LAYOUT_KEY } from '../../lib/items/keys.ts';
-import { migrateItems } from '../../lib/items/migrate.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { LEGACY, LENGTH_INDEX, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
 import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
@@ -96,7 +94,6 @@ export async function startStack(options: StackOptions) {
           ? `found; indexes ${[...indexes.created.map((i) => `+${i}`), ...indexes.deleted.map((i) => `-${i}`)].join(' ')}`
           : 'found',
     );
-    await migrateItemLayout(dynamodb.endpoint, created ? undefined : progress);
     if (!created) await migrateLegacyIndex(dynamodb.endpoint, progress);
     if (indexes?.created.some((name) => name === PREFIX_INDEX || name === LENGTH_INDEX))
       await reindexForDictionary(dynamodb.endpoint, progress);
@@ -119,24 +116,6 @@ export async function startStack(options: StackOptions) {
     const offline = await offlineStarted.catch(() => undefined);
     await stopParts({ dynamodb, consumer, offline });
     throw error;
-  }
-}
-
-/**
- * A table kept under .local/ by an older `npm start` may hold items of the layout before issue #21 (pk ITEM): they move
- * to their shards as `npm run migrate-items` moves them. A new table (or a migrated one) only gets (or has) the marker
- * that tells the reads not to look at the old keys.
- */
-async function migrateItemLayout(endpoint: string, progress: Progress | undefined) {
-  const client = DynamoDBDocumentClient.from(localClient(endpoint));
-  try {
-    const { Item } = await client.send(new GetCommand({ TableName: LOCAL_TABLE, Key: LAYOUT_KEY }));
-    if (Item) return;
-    const done = progress?.('items', 'moving items to their shards (npm run migrate-items)');
-    const { moved } = await migrateItems({ client, tableName: LOCAL_TABLE });
-    done?.(`${moved} items moved`);
-  } finally {
-    client.destroy();
   }
 }
 
