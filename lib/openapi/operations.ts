@@ -4,7 +4,12 @@ import { GenerateRequestSchema, GenerateResponseSchema } from '../generate/schem
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../http/types.ts';
 import { ItemListSchema, ItemPatchSchema, ItemSchema, ItemWriteSchema } from '../items/schema.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../search/read/schema.ts';
-import { whereComponentSchemas } from '../search/read/where-schema.ts';
+import {
+  MAX_CHILDREN,
+  MAX_WHERE_DEPTH,
+  MAX_WHERE_LEAVES,
+  whereComponentSchemas,
+} from '../search/read/where-schema.ts';
 import type { ErrorStatus, headers } from './responses.ts';
 import { ErrorSchema, ItemNotFoundSchema, OpenApiDocumentSchema } from './schemas.ts';
 
@@ -36,6 +41,20 @@ export const componentDescriptions: Partial<Record<SchemaName, string>> = {
     'removes that key). The patched item must still be valid (at most 20 attributes).',
   RetrieveRequest: '`query` is trimmed first; `filter.tags` are lowercased first.',
   GenerateRequest: '`query` is trimmed first; `filter.tags` are lowercased first.',
+};
+
+/**
+ * Advice to client and test generators, appended to a component's own description: the nested `where` levels
+ * bound the nesting for validators, and a generator that expands every one of them builds trees of millions of
+ * nodes for one body.
+ */
+export const generatorNotes: Partial<Record<SchemaName, string>> = {
+  Where:
+    `For client and test generators: the ${MAX_WHERE_DEPTH} \`WhereExpressionDepth\` levels only bound the ` +
+    `nesting, and each composite holds up to ${MAX_CHILDREN} expressions, so expanding them all is ` +
+    'exponential. Treat `Where` as an opaque JSON object in generated types, and when generating values bound ' +
+    `the recursion (one or two levels of \`andAll\`/\`orAll\` cover every operator) and keep to ` +
+    `${MAX_WHERE_LEAVES} leaves; the service validates the whole expression and answers 422 naming the field.`,
 };
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
