@@ -1,13 +1,8 @@
 import { POLICY } from '../auth/policy.ts';
 import { JSON_MEDIA_TYPE } from '../http/types.ts';
+import { componentDescriptions, componentSchemaSources, generatorNotes } from './components.ts';
 import { componentSchemas, SCHEMA_REF } from './json-schema.ts';
-import {
-  componentDescriptions,
-  componentSchemaSources,
-  generatorNotes,
-  OPERATIONS,
-  type OperationSpec,
-} from './operations.ts';
+import { OPERATIONS, type OperationSpec } from './operations.ts';
 import { parameters } from './parameters.ts';
 import { type ErrorStatus, errorResponses, headerNames, headers, responseComponents } from './responses.ts';
 

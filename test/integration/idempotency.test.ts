@@ -69,8 +69,8 @@ describe('idempotent creates on DynamoDB Local', () => {
     expect((await create(body, request('burst'))).item).toStrictEqual(item);
   });
 
-  it('creates once when its own key record landed but was sent again (a retry after a lost reply) (regression)', async () => {
-    // Regression: the repeat of the key record's put found the record, locked by this very request: 409.
+  it('creates once when its own key record landed but was sent again (a retry after a lost reply)', async () => {
+    // The repeat of the key record's put finds the record locked by this very request: it is this request's own.
     const retried = createItemOperation({
       items,
       once: createIdempotency({ client: sendingPutsTwice(table.client), tableName: table.tableName }),
@@ -81,7 +81,7 @@ describe('idempotent creates on DynamoDB Local', () => {
     expect(await create(body, request('lost-reply'))).toStrictEqual({ item: first.item, replayed: true });
   });
 
-  it('keeps the record of the first request when duplicates are refused while it runs (regression)', async () => {
+  it('keeps the record of the first request when duplicates are refused while it runs', async () => {
     // Powertools idempotency 2.35's middy middleware deletes the record of a refused duplicate, so a third
     // request runs the operation again. Here refusals never touch the record.
     let release = () => {};
