@@ -1,10 +1,9 @@
 // Least-privilege IAM: one role per function, each allowed only the DynamoDB actions it makes, on this table,
 // on the partition keys it touches (dynamodb:LeadingKeys), plus writing its own log group.
 const table = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
-// An item's partition key: its shard (ITEM#<n>), or ITEM while `npm run migrate-items` moves the layout before
-// issue #21; readers also read COUNTER (the id counter, the highest id a list page can meet, and the migration's
-// marker), lib/items/keys.ts.
-const ITEMS = ['ITEM', 'ITEM#*'];
+// An item's partition key: its shard (ITEM#<n>); a list page also reads COUNTER (the id counter, the highest id it
+// can meet), lib/items/keys.ts.
+const ITEMS = ['ITEM#*'];
 const READ_ITEMS = [...ITEMS, 'COUNTER'];
 const READ_INDEX = [...READ_ITEMS, 'STATS', 'T#*', 'D#*'];
 
@@ -13,25 +12,15 @@ const PERMISSIONS = {
     { actions: ['dynamodb:Query'], keys: ITEMS },
     { actions: ['dynamodb:GetItem'], keys: ['COUNTER'] },
   ],
-  getItem: [{ actions: ['dynamodb:GetItem'], keys: READ_ITEMS }],
+  getItem: [{ actions: ['dynamodb:GetItem'], keys: ITEMS }],
   createItem: [
     { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], keys: ['ITEM#*', 'COUNTER'] },
-    { actions: ['dynamodb:GetItem'], keys: READ_ITEMS },
+    { actions: ['dynamodb:GetItem'], keys: ITEMS },
     { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], keys: ['IDEM#*'] },
   ],
-  // A change of an item still at its old key moves it to its shard (a put there, a delete of the old key).
-  replaceItem: [
-    { actions: ['dynamodb:GetItem'], keys: READ_ITEMS },
-    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ITEMS },
-  ],
-  patchItem: [
-    { actions: ['dynamodb:GetItem'], keys: READ_ITEMS },
-    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ITEMS },
-  ],
-  deleteItem: [
-    { actions: ['dynamodb:DeleteItem'], keys: ITEMS },
-    { actions: ['dynamodb:GetItem'], keys: ['COUNTER'] },
-  ],
+  replaceItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ITEMS }],
+  patchItem: [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], keys: ITEMS }],
+  deleteItem: [{ actions: ['dynamodb:DeleteItem'], keys: ITEMS }],
   retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   // The index writer reads the items, doc records and term records (tails by key, sealed blocks by Query), writes

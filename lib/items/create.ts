@@ -1,4 +1,3 @@
-import * as v from 'valibot';
 import type { Caller } from '../auth/caller.ts';
 import type { createIdempotency } from '../idempotency/store.ts';
 import type { ItemRepository } from './repository.ts';
@@ -9,18 +8,6 @@ export interface CreateResult {
   item: Item;
   replayed: boolean;
 }
-
-/**
- * The item an idempotency record holds. A record written before the create returned the item alone holds the whole
- * 201 response (`{ statusCode, body, headers }`, the rest derived from the item), and records live 24 hours.
- */
-const RecordedItem = v.union([
-  ItemSchema,
-  v.pipe(
-    v.object({ body: ItemSchema }),
-    v.transform(({ body }) => body),
-  ),
-]);
 
 /** Creates an item; with an Idempotency-Key, a repeat by the same caller with the same body replays the first item. */
 export function createItemOperation({
@@ -37,7 +24,7 @@ export function createItemOperation({
     if (request.idempotencyKey === undefined || !request.caller)
       return { item: await items.create(fields), replayed: false };
     const scope = { caller: request.caller.sub, key: request.idempotencyKey, payload: request.payload };
-    const { result, replayed } = await once(scope, RecordedItem, (commit) =>
+    const { result, replayed } = await once(scope, ItemSchema, (commit) =>
       items.create(fields, { alsoWrite: commit }),
     );
     return { item: result, replayed };

@@ -23,33 +23,51 @@ export function nextLeaseSize(
   return lastedMs <= fastMs ? Math.min(maxLease, last * 2) : Math.max(1, Math.floor(last / 2));
 }
 
-/** Hands out ids from leased blocks; safe for concurrent callers within the process (one lease at a time). */
-export function createIdAllocator(lease: LeaseIds, options: IdAllocatorOptions = {}) {
-  const now = options.now ?? Date.now;
-  let next = 1;
-  let last = 0;
-  let size = 0;
-  let leasedAt = 0;
-  let pending: Promise<void> | undefined;
+/** The ids a container holds: the lease in use (`next` … `last`), its size and when it was taken. */
+class IdLease {
+  #next = 1;
+  #last = 0;
+  #size = 0;
+  #leasedAt = 0;
+  /** The lease being taken, shared by every caller that ran out meanwhile (one lease at a time). */
+  #pending: Promise<void> | undefined;
+  readonly #lease: LeaseIds;
+  readonly #options: IdAllocatorOptions;
+  readonly #now: () => number;
 
-  async function refill(): Promise<void> {
-    size = size === 0 ? 1 : nextLeaseSize(size, now() - leasedAt, options);
-    const top = await lease(size);
-    if (!Number.isSafeInteger(top) || top < size) throw new RangeError(`id counter out of range: ${top}`);
-    next = top - size + 1;
-    last = top;
-    leasedAt = now();
+  constructor(lease: LeaseIds, options: IdAllocatorOptions) {
+    this.#lease = lease;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
   }
 
-  return async function nextId(): Promise<number> {
-    while (next > last) {
-      pending ??= refill().finally(() => {
-        pending = undefined;
+  /** The next id, leasing a new block first when this one is used up. */
+  async take(): Promise<number> {
+    while (this.#next > this.#last) {
+      this.#pending ??= this.#refill().finally(() => {
+        this.#pending = undefined;
       });
-      await pending;
+      await this.#pending;
     }
-    const id = next;
-    next += 1;
+    const id = this.#next;
+    this.#next += 1;
     return id;
-  };
+  }
+
+  async #refill(): Promise<void> {
+    this.#size =
+      this.#size === 0 ? 1 : nextLeaseSize(this.#size, this.#now() - this.#leasedAt, this.#options);
+    const size = this.#size;
+    const top = await this.#lease(size);
+    if (!Number.isSafeInteger(top) || top < size) throw new RangeError(`id counter out of range: ${top}`);
+    this.#next = top - size + 1;
+    this.#last = top;
+    this.#leasedAt = this.#now();
+  }
+}
+
+/** Hands out ids from leased blocks; safe for concurrent callers within the process (one lease at a time). */
+export function createIdAllocator(lease: LeaseIds, options: IdAllocatorOptions = {}): () => Promise<number> {
+  const ids = new IdLease(lease, options);
+  return () => ids.take();
 }

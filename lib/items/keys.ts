@@ -4,9 +4,6 @@
  *   ITEM#<shard> / <16-digit zero-padded id>   an item; shard = floor(id / ID_BLOCK) mod ITEM_SHARDS
  *   COUNTER      / ITEM                        the id counter: containers lease blocks of ids from it (one atomic ADD
  *                                              a block); never decremented, so ids are never reused
- *   COUNTER      / ITEM-LAYOUT                 written once every item of the layout before (pk ITEM) has moved
- *   ITEM         / <16-digit id>               the layout before issue #21 (one partition): read only while
- *                                              `npm run migrate-items` moves it (lib/items/migrate.ts)
  *
  * Consecutive blocks of ids live on consecutive shards, so containers writing from the blocks they leased write to
  * different partition keys (no hot key), while a list page of consecutive ids reads one or two blocks (one or two
@@ -19,10 +16,6 @@ export const ITEM_SHARDS = 64;
 export const ID_BLOCK = 100;
 
 export const COUNTER_KEY = { pk: 'COUNTER', sk: 'ITEM' } as const;
-/** Present once no item of the layout before issue #21 is left: the reads stop looking there. */
-export const LAYOUT_KEY = { pk: 'COUNTER', sk: 'ITEM-LAYOUT' } as const;
-/** The partition key of every item before issue #21. */
-export const LEGACY_ITEM_PK = 'ITEM';
 
 const SHARD_PREFIX = 'ITEM#';
 
@@ -47,25 +40,22 @@ export const blockPk = (block: number): string => shardPk(block % ITEM_SHARDS);
 /** The table key of an item. */
 export const itemKey = (id: number) => ({ pk: blockPk(blockOf(id)), sk: itemSk(id) });
 
-/** The table key an item had before issue #21. */
-export const legacyItemKey = (id: number) => ({ pk: LEGACY_ITEM_PK, sk: itemSk(id) });
-
 /** The partition keys of every shard. */
 export const allShardPks = (): string[] => Array.from({ length: ITEM_SHARDS }, (_, shard) => shardPk(shard));
 
 const SHARD_PK = /^ITEM#(0|[1-9][0-9]*)$/;
 const ITEM_SK = /^[0-9]{16}$/;
 
-/** The id of the item a table key names (either layout), or undefined when the key is not an item's. */
+/** The id of the item a table key names, or undefined when the key is not an item's. */
 export function itemIdOf(key: { pk?: string | undefined; sk?: string | undefined }): number | undefined {
   const { pk, sk } = key;
   if (pk === undefined || sk === undefined || !ITEM_SK.test(sk)) return undefined;
-  if (pk !== LEGACY_ITEM_PK && !SHARD_PK.test(pk)) return undefined;
+  if (!SHARD_PK.test(pk)) return undefined;
   const id = Number(sk);
   if (!Number.isSafeInteger(id) || id < 1) return undefined;
-  return pk === LEGACY_ITEM_PK || pk === itemKey(id).pk ? id : undefined;
+  return pk === itemKey(id).pk ? id : undefined;
 }
 
-/** True when a table key names an item (either layout). */
+/** True when a table key names an item. */
 export const isItemKey = (key: { pk?: string | undefined; sk?: string | undefined }): boolean =>
   itemIdOf(key) !== undefined;

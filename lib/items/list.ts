@@ -30,7 +30,7 @@ const idOf = (record: TableRecord): number => {
   return id;
 };
 
-/** The records after `afterId` in the sharded layout: `need` of them (or all there are), in id order. */
+/** The records after `afterId`: `need` of them (or all there are), in id order. */
 export async function readShards(
   query: RangeQuery,
   readCounter: () => Promise<number>,
@@ -40,12 +40,38 @@ export async function readShards(
   const first = afterId + 1;
   const blocks = [blockOf(first)];
   if (blockOf(first + need - 1) !== blocks[0]) blocks.push(blockOf(first + need - 1));
-  // Round 1: the blocks a full page of dense ids lies in, each asked for the ids it would hold.
   const ranges = blocks.map((block) => ({
     pk: blockPk(block),
     from: Math.max(first, blockRange(block).first),
     to: blockRange(block).last,
   }));
+  const records = await readDenseBlocks(query, ranges, first, need);
+  if (records.length >= need)
+    return { records: records.slice(0, need), complete: idOf(records[need - 1] ?? {}) };
+  const counter = await readCounter();
+  const from = (ranges.at(-1)?.to ?? 0) + 1;
+  if (from > counter) return { records, complete: Number.POSITIVE_INFINITY };
+  const rest = await readSparseRest(query, from, counter, need - records.length);
+  return { records: [...records, ...rest.records], complete: rest.complete };
+}
+
+/** One partition's part of a page: the ids [from, to] of one block on partition `pk`. */
+interface BlockRange {
+  pk: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * Round 1: the blocks a full page of dense ids lies in, each asked for the ids it would hold, in parallel. The
+ * records in id order, stopping once `need` are found.
+ */
+async function readDenseBlocks(
+  query: RangeQuery,
+  ranges: readonly BlockRange[],
+  first: number,
+  need: number,
+): Promise<TableRecord[]> {
   const replies = ranges.map(({ pk, from, to }) =>
     query(pk, from, to, Math.min(need, to - first + 1) - (from - first)),
   );
@@ -54,8 +80,7 @@ export async function readShards(
     let reply = await (replies[i] as ReturnType<RangeQuery>);
     for (;;) {
       records.push(...reply.records);
-      if (records.length >= need)
-        return { records: records.slice(0, need), complete: idOf(records[need - 1] ?? {}) };
+      if (records.length >= need) return records;
       const lastRecord = reply.records.at(-1);
       if (!reply.truncated || lastRecord === undefined) break;
       const last = idOf(lastRecord);
@@ -64,12 +89,14 @@ export async function readShards(
       reply = await query(range.pk, last + 1, range.to, need - records.length);
     }
   }
-  const counter = await readCounter();
-  const from = (ranges.at(-1)?.to ?? 0) + 1;
-  if (from > counter) return { records, complete: Number.POSITIVE_INFINITY };
+  return records;
+}
 
-  // Round 2 (sparse blocks): the rest of the range up to the counter, one Query per shard that holds a block of it.
-  const left = need - records.length;
+/**
+ * Round 2 (sparse blocks): the ids [from, counter], one Query per shard that holds a block of them, each with the
+ * page's `left`; merged up to the lowest id where a truncated shard stopped.
+ */
+async function readSparseRest(query: RangeQuery, from: number, counter: number, left: number): Promise<Run> {
   const firstBlock = blockOf(from);
   const shards = Math.min(ITEM_SHARDS, blockOf(counter) - firstBlock + 1);
   const rest = await Promise.all(
@@ -82,23 +109,8 @@ export async function readShards(
     .flatMap((reply) => reply.records)
     .filter((record) => idOf(record) <= complete)
     .sort((a, b) => idOf(a) - idOf(b));
-  records.push(...merged.slice(0, left));
-  return { records, complete: merged.length > left ? idOf(merged[left - 1] ?? {}) : complete };
-}
-
-/**
- * While items of the layout before issue #21 remain: merges them (read first, as `legacy`) with the sharded ones (read
- * after). An item moves only from the old key to its shard, in one transaction, so reading the old partition first
- * never misses an item that moves meanwhile; one seen in both is the same item, and its shard's copy is the newer.
- */
-export function mergeRuns(legacy: Run, shards: Run, need: number): Run {
-  const complete = Math.min(legacy.complete, shards.complete);
-  const byId = new Map<number, TableRecord>();
-  for (const record of legacy.records) if (idOf(record) <= complete) byId.set(idOf(record), record);
-  for (const record of shards.records) if (idOf(record) <= complete) byId.set(idOf(record), record);
-  const records = [...byId.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
   return {
-    records: records.slice(0, need),
-    complete: records.length > need ? idOf(records[need - 1] ?? {}) : complete,
+    records: merged.slice(0, left),
+    complete: merged.length > left ? idOf(merged[left - 1] ?? {}) : complete,
   };
 }

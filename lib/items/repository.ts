@@ -1,21 +1,11 @@
-import { isDeepStrictEqual } from 'node:util';
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
-import { isConditionFailure, onlyConditionFailures } from '../dynamodb/conditions.ts';
-import { retry } from '../retry.ts';
-import { ItemNotFoundError, VersionConflictError, WriteContentionError } from './errors.ts';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createIdAllocator } from './ids.ts';
-import { COUNTER_KEY, itemKey, legacyItemKey } from './keys.ts';
-import { sameFields, writableFields } from './merge-patch.ts';
-import { createLegacyCheck, createRecordReader } from './reader.ts';
-import { fromRecord, toRecord } from './record.ts';
-import { type Item, ItemIdSchema, type ItemWrite } from './schema.ts';
+import { getItem, getItems, recordsAfter } from './reader.ts';
+import { fromRecord } from './record.ts';
+import type { Item, ItemWrite } from './schema.ts';
+import type { ItemTable } from './table.ts';
+import { updateItem } from './update.ts';
+import { deleteItem, leaseIds, putNew } from './writer.ts';
 
 /** Options of a conditional write: `ifMatch` is the version the caller expects (`If-Match`). */
 export interface WriteOptions {
@@ -56,213 +46,41 @@ export interface ItemRepositoryOptions {
   maxAttempts?: number;
   /** The most ids one lease from the counter takes (lib/items/ids.ts). */
   maxLease?: number;
-  /** How long a check that found items of the layout before issue #21 holds before the marker is read again. */
-  layoutRecheckMs?: number;
 }
 
-/** The items repository over one DynamoDB table (see keys.ts for the key design). */
+/** The items repository over one DynamoDB table: reads in reader.ts, writes in writer.ts and update.ts. */
 export function createItemRepository({
   client,
   tableName,
   now = () => new Date(),
   maxAttempts = 25,
   maxLease = 100,
-  layoutRecheckMs = 5000,
 }: ItemRepositoryOptions): ItemRepository {
-  const legacyActive = createLegacyCheck(client, tableName, layoutRecheckMs);
-  const reader = createRecordReader(client, tableName, legacyActive);
-
-  const nextId = createIdAllocator(
-    async (size) => {
-      const { Attributes } = await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: COUNTER_KEY,
-          UpdateExpression: 'ADD #value :size',
-          ExpressionAttributeNames: { '#value': 'value' },
-          ExpressionAttributeValues: { ':size': size },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return v.parse(ItemIdSchema, Attributes?.value);
-    },
-    { maxLease },
-  );
-
-  async function get(id: number): Promise<Item> {
-    const found = await reader.locate(id);
-    if (!found) throw new ItemNotFoundError(id);
-    return fromRecord(found.record);
-  }
-
-  /**
-   * After a refused conditional put: whether the stored record is exactly `item`, i.e. the put had landed and its
-   * reply was lost (a timeout), so the SDK sent it again and the repeat's condition failed.
-   */
-  async function landed(item: Item): Promise<boolean> {
-    const stored = await get(item.id).catch(() => undefined);
-    return stored !== undefined && isDeepStrictEqual(toRecord(stored), toRecord(item));
-  }
-
-  /** Writes `item` only if the stored version is still `expectedVersion`; explains a refusal. */
-  async function putIfVersion(item: Item, expectedVersion: number): Promise<'written' | 'raced'> {
-    try {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: toRecord(item),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: { ':expected': expectedVersion },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return 'written';
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      if (!error.Item) throw new ItemNotFoundError(item.id);
-      return 'raced';
-    }
-  }
-
-  /**
-   * Writes a change of an item still at its old key (during the migration): moves it to its shard in the same
-   * transaction. A refusal means the migration (or another writer) moved, changed or deleted it meanwhile: the
-   * caller reads it again.
-   */
-  async function moveIfVersion(item: Item, expectedVersion: number): Promise<void> {
-    try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: toRecord(item),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Delete: {
-                TableName: tableName,
-                Key: legacyItemKey(item.id),
-                ConditionExpression: 'version = :expected',
-                ExpressionAttributeValues: { ':expected': expectedVersion },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (onlyConditionFailures(error)) throw new WriteContentionError(item.id);
-      throw error;
-    }
-  }
-
-  /** Deletes the record at `key` if it exists (and is at version `ifMatch`, when given). */
-  async function remove(id: number, key: Record<string, string>, ifMatch: number | undefined) {
-    try {
-      await client.send(
-        new DeleteCommand({
-          TableName: tableName,
-          Key: key,
-          ConditionExpression: ifMatch === undefined ? 'attribute_exists(pk)' : 'version = :expected',
-          ...(ifMatch === undefined ? {} : { ExpressionAttributeValues: { ':expected': ifMatch } }),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return 'deleted';
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      if (!error.Item || ifMatch === undefined) return 'absent';
-      throw new VersionConflictError(id, ifMatch);
-    }
-  }
-
+  const table: ItemTable = { client, tableName };
+  const nextId = createIdAllocator(leaseIds(table), { maxLease });
   return {
     async list({ limit, afterId }) {
       // One extra item tells whether another page follows without returning an empty last page.
-      const records = await reader.after(afterId ?? 0, limit + 1);
+      const records = await recordsAfter(table, afterId ?? 0, limit + 1);
       return { items: records.slice(0, limit).map(fromRecord), hasMore: records.length > limit };
     },
-
     async listIds({ limit, afterId }) {
-      const records = await reader.after(afterId ?? 0, limit + 1, 'pk, sk, id');
+      const records = await recordsAfter(table, afterId ?? 0, limit + 1, 'pk, sk, id');
       return {
         ids: records.slice(0, limit).map((record) => Number(record.sk)),
         more: records.length > limit,
       };
     },
-
-    get,
-
-    async getMany(ids, { consistent = true } = {}) {
-      return new Map((await reader.many(ids, consistent)).map(fromRecord).map((item) => [item.id, item]));
-    },
-
+    get: (id) => getItem(table, id),
+    getMany: (ids, { consistent = true } = {}) => getItems(table, ids, consistent),
     async create(fields, { alsoWrite } = {}) {
       const id = await nextId();
       const timestamp = now().toISOString();
       const item: Item = { id, ...fields, createdAt: timestamp, updatedAt: timestamp, version: 1 };
-      const put = {
-        TableName: tableName,
-        Item: toRecord(item),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      };
-      if (alsoWrite) {
-        // The SDK sends a retried transaction with the same client request token: DynamoDB applies it once.
-        await client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, alsoWrite(item)] }));
-        return item;
-      }
-      try {
-        await client.send(new PutCommand(put));
-      } catch (error) {
-        // The id is fresh from the counter, so a record already there is this very write, or a real failure.
-        if (!isConditionFailure(error) || !(await landed(item))) throw error;
-      }
+      await putNew(table, item, alsoWrite);
       return item;
     },
-
-    async update(id, change, { ifMatch } = {}) {
-      const attempt = async () => {
-        const found = await reader.locate(id);
-        if (!found) throw new ItemNotFoundError(id);
-        const current = fromRecord(found.record);
-        if (ifMatch !== undefined && current.version !== ifMatch) throw new VersionConflictError(id, ifMatch);
-        const fields = change(current);
-        if (sameFields(writableFields(current), fields)) return current;
-        const next: Item = {
-          ...current,
-          ...fields,
-          updatedAt: now().toISOString(),
-          version: current.version + 1,
-        };
-        if (found.legacy) {
-          await moveIfVersion(next, current.version);
-          return next;
-        }
-        if ((await putIfVersion(next, current.version)) === 'written') return next;
-        if (ifMatch !== undefined) {
-          if (await landed(next)) return next;
-          throw new VersionConflictError(id, ifMatch);
-        }
-        // Lost a race without If-Match: read again and re-apply, until the attempts run out.
-        throw new WriteContentionError(id);
-      };
-      return retry(attempt, {
-        attempts: maxAttempts,
-        backoff: { baseMs: 10, maxMs: 100 },
-        retryable: (error) => error instanceof WriteContentionError,
-      });
-    },
-
-    async delete(id, { ifMatch } = {}) {
-      if ((await remove(id, itemKey(id), ifMatch)) === 'deleted') return;
-      // During the migration: the old key, then the shard again (the item may have moved between the two).
-      if (await legacyActive()) {
-        if ((await remove(id, legacyItemKey(id), ifMatch)) === 'deleted') return;
-        if ((await remove(id, itemKey(id), ifMatch)) === 'deleted') return;
-      }
-      throw new ItemNotFoundError(id);
-    },
+    update: (id, change, { ifMatch } = {}) => updateItem(table, { id, change, ifMatch, now, maxAttempts }),
+    delete: (id, { ifMatch } = {}) => deleteItem(table, id, ifMatch),
   };
 }

@@ -7,7 +7,7 @@ import {
   maxKeys,
   minChars,
 } from '../schema/primitives.ts';
-import { SAFE_POSITIVE_INTEGER } from '../validation.ts';
+import { positiveIntegerPattern, SAFE_POSITIVE_INTEGER } from '../validation.ts';
 
 // lib/search/read/highlight.ts still takes these two from here; lib/schema/primitives.ts is their home.
 export { charCount, maxChars } from '../schema/primitives.ts';
@@ -169,15 +169,20 @@ export const ItemPathSchema = v.object({
 });
 
 export const DEFAULT_PAGE_SIZE = 100;
+/**
+ * The largest page, declared once: the pattern `limit` is validated with spells exactly 1 to it, and the OpenAPI
+ * document states that pattern.
+ */
+export const MAX_PAGE_SIZE = 100;
+const PAGE_SIZE_MESSAGE = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
-/** `GET /items` query: `limit` 1-100 (default 100) and an opaque `cursor`. */
+/** `GET /items` query: `limit` 1 to MAX_PAGE_SIZE (default DEFAULT_PAGE_SIZE) and an opaque `cursor`. */
 export const ListQuerySchema = v.object({
   limit: v.optional(
     v.pipe(
       v.string(),
-      v.regex(/^[1-9][0-9]{0,2}$/, 'must be an integer from 1 to 100'),
+      v.regex(new RegExp(`^${positiveIntegerPattern(String(MAX_PAGE_SIZE))}$`), PAGE_SIZE_MESSAGE),
       v.transform(Number),
-      v.maxValue(100, 'must be an integer from 1 to 100'),
     ),
     String(DEFAULT_PAGE_SIZE),
   ),

@@ -1,12 +1,8 @@
 import { POLICY } from '../auth/policy.ts';
 import { JSON_MEDIA_TYPE } from '../http/types.ts';
+import { componentDescriptions, componentSchemaSources, generatorNotes } from './components.ts';
 import { componentSchemas, SCHEMA_REF } from './json-schema.ts';
-import {
-  componentDescriptions,
-  componentSchemaSources,
-  OPERATIONS,
-  type OperationSpec,
-} from './operations.ts';
+import { OPERATIONS, type OperationSpec } from './operations.ts';
 import { parameters } from './parameters.ts';
 import { type ErrorStatus, errorResponses, headerNames, headers, responseComponents } from './responses.ts';
 
@@ -89,13 +85,19 @@ function operation(spec: OperationSpec) {
   };
 }
 
-/** The component schemas, converted from valibot, with the descriptions JSON Schema keywords cannot carry. */
+/**
+ * The component schemas, converted from valibot, with the descriptions JSON Schema keywords cannot carry and the
+ * notes for generators after them.
+ */
 function schemas() {
   const descriptions: Readonly<Record<string, string | undefined>> = componentDescriptions;
+  const notes: Readonly<Record<string, string | undefined>> = generatorNotes;
   return Object.fromEntries(
     Object.entries(componentSchemas(componentSchemaSources)).map(([name, schema]) => {
-      const description = descriptions[name];
-      return [name, description === undefined ? schema : { ...schema, description }];
+      const parts = [descriptions[name] ?? schema.description, notes[name]].filter(
+        (part) => part !== undefined,
+      );
+      return [name, parts.length === 0 ? schema : { ...schema, description: parts.join('\n\n') }];
     }),
   );
 }

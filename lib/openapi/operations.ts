@@ -1,42 +1,7 @@
-import type * as v from 'valibot';
 import type { Operation } from '../auth/policy.ts';
-import { GenerateRequestSchema, GenerateResponseSchema } from '../generate/schema.ts';
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../http/types.ts';
-import { ItemListSchema, ItemPatchSchema, ItemSchema, ItemWriteSchema } from '../items/schema.ts';
-import { RetrieveRequestSchema, RetrieveResponseSchema } from '../search/read/schema.ts';
-import { whereComponentSchemas } from '../search/read/where-schema.ts';
+import type { SchemaName } from './components.ts';
 import type { ErrorStatus, headers } from './responses.ts';
-import { ErrorSchema, ItemNotFoundSchema, OpenApiDocumentSchema } from './schemas.ts';
-
-/** The component schemas: the very valibot schemas the handlers validate with. */
-export const componentSchemaSources = {
-  Item: ItemSchema,
-  ItemList: ItemListSchema,
-  ItemWrite: ItemWriteSchema,
-  ItemPatch: ItemPatchSchema,
-  RetrieveRequest: RetrieveRequestSchema,
-  RetrieveResponse: RetrieveResponseSchema,
-  GenerateRequest: GenerateRequestSchema,
-  GenerateResponse: GenerateResponseSchema,
-  Error: ErrorSchema,
-  ItemNotFound: ItemNotFoundSchema,
-  OpenApiDocument: OpenApiDocumentSchema,
-  ...whereComponentSchemas,
-} satisfies Record<string, v.GenericSchema>;
-type SchemaName = keyof typeof componentSchemaSources;
-
-/** What JSON Schema cannot say about the component schemas (trimming, lowercasing, rules across fields). */
-export const componentDescriptions: Partial<Record<SchemaName, string>> = {
-  Item: 'An item, as every response carries it (contract §2).',
-  ItemWrite:
-    'The writable fields, for create and replace; fields left out take their defaults, any other key is a ' +
-    '422. `name` is trimmed first; tags are lowercased first and must be distinct.',
-  ItemPatch:
-    'A JSON Merge Patch of the writable fields: `null` returns a field to its default (inside `attributes`, ' +
-    'removes that key). The patched item must still be valid (at most 20 attributes).',
-  RetrieveRequest: '`query` is trimmed first; `filter.tags` are lowercased first.',
-  GenerateRequest: '`query` is trimmed first; `filter.tags` are lowercased first.',
-};
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -1,7 +1,7 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { IDEMPOTENCY_KEY, QUOTED_VERSION } from '../http/middleware/request-headers.ts';
-import { ItemPathSchema, ListQuerySchema } from '../items/schema.ts';
+import { ItemPathSchema, ListQuerySchema, MAX_PAGE_SIZE } from '../items/schema.ts';
 import { parameterSchema } from './json-schema.ts';
 
 /** `If-Match: "<version>"` (contract §4): the pattern the request-header middleware enforces. */
@@ -50,7 +50,7 @@ export const parameters: Record<string, Parameter> = Object.fromEntries(
       item_id: "The item's id: a positive integer within JavaScript's safe range (at most 9007199254740991).",
     }),
     ...parametersOf(ListQuerySchema, 'query', {
-      limit: 'Page size, an integer from 1 to 100.',
+      limit: `Page size, an integer from 1 to ${MAX_PAGE_SIZE}.`,
       cursor: 'Opaque: only as found in the `Link` header of the previous page.',
     }),
     header('If-Match', IfMatchSchema, 'Apply the change only at this version (412 otherwise), e.g. `"3"`.'),

@@ -21,6 +21,10 @@ import { JSON_MEDIA_TYPE, MAX_BODY_BYTES } from '../http/types.ts';
 import { createCursorCodec } from '../items/cursor.ts';
 import { ItemNotFoundError } from '../items/errors.ts';
 import { SCHEMA_REF } from './json-schema.ts';
+import { lowercaseInputPattern } from './lowercase-pattern.ts';
+
+/** A `Vary` list naming `Authorization` (in any case, as field names are), whatever else a proxy adds to it. */
+const VARY_AUTHORIZATION = lowercaseInputPattern('(?:^|,)\\s*authorization\\s*(?:,|$)');
 
 /** Reusable response headers. */
 export const headers = {
@@ -43,9 +47,16 @@ export const headers = {
     schema: { type: 'string', examples: ['public, max-age=0', 'no-store'] },
   },
   Vary: {
-    description: '`Authorization`, with `Cache-Control: public`: a cache keys its copies on the credentials.',
+    description:
+      'Lists `Authorization`, with `Cache-Control: public`: a cache keys its copies on the credentials. A proxy ' +
+      'on the way may add other names to the list (`Authorization, Origin`).',
     required: false,
-    schema: { type: 'string', const: 'Authorization' },
+    // A pattern, not a const: a proxy may append names, and only `Authorization`'s presence is the service's.
+    schema: {
+      type: 'string',
+      pattern: VARY_AUTHORIZATION,
+      examples: ['Authorization', 'Authorization, Origin'],
+    },
   },
   Location: {
     description: 'Where the new item is: `/items/{id}`.',

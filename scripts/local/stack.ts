@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { LAYOUT_KEY } from '../../lib/items/keys.ts';
-import { migrateItems } from '../../lib/items/migrate.ts';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { LENGTH_INDEX, PREFIX_INDEX } from '../../lib/search/format/keys.ts';
 import { backfillDictionary } from '../../lib/search/operations/backfill-dictionary.ts';
@@ -95,7 +93,6 @@ export async function startStack(options: StackOptions) {
           ? `found; indexes ${[...indexes.created.map((i) => `+${i}`), ...indexes.deleted.map((i) => `-${i}`)].join(' ')}`
           : 'found',
     );
-    await migrateItemLayout(dynamodb.endpoint, created ? undefined : progress);
     if (indexes?.created.some((name) => name === PREFIX_INDEX || name === LENGTH_INDEX))
       await reindexForDictionary(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
@@ -121,33 +118,15 @@ export async function startStack(options: StackOptions) {
 }
 
 /**
- * A table kept under .local/ by an older `npm start` may hold items of the layout before issue #21 (pk ITEM): they move
- * to their shards as `npm run migrate-items` moves them. A new table (or a migrated one) only gets (or has) the marker
- * that tells the reads not to look at the old keys.
- */
-async function migrateItemLayout(endpoint: string, progress: Progress | undefined) {
-  const client = DynamoDBDocumentClient.from(localClient(endpoint));
-  try {
-    const { Item } = await client.send(new GetCommand({ TableName: LOCAL_TABLE, Key: LAYOUT_KEY }));
-    if (Item) return;
-    const done = progress?.('items', 'moving items to their shards (npm run migrate-items)');
-    const { moved } = await migrateItems({ client, tableName: LOCAL_TABLE });
-    done?.(`${moved} items moved`);
-  } finally {
-    client.destroy();
-  }
-}
-
-/**
- * A table kept under .local/ by a version before issue #20 has just got the prefix index of df classes: its index is
- * rebuilt as `npm run reindex` rebuilds it (exact forms beside stems, every tail's dictionary entry with its class).
+ * A table kept under .local/ has just got an index that infra/table.json added (the dictionary's prefix or length
+ * index): the search index is rebuilt as `npm run reindex` rebuilds it, so the new index holds every term.
  */
 async function reindexForDictionary(endpoint: string, progress: Progress) {
   const client = DynamoDBDocumentClient.from(localClient(endpoint));
   try {
     const done = progress(
       'index',
-      'made before this analysis and dictionary: rebuilding it (npm run reindex)',
+      'the table gained a dictionary index: rebuilding the search index (npm run reindex)',
     );
     const items = createItemRepository({ client, tableName: LOCAL_TABLE });
     const indexer = createIndexer({ client, tableName: LOCAL_TABLE, items });

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { fc, test } from '@fast-check/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COUNTER_KEY, ID_BLOCK, ITEM_SHARDS, itemKey, LAYOUT_KEY } from '../../lib/items/keys.ts';
+import { COUNTER_KEY, ID_BLOCK, ITEM_SHARDS, itemKey } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item, ItemWrite } from '../../lib/items/schema.ts';
@@ -48,15 +48,10 @@ async function walk(repo: ItemRepository, limit: number, between?: () => Promise
   return seen;
 }
 
-async function markMigrated(table: Table) {
-  await table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...LAYOUT_KEY } }));
-}
-
 describe('items over shards (DynamoDB Local)', { timeout: 180_000 }, () => {
   let table: Table;
   beforeAll(async () => {
     table = await freshTable();
-    await markMigrated(table);
   });
 
   it('stores each item under its block’s shard, and a container’s creates move on from shard to shard', async () => {
@@ -122,17 +117,15 @@ describe('list pages over shards (DynamoDB Local)', { timeout: 180_000 }, () => 
     'visits every item exactly once, in id order, whatever the gaps between ids',
     async (list, limit) => {
       const t = await freshTable();
-      await markMigrated(t);
       await writeItems(t, list);
       expect(await walk(createItemRepository(t), limit)).toStrictEqual(list);
     },
   );
 
-  test.prop([fc.integer({ min: 4, max: 30 }), fc.infiniteStream(fc.nat(1000)), fc.boolean()], { numRuns: 6 })(
+  test.prop([fc.integer({ min: 4, max: 30 }), fc.infiniteStream(fc.nat(1000))], { numRuns: 6 })(
     'visits every item that exists throughout exactly once, in id order, while others are created and deleted',
-    async (limit, choices, migrated) => {
+    async (limit, choices) => {
       const t = await freshTable();
-      if (migrated) await markMigrated(t);
       const initial = Array.from({ length: 90 }, (_, i) => 1 + i * 3);
       await writeItems(t, initial);
       const deletable = new Set(initial.filter((_, i) => i % 4 === 0));
@@ -159,7 +152,6 @@ describe('list pages over shards (DynamoDB Local)', { timeout: 180_000 }, () => 
 
   it('reads one or two blocks for a full page of dense ids', async () => {
     const t = await freshTable();
-    await markMigrated(t);
     await writeItems(
       t,
       Array.from({ length: 400 }, (_, i) => i + 1),

@@ -98,7 +98,7 @@ describe('item repository on DynamoDB Local', () => {
   });
 
   it('answers a create or If-Match write whose put landed but was sent again (a retry after a lost reply) with the item', async () => {
-    // Regression: the retry's condition failure (the record exists) answered 500 for a created item.
+    // The repeat's condition fails (the record exists): the write is still the caller's, not a 500.
     const send = table.client.send.bind(table.client);
     const retried = createItemRepository({
       client: sendingPutsTwice(table.client),

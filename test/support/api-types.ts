@@ -310,7 +310,11 @@ export interface components {
                 };
             };
         };
-        /** @description A filter expression in the shape of Amazon Bedrock Knowledge Bases `RetrievalFilter`: a leaf `{ "<operator>": { "key": K, "value": V } }` or a composite `{ "andAll": [...] }` / `{ "orAll": [...] }` of 2-10 expressions; at most 5 composites nested, at most 50 leaves in all. */
+        /**
+         * @description A filter expression in the shape of Amazon Bedrock Knowledge Bases `RetrievalFilter`: a leaf `{ "<operator>": { "key": K, "value": V } }` or a composite `{ "andAll": [...] }` / `{ "orAll": [...] }` of 2-10 expressions; at most 5 composites nested, at most 50 leaves in all.
+         *
+         *     For client and test generators: the 5 `WhereExpressionDepth` levels only bound the nesting, and each composite holds up to 10 expressions, so expanding them all is exponential. Treat `Where` as an opaque JSON object in generated types, and when generating values bound the recursion (one or two levels of `andAll`/`orAll` cover every operator) and keep to 50 leaves; the service validates the whole expression and answers 422 naming the field.
+         */
         Where: {
             equals?: components["schemas"]["WhereEquals"];
             notEquals?: components["schemas"]["WhereNotEquals"];
@@ -676,8 +680,8 @@ export interface components {
         PageETag: string;
         /** @description `public, max-age=<N>` (N set per stage, 0 by default) on a response to a request made without `Authorization`; `no-store` on every other response (contract §4.1). */
         "Cache-Control": string;
-        /** @description `Authorization`, with `Cache-Control: public`: a cache keys its copies on the credentials. */
-        Vary: "Authorization";
+        /** @description Lists `Authorization`, with `Cache-Control: public`: a cache keys its copies on the credentials. A proxy on the way may add other names to the list (`Authorization, Origin`). */
+        Vary: string;
         /** @description Where the new item is: `/items/{id}`. */
         Location: string;
         /** @description Present only on a replay: a repeat of an earlier create with the same `Idempotency-Key` and body, answered with the first response. Its value is then `true`. */

@@ -208,7 +208,6 @@ describe('osls package --stage prod', () => {
     ]);
     expect(actions('DeleteItemRole')).toStrictEqual([
       'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);

@@ -8,7 +8,6 @@ import {
   isItemKey,
   itemIdOf,
   itemKey,
-  legacyItemKey,
   shardPk,
 } from '../../../lib/items/keys.ts';
 
@@ -23,16 +22,15 @@ describe('item keys', () => {
     expect(itemKey(ID_BLOCK * (ITEM_SHARDS + 1) + 5).pk).toBe('ITEM#1');
   });
 
-  test.prop([id])('reads the id back from an item key of either layout', (n) => {
+  test.prop([id])('reads the id back from an item key', (n) => {
     expect(itemIdOf(itemKey(n))).toBe(n);
-    expect(itemIdOf(legacyItemKey(n))).toBe(n);
     expect(itemKey(n).pk).toBe(shardPk(blockOf(n) % ITEM_SHARDS));
   });
 
   it('refuses keys that are not an item', () => {
     const keys = [
       { pk: 'COUNTER', sk: 'ITEM' },
-      { pk: 'COUNTER', sk: 'ITEM-LAYOUT' },
+      { pk: 'ITEM', sk: '0000000000000001' },
       { pk: 'IDEM#abc', sk: '0000000000000001' },
       { pk: 'T#boot', sk: 'K#~' },
       { pk: 'ITEM#1', sk: '0000000000000001' },

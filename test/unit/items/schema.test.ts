@@ -156,7 +156,16 @@ describe('ListQuerySchema', () => {
     expect(v.parse(ListQuerySchema, {})).toStrictEqual({ limit: 100 });
   });
 
-  it.each(['0', '101', '-1', '1.5', 'abc', ''])('refuses limit %j', (limit) => {
-    expect(details(ListQuerySchema, { limit }).at(0)?.path).toBe('limit');
+  it.each(['1', '9', '10', '99', '100'])('reads limit %j as a number', (limit) => {
+    expect(v.parse(ListQuerySchema, { limit })).toStrictEqual({ limit: Number(limit) });
   });
+
+  it.each(['0', '101', '110', '200', '999', '1000', '010', '-1', '1.5', 'abc', ''])(
+    'refuses limit %j',
+    (limit) => {
+      expect(details(ListQuerySchema, { limit })).toStrictEqual([
+        { path: 'limit', message: 'must be an integer from 1 to 100' },
+      ]);
+    },
+  );
 });
