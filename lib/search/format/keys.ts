@@ -1,36 +1,8 @@
 /**
- * Index records in the items table (see lib/items/keys.ts for the items themselves), layout 2: postings in item-id
- * order, as Lucene and tantivy keep them, so a new item (ids increase) appends to the tail of each of its terms.
- *   T#<term> / K#~               the term's *tail*: its newest postings (ids above `lo`), its df (every posting of
- *                                the term), the tail's maximum impact `m`, `lo` (the last sealed block's end, 0 when
- *                                none), the dictionary entry and, while the term has at most a few sealed blocks
- *                                (blocks.ts `tailDirectoryLimit`: 32), `d`: a copy of its directory (every sealed
- *                                block's end and maximum), so a term of few blocks is read by key with others, in one
- *                                BatchGetItem, not one Query each. Every change of the term's df or tail postings
- *                                rewrites it, and every change of the directory its copy, under a compare-and-swap on
- *                                its version, in the same write as the postings it changes. A stem's tail record is
- *                                also the *home* of its exact forms' tails (`homeOf`, FORMS_ATTRIBUTE): one record,
- *                                one version, written once a batch for the stem and its forms.
- *   T#<term> / K#<16-digit id>   a *sealed* block: the term's postings with ids after the previous block's end, up to
- *                                and including <id>; `m` its maximum impact. Written when a tail fills, and when an
- *                                edit or a deletion changes an older item.
- *   T#<term> / X#<page>          a *directory page*: one attribute `<end in base 36>` = maximum impact for each sealed
- *                                block whose end falls in the page (PAGE_IDS ids a page), so a query knows every
- *                                block's range and maximum without reading the blocks. Changed in the same
- *                                transaction as its blocks.
- *   D#<id>   / IDX               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at most
- *                                one state), and the lease of the writer working on it
- *   STATS    / INDEX, INDEX#<k>  the corpus counts in STATS_SHARDS parts: docs (N) and len (sum of dl) over indexed
- *                                items and `commits`, summed by the reader; each commit of a batch adds to one part
- * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's tail,
- * which carries `wt` (the term), `wr` (the term's code points in reverse order), `wp` (P#<its first two code points>),
- * `wl` (L#<its length in code points>) and `wf` (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and
- * projects wf, `terms-by-length-v2` is keyed (wl, wr), keys only, so that a length's terms that end in a given letter
- * are one range. Terms no read reaches are left out of each (`dictionaryEntry`). An exact form (`=…`, tokenizer.ts) is
- * a term of the index but not of the dictionary.
- *
- * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
- * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
+ * One codec for every index record's key and attribute names: nothing outside this file spells a prefix or parses a
+ * key. The records, their attributes and invariants: docs/index-format.md (the items themselves: lib/items/keys.ts).
+ * Postings are kept in item-id order, as Lucene and tantivy keep them, so a new item (ids increase) appends to the
+ * tail of each of its terms.
  */
 import * as v from 'valibot';
 import { isExactForm, stemOfExactForm } from '../text/tokenizer.ts';
@@ -45,7 +17,7 @@ import { packTerms, StoredChange } from './terms.ts';
 export const STATS_PK = 'STATS';
 export const STATS_SHARDS = 16;
 const STATS_SK = 'INDEX';
-/** Part 0 is the counts record of tables written before the parts (`STATS` / `INDEX`). */
+/** A part's key: part 0's sort key is `INDEX` itself, part k's `INDEX#k`; one Query reads them all. */
 export const statsKey = (part: number) => ({
   pk: STATS_PK,
   sk: part === 0 ? STATS_SK : `${STATS_SK}#${part}`,
@@ -190,7 +162,6 @@ export const countParts = (rows: readonly Record<string, unknown>[]) =>
 /** The fixed document length impacts are computed at, so a block's maximum never depends on corpus state. */
 export const REFERENCE_LENGTH = 64;
 
-/** One codec for every index record's key: nothing outside this file spells a prefix or parses a key. */
 const TERM_PREFIX = 'T#';
 const DOC_PREFIX = 'D#';
 const DOC_SK = 'IDX';
@@ -220,12 +191,11 @@ export const DOC_PK_PREFIX = DOC_PREFIX;
  * The record that holds a term's tail: a stem's own (`T#<stem> / K#~`), and for an exact form its *home*, the tail
  * record of the stem of its text (tokenizer.ts `stemOfExactForm`), in the map attribute FORMS_ATTRIBUTE under the
  * form's term, so that a batch writes a stem and the forms that come with it in one record. Sealed blocks and
- * directory pages stay under each term's own key. A table written before keeps a form's tail in its own record
- * (`tailKey(form)`, a *legacy* tail) until a writer moves it home.
+ * directory pages stay under each term's own key.
  */
 export const homeOf = (term: string): string => (isExactForm(term) ? stemOfExactForm(term) : term);
 export const FORMS_ATTRIBUTE = 'f';
-/** A term's own tail key: a stem's tail, or an exact form's legacy tail (see homeOf). */
+/** The tail key under a term's own pk (an exact form's tail is not there but in its home: homeOf). */
 export const tailKey = (term: string) => ({ pk: termPk(term), sk: TAIL_SK });
 /** The key of the record that holds a term's tail. */
 export const homeKey = (term: string) => tailKey(homeOf(term));
@@ -242,7 +212,7 @@ export function formInHome(
 }
 /**
  * A record of the index as one row a term: a home record gives its stem's tail (when it has one: `df`) and each of its
- * forms' tails as the rows their legacy records would be (with the home's version); any other record is itself.
+ * forms' tails as a row of its own (`formInHome`); any other record is itself.
  */
 export function termRows(row: Record<string, unknown>): Record<string, unknown>[] {
   const forms = row[FORMS_ATTRIBUTE];
@@ -289,16 +259,13 @@ export function directoryEntries(pages: readonly Record<string, unknown>[]): [en
 export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK });
 
 /**
- * The dictionary's two indexes (see above). The prefix index projects a term's df class, not its df, so it is written
- * when a term enters or leaves it or its class changes, not at every df change (AWS writes a global secondary index
- * only when an item enters or leaves it or a key or projected attribute changes). `terms-by-prefix` (before issue
- * #20) projected df; a projection cannot change in place, so its successor has a name of its own.
+ * The term dictionary's two global secondary indexes over each term's tail. The prefix index projects a term's df
+ * class, not its df, so it is written when a term enters or leaves it or its class changes, not at every df change
+ * (AWS writes a global secondary index only when an item enters or leaves it or a key or projected attribute changes).
  */
 export const PREFIX_INDEX = 'terms-by-prefix-v2';
-/** Its predecessor `terms-by-length` was keyed (wl, wt); an index's key cannot change in place either. */
+/** Keyed (wl, wr), so that the terms of a length that end in given letters are one range. */
 export const LENGTH_INDEX = 'terms-by-length-v2';
-/** Indexes of an older dictionary that a table may still have (scripts/local/dynamodb.ts removes them). */
-export const RETIRED_INDEXES = ['terms-by-prefix', 'terms-by-length'] as const;
 /** Code points a prefix partition is named by: a prefix query needs at least this many. */
 export const PREFIX_PARTITION_LENGTH = 2;
 export const prefixPartition = (word: string): string =>
@@ -343,14 +310,11 @@ export const dictionaryEntry = (term: string, df: number) => {
     [DF_CLASS_ATTRIBUTE]: dfClass(df),
   };
 };
-/** Whether a dictionary index row is a term's entry in this layout (layout 1's head records may linger). */
-export const isDictionaryEntry = (row: { sk?: unknown }): boolean => row.sk === TAIL_SK;
-
 /** 0..999999, larger = stronger: the BM25 saturation at the reference length, quantized (rounded up). */
 export const impactOf = (saturationAtReference: number): number =>
   Math.min(999_999, Math.ceil(saturationAtReference * 1_000_000));
 
-/** Layout 1's keys, for the migration that removes them (see above). */
+/** Keys of no record this code writes: only lib/search/operations/migrate.ts and scripts/local/stack.ts read them. */
 export const LEGACY = {
   blockPrefix: 'B#',
   dfSk: 'DF',

@@ -4,7 +4,6 @@ import { queryAll } from '../../dynamodb/query-all.ts';
 import {
   DF_CLASS_ATTRIBUTE,
   dfClass,
-  isDictionaryEntry,
   LENGTH_INDEX,
   lengthPartition,
   PREFIX_INDEX,
@@ -45,8 +44,8 @@ export interface Dictionary {
 
 /**
  * How long a warm container keeps what it read of the dictionary whatever the index does: 1 s. Contract §5: a write
- * shows in results within 2 s; a new term reaches prefix and typo expansion once the index has it (issue #19's
- * target: 1 s after the write) and the cached read it would be in is at most this old, so within those 2 s.
+ * shows in results within 2 s; a new term reaches prefix and typo expansion once the index has it (about 1 s
+ * after the write) and the cached read it would be in is at most this old, so within those 2 s.
  */
 export const DICTIONARY_CACHE_MS = 1_000;
 /**
@@ -96,8 +95,7 @@ export interface VersionedDictionary extends Dictionary {
  * in a `session` for as long as the index's version holds (VersionedDictionary). Index reads are eventually
  * consistent (a term indexed a moment ago may be missing for that moment); the query reads each chosen term's
  * postings and df from the table itself. A term whose postings were all removed may keep its entry (postings.ts), and
- * is skipped by the reader of dfs; so are the head records of an index of layout 1 that a migration has not removed
- * yet (keys.ts).
+ * is skipped by the reader of dfs.
  */
 export function createDictionary({
   client,
@@ -127,11 +125,11 @@ export function createDictionary({
       IndexName: PREFIX_INDEX,
       KeyConditionExpression: 'wp = :k AND begins_with(wt, :w)',
       ExpressionAttributeValues: { ':k': partition, ':w': prefix },
-      ProjectionExpression: `sk, wt, ${DF_CLASS_ATTRIBUTE}`,
+      ProjectionExpression: `wt, ${DF_CLASS_ATTRIBUTE}`,
     });
     const terms: ClassedTerm[] = [];
-    for (const { sk, wt, [DF_CLASS_ATTRIBUTE]: dfClass } of found)
-      if (typeof wt === 'string' && isDictionaryEntry({ sk }))
+    for (const { wt, [DF_CLASS_ATTRIBUTE]: dfClass } of found)
+      if (typeof wt === 'string')
         terms.push({ term: wt, dfClass: typeof dfClass === 'number' ? dfClass : undefined });
     return terms;
   }
@@ -146,11 +144,10 @@ export function createDictionary({
         ':k': lengthPartition(length),
         ...(ending === undefined ? {} : { ':w': reversed(ending) }),
       },
-      ProjectionExpression: 'sk, wr',
+      ProjectionExpression: 'wr',
     });
     const terms: string[] = [];
-    for (const { sk, wr } of found)
-      if (typeof wr === 'string' && isDictionaryEntry({ sk })) terms.push(reversed(wr));
+    for (const { wr } of found) if (typeof wr === 'string') terms.push(reversed(wr));
     return terms.sort(inTermOrder);
   }
 

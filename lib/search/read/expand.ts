@@ -269,8 +269,8 @@ async function mayBeWhole(typedLength: number, typed: string | undefined, dictio
  * A completion's weight (contract §8.6): the share of it that was typed, so it scores below the word written in
  * full, and the less of it typed the lower ("aer" → "aerodynam": 3/9). A last word of WHOLE_WORD_MIN_LENGTH code
  * points or more whose stem is indexed may be whole ("mode", not yet "model"): its completions weigh a tenth of
- * that, so they rank after the items that hold the word and no longer displace them (issue #20: a whole query with
- * `prefix` scored below the same query without it). Measured on Cranfield as typed and whole: BENCHMARKS.md, Ranking
+ * that, so they rank after the items that hold the word and do not displace them (a whole query with `prefix` would
+ * otherwise score below the same query without it). Measured on Cranfield as typed and whole: BENCHMARKS.md, Ranking
  * with `prefix` and `typos`.
  */
 export function completionWeight(typed: number, completion: number, whole = false): number {

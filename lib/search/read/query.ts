@@ -280,8 +280,8 @@ export function createSearch({
   ) {
     const rest = terms.filter((term) => !started.terms.has(term));
     // An exact form's tail is in its home, its stem's tail record (keys.ts `homeOf`), which the search reads anyway
-    // where it reads the stem; other homes are read by key with the small tails. A form's own key holds its legacy
-    // tail, in a table written before the homes, until a writer moves it home.
+    // where it reads the stem; other homes are read by key with the small tails. The form's own key holds its
+    // directory pages.
     const read = new Set([...started.terms.keys(), ...rest]);
     const homes = [...new Set(terms.filter(isExactForm).map(homeOf))].filter((home) => !read.has(home));
     const byKey = batchGet(client, tableName, [
@@ -294,12 +294,12 @@ export function createSearch({
         term,
         small.has(term) ? byKey.then((tails) => ({ tail: tails.get(term) })) : readTailAndDirectory(term),
       );
-    /** A term's tail: a stem's own, a form's from its home (or its legacy one). */
+    /** A term's tail: a stem's own, a form's from its home. */
     const tailOf = async (term: string, own: Record<string, unknown> | undefined) => {
       if (!isExactForm(term)) return own;
       const home = homeOf(term);
       const row = read.has(home) ? (await reads.get(home))?.tail : (await byKey).get(home);
-      return formInHome(row, term) ?? own;
+      return formInHome(row, term);
     };
     const [stats, found] = await Promise.all([
       started.stats,
