@@ -186,12 +186,12 @@ describe('the term dictionary', () => {
     }
   });
 
-  it('completes a prefix with exactly the terms an exhaustive ranking by df over every term picks, at any cut', async () => {
+  it('completes a prefix with exactly the terms an exhaustive ranking by df over every term picks, at any limit', async () => {
     const expected = vocabulary();
     const prefixes = [...new Set([...expected.keys()].map((t) => [...t].slice(0, 2).join('')))].filter(
       (p) => [...p].length === 2,
     );
-    // "zq" has more rare terms (df 1–14) than PREFIX_TERMS, so classes are cut and their dfs read.
+    // "zq" has more rare terms (df 1–14) than PREFIX_TERMS, so a class is split and its dfs read.
     expect([...expected.keys()].filter((t) => t.startsWith('zq')).length).toBeGreaterThan(PREFIX_TERMS);
     for (const prefix of prefixes) {
       const found = await completions(counted, prefix);
@@ -200,7 +200,7 @@ describe('the term dictionary', () => {
       for (const { term, dfClass: c } of found)
         if (c !== undefined) expect(c, term).toBe(dfClass(expected.get(term) ?? 0));
     }
-    // Every cut of the largest families: the class where it falls is ranked by the dfs read from the tails.
+    // Every limit over the largest families: the class where it falls is ranked by the dfs read from the tails.
     for (const prefix of ['zq', 'hi', 'bo', 'wa'])
       for (let limit = 1; limit <= 60; limit++)
         expect(termsOf(await completions(counted, prefix, limit)), `${prefix} ${limit}`).toStrictEqual(
@@ -241,8 +241,8 @@ describe('the term dictionary', () => {
         items,
         dictionary,
       });
-      const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
-      const expected = rankInMemory(indexed(), weights, 10, groups);
+      const { weights, wordOf } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const expected = rankInMemory(indexed(), weights, 10, wordOf);
       const { results } = await retrieve({ query, topK: 10, minScore: 0, ...options });
       expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((r) => r.id));
       results.forEach((result, i) => {
@@ -263,7 +263,7 @@ describe('the term dictionary', () => {
       ['hil', { prefix: true }],
       ['hikr', { typos: 1 }],
     ] as const) {
-      const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const { weights, wordOf } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
       const summed = new Map(rankInMemory(docs, weights, corpus.size).map((hit) => [hit.id, hit.score]));
       const { results } = await retrieve({ query, topK: corpus.size, minScore: 0, ...options });
       // Items that hold two alternatives of the word: they score the best one, below the sum of both.
@@ -278,7 +278,7 @@ describe('the term dictionary', () => {
               )?.score ?? 0,
           ),
         );
-        expect(new Set(result.matchedTerms.map((term) => groups.get(term))).size).toBe(1);
+        expect(new Set(result.matchedTerms.map((term) => wordOf.get(term))).size).toBe(1);
         expect(Math.abs(result.score - best) / best).toBeLessThan(1e-9);
         expect(summed.get(result.item.id) ?? 0).toBeGreaterThan(result.score * (1 + 1e-6));
       }

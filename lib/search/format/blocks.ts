@@ -27,6 +27,7 @@ function pushVarint(bytes: number[], value: number): void {
   bytes.push(rest);
 }
 
+/** A block's bytes (its `p` attribute) from its postings in id order. */
 export function encodeBlock(postings: readonly BlockPosting[]): Uint8Array {
   const bytes: number[] = [];
   let previous = 0;
@@ -184,7 +185,7 @@ export function edit(
 }
 
 /**
- * Cuts postings over capacity into the fewest blocks that fit, as even as possible, larger ones first; returns the
+ * Splits postings over capacity into the fewest blocks that fit, as even as possible, larger ones first; returns the
  * postings whole when they fit.
  */
 export function splitInto(postings: readonly BlockPosting[], capacity: number): BlockPosting[][] {
@@ -214,10 +215,11 @@ export function sealTail(postings: readonly BlockPosting[], capacity: number): B
 }
 
 /**
- * A term's directory as its tail carries it while the term has few sealed blocks (keys.ts): per block its end (as
- * its distance from the previous end) and its bound, two unsigned LEB128 varints, about 5 bytes a block.
+ * A term's directory as its tail carries it while the term has few sealed blocks (its bytes: docs/index-format.md),
+ * about 5 bytes a block.
  */
 export type DirectoryEntry = [end: number, max: number];
+/** A tail's copy of its directory (its `d` attribute) from the sealed blocks' entries in id order. */
 export function encodeDirectory(entries: readonly DirectoryEntry[]): Uint8Array {
   const bytes: number[] = [];
   let previous = 0;

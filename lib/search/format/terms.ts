@@ -12,6 +12,7 @@ import * as v from 'valibot';
 const BROTLI = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
 };
+/** A term map packed for storage (see above). */
 export const packTerms = (terms: Readonly<Record<string, number>>): Uint8Array =>
   brotliCompressSync(JSON.stringify(terms), BROTLI);
 

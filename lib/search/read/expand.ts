@@ -44,7 +44,7 @@ export interface ExpandedQuery {
    * Each term's word (contract §8.6), named by the word's stem: a word's exact form and its stem, its corrections, and
    * for the last word its completions; a word's alternatives score as one term, the best of them.
    */
-  groups: Map<string, string>;
+  wordOf: Map<string, string>;
   /**
    * Completions whose df class puts them under half the sealed blocks a tail lists (postings.ts): their tails list
    * their directories unless they lost postings since (blocks are not merged), so the search reads them by key.
@@ -60,7 +60,7 @@ export function lastWord(query: string): string | undefined {
 /**
  * The `limit` terms with the most postings among `terms` (ties in term order), in term order. The dictionary gives
  * each term's df class, and every df of a class is above every df of a lower one (keys.ts), so whole classes are
- * taken from the top while they fit; only the class where the cut falls needs its terms' dfs, read by `dfOf` (and a
+ * taken from the top while they fit; only the class where the limit falls needs its terms' dfs, read by `dfOf` (and a
  * term whose class is not known is read first). A term whose df reads 0 has no postings left, and is not one.
  */
 export async function mostFrequent(
@@ -157,7 +157,7 @@ async function candidates(
  * The indexed terms within `maxEdits` of `term` (other than `term` and the terms in `exclude`): closest first, then
  * the most frequent, then in term order; at most CORRECTIONS_PER_WORD. The candidates are read from the dictionary
  * (`candidates`) and their edit distances computed here. Their dfs are read only when there are more than
- * CORRECTIONS_PER_WORD at the distance where the cut falls; otherwise every candidate is one, and a term whose
+ * CORRECTIONS_PER_WORD at the distance where the limit falls; otherwise every candidate is one, and a term whose
  * postings are all gone (its entry lingers: dictionary.ts) matches nothing.
  */
 export async function corrections(
@@ -175,7 +175,7 @@ export async function corrections(
   }
   near.sort((a, b) => a.edits - b.edits || inTermOrder(a.term, b.term));
   if (near.length <= CORRECTIONS_PER_WORD) return near;
-  // The closest distances that fit whole need no df; the distance where the cut falls is ranked by df.
+  // The closest distances that fit whole need no df; the distance where the limit falls is ranked by df.
   const chosen: { term: string; edits: number }[] = [];
   for (let edits = 1; edits <= maxEdits && chosen.length < CORRECTIONS_PER_WORD; edits++) {
     const at = near.filter((c) => c.edits === edits);
@@ -204,28 +204,28 @@ export async function expandQuery(
 ): Promise<ExpandedQuery> {
   const weights = new Map<string, number>();
   const origins = new Map<string, TermOrigin>();
-  const groups = new Map<string, string>();
+  const wordOf = new Map<string, string>();
   /** Words per stem, and the stems that are a word as written (the stem of a word without an exact form). */
   const counts = new Map<string, number>();
   const written = new Set<string>();
   for (const { term, exact } of wordTerms(query)) {
     counts.set(term, (counts.get(term) ?? 0) + 1);
     weights.set(term, (weights.get(term) ?? 0) + (exact === undefined ? 1 : STEM_WEIGHT));
-    groups.set(term, term);
+    wordOf.set(term, term);
     if (exact === undefined) written.add(term);
     else {
       weights.set(exact, (weights.get(exact) ?? 0) + 1);
-      groups.set(exact, term);
+      wordOf.set(exact, term);
       origins.set(exact, { kind: 'exact' });
     }
   }
   for (const term of counts.keys()) origins.set(term, { kind: written.has(term) ? 'exact' : 'stem' });
   const stems = new Set(counts.keys());
-  const offer = (term: string, weight: number, origin: TermOrigin, group: string) => {
+  const offer = (term: string, weight: number, origin: TermOrigin, word: string) => {
     if (stems.has(term) || (weights.get(term) ?? 0) >= weight) return;
     weights.set(term, weight);
     origins.set(term, origin);
-    groups.set(term, group);
+    wordOf.set(term, word);
   };
   const word = prefix ? lastWord(query) : undefined;
   // The completions join the last word's own stem (when it is one: not a stopword), or a word of their own.
@@ -241,17 +241,17 @@ export async function expandQuery(
       })),
     ),
   ]);
-  const prefixGroup = typed !== undefined && stems.has(typed) ? typed : '\u0000prefix';
+  const prefixWord = typed !== undefined && stems.has(typed) ? typed : '\u0000prefix';
   const small = new Set<string>();
   for (const { term, dfClass: c } of completed) {
-    offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, prefixGroup);
+    offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, prefixWord);
     if (c !== undefined && dfRangeOfClass(c).max < SMALL_DF && origins.get(term)?.kind === 'prefix')
       small.add(term);
   }
   for (const { term: of, found } of corrected)
     for (const { term, edits } of found)
       offer(term, (counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
-  return { weights, origins, groups, small };
+  return { weights, origins, wordOf, small };
 }
 
 /** A typed last word this long whose stem is an indexed term may be a whole word (see completionWeight). */
