@@ -43,23 +43,31 @@ export function encodeBlock(postings: readonly BlockPosting[]): Uint8Array {
 const malformed = (what: string) => new Error(`Malformed posting block entry (${what})`);
 
 /** Reads unsigned LEB128 varints one after another; each throws unless complete and within 2^53. */
-function varints(bytes: Uint8Array) {
-  let at = 0;
-  return {
-    done: () => at >= bytes.length,
-    next(): number {
-      let value = 0;
-      let scale = 1;
-      while (true) {
-        const byte = bytes[at++];
-        if (byte === undefined) throw malformed('a varint cut short');
-        value += (byte & 0x7f) * scale;
-        if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');
-        if (byte < 0x80) return value;
-        scale *= 0x80;
-      }
-    },
-  };
+class Varints {
+  private readonly bytes: Uint8Array;
+  /** The next byte to read. */
+  private at = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+
+  done(): boolean {
+    return this.at >= this.bytes.length;
+  }
+
+  next(): number {
+    let value = 0;
+    let scale = 1;
+    while (true) {
+      const byte = this.bytes[this.at++];
+      if (byte === undefined) throw malformed('a varint cut short');
+      value += (byte & 0x7f) * scale;
+      if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+  }
 }
 
 /** A block's bytes as objects: `decodeColumns`'s postings. */
@@ -113,7 +121,7 @@ export function decodeColumns(stored: unknown): PostingColumns {
   const ids = columns.subarray(0, room);
   const tfs = columns.subarray(room, 2 * room);
   const dls = columns.subarray(2 * room);
-  const reader = varints(stored);
+  const reader = new Varints(stored);
   let previous = 0;
   let n = 0;
   while (!reader.done()) {
@@ -233,7 +241,7 @@ export function encodeDirectory(entries: readonly DirectoryEntry[]): Uint8Array 
 /** Throws unless every varint is complete and the ends strictly ascend within 2^53. */
 export function decodeDirectory(bytes: Uint8Array): DirectoryEntry[] {
   const entries: DirectoryEntry[] = [];
-  const reader = varints(bytes);
+  const reader = new Varints(bytes);
   let previous = 0;
   while (!reader.done()) {
     const delta = reader.next();
