@@ -55,8 +55,8 @@ function indexed(docs: readonly { id: number; text: string }[]) {
   const [rank, dictionary] = [indexInMemory(terms), dictionaryInMemory(df)];
   /** The ids of the top `depth` for `query` with `options`. */
   return async (query: string, depth: number, options: { prefix?: boolean; typos?: 0 | 1 | 2 } = {}) => {
-    const { weights, groups } = await expandQuery(query, options, dictionary);
-    return rank(weights, depth, groups).map((result) => result.id);
+    const { weights, wordOf } = await expandQuery(query, options, dictionary);
+    return rank(weights, depth, wordOf).map((result) => result.id);
   };
 }
 

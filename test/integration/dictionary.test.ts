@@ -39,7 +39,7 @@ import { seeded } from '../support/random.ts';
 import { freshTable } from '../support/stack.ts';
 
 // Words in families a prefix reaches and words a typo or two apart, with a skewed frequency so some terms split into
-// several blocks (and get a DF record) while others keep one.
+// several blocks while others keep one.
 const WORDS = (
   'hike hiker hiking hill hilltop hillside boot boots boat bot boost booth waterproof watertight water waterfall ' +
   'tent tents trail trial trails tail jacket jackets packet pocket rain rains brain grain snow snowshoe snowy ' +
@@ -98,7 +98,7 @@ beforeAll(async () => {
   table = await freshTable();
   items = createItemRepository(table);
   dictionary = createDictionary({ ...table, cacheMs: 0 });
-  // Blocks of three postings: common terms split (their DF record is their dictionary entry), rare ones do not.
+  // Blocks of three postings: common terms seal blocks, rare ones do not.
   const indexer = createIndexer({ ...table, items, blockCapacity: 3 });
   for (let i = 0; i < 90; i++) {
     const item = await items.create({
@@ -112,8 +112,8 @@ beforeAll(async () => {
   const ids = [...corpus.keys()];
   for (let start = 0; start < ids.length; start += 30)
     await indexer.reindexItems(ids.slice(start, start + 30));
-  // Deletions and edits: terms lose postings, some all of them (a one-block term's entry goes with its block, a
-  // split term's DF record stays at df 0 and is no entry), and edits bring new terms.
+  // Deletions and edits: terms lose postings, some all of them (a tail emptied by a removal from a sealed block keeps
+  // its entry at df 0: dictionary.ts), and edits bring new terms.
   const changed: number[] = [];
   for (const id of ids.filter((id) => id % 4 === 0)) {
     await items.delete(id);
@@ -186,12 +186,12 @@ describe('the term dictionary', () => {
     }
   });
 
-  it('completes a prefix with exactly the terms an exhaustive ranking by df over every term picks, at any cut', async () => {
+  it('completes a prefix with exactly the terms an exhaustive ranking by df over every term picks, at any limit', async () => {
     const expected = vocabulary();
     const prefixes = [...new Set([...expected.keys()].map((t) => [...t].slice(0, 2).join('')))].filter(
       (p) => [...p].length === 2,
     );
-    // "zq" has more rare terms (df 1–14) than PREFIX_TERMS, so classes are cut and their dfs read.
+    // "zq" has more rare terms (df 1–14) than PREFIX_TERMS, so a class is split and its dfs read.
     expect([...expected.keys()].filter((t) => t.startsWith('zq')).length).toBeGreaterThan(PREFIX_TERMS);
     for (const prefix of prefixes) {
       const found = await completions(counted, prefix);
@@ -200,7 +200,7 @@ describe('the term dictionary', () => {
       for (const { term, dfClass: c } of found)
         if (c !== undefined) expect(c, term).toBe(dfClass(expected.get(term) ?? 0));
     }
-    // Every cut of the largest families: the class where it falls is ranked by the dfs read from the tails.
+    // Every limit over the largest families: the class where it falls is ranked by the dfs read from the tails.
     for (const prefix of ['zq', 'hi', 'bo', 'wa'])
       for (let limit = 1; limit <= 60; limit++)
         expect(termsOf(await completions(counted, prefix, limit)), `${prefix} ${limit}`).toStrictEqual(
@@ -241,8 +241,8 @@ describe('the term dictionary', () => {
         items,
         dictionary,
       });
-      const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
-      const expected = rankInMemory(indexed(), weights, 10, groups);
+      const { weights, wordOf } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const expected = rankInMemory(indexed(), weights, 10, wordOf);
       const { results } = await retrieve({ query, topK: 10, minScore: 0, ...options });
       expect(results.map((r) => r.item.id)).toStrictEqual(expected.map((r) => r.id));
       results.forEach((result, i) => {
@@ -263,7 +263,7 @@ describe('the term dictionary', () => {
       ['hil', { prefix: true }],
       ['hikr', { typos: 1 }],
     ] as const) {
-      const { weights, groups } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
+      const { weights, wordOf } = await expandQuery(query, options, dictionaryInMemory(vocabulary()));
       const summed = new Map(rankInMemory(docs, weights, corpus.size).map((hit) => [hit.id, hit.score]));
       const { results } = await retrieve({ query, topK: corpus.size, minScore: 0, ...options });
       // Items that hold two alternatives of the word: they score the best one, below the sum of both.
@@ -278,7 +278,7 @@ describe('the term dictionary', () => {
               )?.score ?? 0,
           ),
         );
-        expect(new Set(result.matchedTerms.map((term) => groups.get(term))).size).toBe(1);
+        expect(new Set(result.matchedTerms.map((term) => wordOf.get(term))).size).toBe(1);
         expect(Math.abs(result.score - best) / best).toBeLessThan(1e-9);
         expect(summed.get(result.item.id) ?? 0).toBeGreaterThan(result.score * (1 + 1e-6));
       }
@@ -543,10 +543,10 @@ describe('a warm container’s dictionary', () => {
   });
 });
 
-describe('npm run reindex -- --dictionary (an index written before df classes)', () => {
+describe('npm run reindex -- --dictionary (tails that lost their df class)', () => {
   it('puts every tail’s entry with its df class back, leaves the rest, and gives exhaustive completions again', async () => {
     const rows = await tails();
-    // Strip every class, as an index written before issue #20 has none; keep one tail's entry wrong on purpose.
+    // Strip every class (as a removal from a sealed block takes a tail's away: postings.ts).
     for (const row of rows)
       await table.client.send(
         new UpdateCommand({
@@ -592,7 +592,7 @@ async function tails() {
 const needsEntry = (row: Record<string, unknown>) =>
   ((row.df as number) > 0 && isDictionaryTerm(termOfPk(row.pk) ?? '')) || row.wt !== undefined;
 
-describe('a table kept by an older npm start (data under .local/)', { timeout: 180_000 }, () => {
+describe('a local table whose indexes differ from infra/table.json', { timeout: 180_000 }, () => {
   // A DynamoDB Local of its own: on the stack's, which the suite's other files keep busy, an index's change was seen
   // to stay CREATING or DELETING for minutes (it takes about a second alone).
   let own: DynamoDbLocal;
@@ -635,7 +635,7 @@ describe('a table kept by an older npm start (data under .local/)', { timeout: 1
     raw.destroy();
   });
 
-  it('made with the dictionary of df (before issue #20) gets the prefix index of df classes and the length index by last letters in their places', async () => {
+  it('with other term indexes gets the prefix index of df classes and the length index by last letters in their places', async () => {
     const { raw, tableName } = await oldTable([
       {
         IndexName: 'terms-by-prefix',

@@ -151,14 +151,14 @@ describe('BM25 search over the DynamoDB index', () => {
   // weak alternative's blocks unread only where no item can reach the k-th score through it (split, query.ts).
   const worded = (words: Record<string, Record<string, number>>) => {
     const terms = new Map<string, number>();
-    const groups = new Map<string, string>();
+    const wordOf = new Map<string, string>();
     for (const [word, alternatives] of Object.entries(words))
       for (const [text, weight] of Object.entries(alternatives)) {
         const [term = text] = tokenize(text);
         terms.set(term, weight);
-        groups.set(term, word);
+        wordOf.set(term, word);
       }
-    return { terms, groups };
+    return { terms, wordOf };
   };
   const wordCases = [
     { a: { rain: 1, jacket: 0.4, trail: 0.2, winter: 0.1 }, b: { boot: 1 } },
@@ -172,10 +172,10 @@ describe('BM25 search over the DynamoDB index', () => {
   )(
     'gives exactly the exhaustive ranking when words have weighted alternatives, %j top %i, matched terms %s',
     async (words, topK, how) => {
-      const { terms, groups } = worded(words);
+      const { terms, wordOf } = worded(words);
       const hits = await search({
         terms,
-        groups,
+        wordOf,
         topK,
         minScore: 0,
         accept: async (ids) => new Set(ids),
@@ -183,7 +183,7 @@ describe('BM25 search over the DynamoDB index', () => {
         matchedTermsOf: how === 'from the items' ? fromItems(terms) : undefined,
       });
       const docs = corpus.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) }));
-      const expected = rankInMemory(docs, terms, topK, groups);
+      const expected = rankInMemory(docs, terms, topK, wordOf);
       expect(hits.map((h) => h.id)).toStrictEqual(expected.map((h) => h.id));
       hits.forEach((hit, i) => {
         expect(Math.abs(hit.score - (expected[i]?.score ?? 0)) / hit.score).toBeLessThan(1e-9);
@@ -542,14 +542,14 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       [coffee, 0.5],
       [cup, 1],
     ]);
-    const groups = new Map([
+    const wordOf = new Map([
       [kettle, 'kettle'],
       [coffee, 'kettle'],
       [cup, 'cup'],
     ]);
     const hits = await createSearch({ ...own, blocksPerRound: 1 })({
       terms,
-      groups,
+      wordOf,
       topK: 1,
       minScore: 0,
       accept: everything,
@@ -594,7 +594,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       [kettle, 1],
       [coffee, 0.5],
     ]);
-    const groups = new Map([
+    const wordOf = new Map([
       [kettle, 'kettle'],
       [coffee, 'kettle'],
     ]);
@@ -602,7 +602,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     const read = async (matchedTermsOf?: (id: number) => string[]) => {
       const { client, blocks } = countingClient(own.client);
       const search = createSearch({ client, tableName: own.tableName, rangeGap: 0 });
-      const hits = await search({ terms, groups, topK: 3, minScore: 0, accept: everything, matchedTermsOf });
+      const hits = await search({ terms, wordOf, topK: 3, minScore: 0, accept: everything, matchedTermsOf });
       return { hits, blocks };
     };
     const listed = await read();
@@ -649,9 +649,9 @@ describe('block reads: the early stop, the budget and the round trips', () => {
 
   it('reads on past the budget while a filter rejects candidates, up to its own ceiling', async () => {
     const { client, blocks } = countingClient();
-    const cut = budgeted(client, { filterMaxBlocks: 10_000 });
+    const budgetedSearch = budgeted(client, { filterMaxBlocks: 10_000 });
     const keep = (item: Item) => item.tags.includes('t3') && item.attributes.even === false;
-    const retrieve = createRetriever({ search: cut, items, dictionary: createDictionary(table) });
+    const retrieve = createRetriever({ search: budgetedSearch, items, dictionary: createDictionary(table) });
     const { results } = await retrieve({
       query,
       topK: 5,
@@ -671,8 +671,12 @@ describe('block reads: the early stop, the budget and the round trips', () => {
 
   it('stops at filterMaxBlocks', async () => {
     const { client, blocks, spent } = countingClient();
-    const cut = budgeted(client, { filterMaxBlocks: 16 });
-    const { results } = await createRetriever({ search: cut, items, dictionary: createDictionary(table) })({
+    const budgetedSearch = budgeted(client, { filterMaxBlocks: 16 });
+    const { results } = await createRetriever({
+      search: budgetedSearch,
+      items,
+      dictionary: createDictionary(table),
+    })({
       query,
       topK: 5,
       minScore: 0,
@@ -719,13 +723,13 @@ const rankedOver = (
   items: readonly Item[],
   terms: ReadonlyMap<string, number>,
   topK: number,
-  groups?: ReadonlyMap<string, string>,
+  wordOf?: ReadonlyMap<string, string>,
 ) =>
   rankInMemory(
     items.map((item) => ({ id: item.id, tokens: tokenize(itemText(item)) })),
     terms,
     topK,
-    groups,
+    wordOf,
   );
 
 describe('items that grew after their postings were written', () => {
@@ -767,8 +771,8 @@ describe('items that grew after their postings were written', () => {
     await indexer.reindexItems(live.map((item) => item.id));
   }, 120_000);
 
-  const ranked = (terms: ReadonlyMap<string, number>, topK: number, groups?: ReadonlyMap<string, string>) =>
-    rankedOver(live, terms, topK, groups);
+  const ranked = (terms: ReadonlyMap<string, number>, topK: number, wordOf?: ReadonlyMap<string, string>) =>
+    rankedOver(live, terms, topK, wordOf);
 
   it('keeps postings with the length they were written with: at most the item’s, or its shrunk-set entry’s norm', async () => {
     const lengths = new Map(live.map((item) => [item.id, tokenize(itemText(item)).length]));
@@ -811,14 +815,14 @@ describe('items that grew after their postings were written', () => {
       ['tent', 0.4],
       ['boot', 1],
     ]);
-    const groups = new Map([
+    const wordOf = new Map([
       ['light', 'light'],
       ['tent', 'light'],
       ['boot', 'boot'],
     ]);
     for (const topK of [1, 5, 20]) {
-      const hits = await search({ terms, groups, topK, minScore: 0, ...acceptItems(repo) });
-      const expected = ranked(terms, topK, groups);
+      const hits = await search({ terms, wordOf, topK, minScore: 0, ...acceptItems(repo) });
+      const expected = ranked(terms, topK, wordOf);
       expect(hits.map((hit) => [hit.id, hit.score])).toStrictEqual(
         expected.map((hit) => [hit.id, hit.score]),
       );

@@ -2,13 +2,11 @@ import { B, K1, saturation } from './bm25.ts';
 import { impactOf, REFERENCE_LENGTH } from './keys.ts';
 
 /**
- * Posting blocks: a term's postings are stored many to a DynamoDB item, in ascending item id, because a read costs
- * per item returned far more than per byte (see BENCHMARKS.md). A block is binary: per posting three unsigned LEB128
- * varints, the id as its distance from the previous one (the first from 0), tf and dl, as Lucene and tantivy
- * delta-code and pack doc ids: about 3 bytes a posting (a distance, tf and dl under 128 take a byte each), so a
- * Query over a run of blocks, charged by its bytes, reads about 1,300 postings per 4 KB. Blocks written before
- * (the text `Δid:tf:dl,…` in base 36, ~8 bytes a posting) are still read. These functions are pure: the codec and
- * the edits the posting writer (postings.ts) plans its writes with.
+ * Posting blocks (their bytes: docs/index-format.md): a term's postings are stored many to a DynamoDB item, in
+ * ascending item id, because a read costs per item returned far more than per byte. Delta-coded varints, as Lucene and
+ * tantivy pack doc ids, take about 3 bytes a posting, so a Query over a run of blocks, charged by its bytes, reads
+ * about 1,300 postings per 4 KB. These functions are pure: the codec and the edits the posting writer plans its
+ * writes with.
  */
 export interface BlockPosting {
   id: number;
@@ -29,6 +27,7 @@ function pushVarint(bytes: number[], value: number): void {
   bytes.push(rest);
 }
 
+/** A block's bytes (its `p` attribute) from its postings in id order. */
 export function encodeBlock(postings: readonly BlockPosting[]): Uint8Array {
   const bytes: number[] = [];
   let previous = 0;
@@ -44,26 +43,34 @@ export function encodeBlock(postings: readonly BlockPosting[]): Uint8Array {
 const malformed = (what: string) => new Error(`Malformed posting block entry (${what})`);
 
 /** Reads unsigned LEB128 varints one after another; each throws unless complete and within 2^53. */
-function varints(bytes: Uint8Array) {
-  let at = 0;
-  return {
-    done: () => at >= bytes.length,
-    next(): number {
-      let value = 0;
-      let scale = 1;
-      while (true) {
-        const byte = bytes[at++];
-        if (byte === undefined) throw malformed('a varint cut short');
-        value += (byte & 0x7f) * scale;
-        if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');
-        if (byte < 0x80) return value;
-        scale *= 0x80;
-      }
-    },
-  };
+class Varints {
+  private readonly bytes: Uint8Array;
+  /** The next byte to read. */
+  private at = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+
+  done(): boolean {
+    return this.at >= this.bytes.length;
+  }
+
+  next(): number {
+    let value = 0;
+    let scale = 1;
+    while (true) {
+      const byte = this.bytes[this.at++];
+      if (byte === undefined) throw malformed('a varint cut short');
+      value += (byte & 0x7f) * scale;
+      if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+  }
 }
 
-/** The binary form (see above) as objects: `decodeColumns`'s postings. */
+/** A block's bytes as objects: `decodeColumns`'s postings. */
 function decodeBinary(bytes: Uint8Array): BlockPosting[] {
   const { length, ids, tfs, dls } = decodeColumns(bytes);
   return Array.from({ length }, (_, i) => ({
@@ -73,37 +80,13 @@ function decodeBinary(bytes: Uint8Array): BlockPosting[] {
   }));
 }
 
-const ENTRY = /^([0-9a-z]{1,11}):([1-9a-z][0-9a-z]{0,5}):([1-9a-z][0-9a-z]{0,5})$/;
-
-/** The text form of blocks written before the binary one: `Δid:tf:dl,…` in base 36. */
-function decodeText(text: string): BlockPosting[] {
-  const postings: BlockPosting[] = [];
-  if (text === '') return postings;
-  let previous = 0;
-  for (const entry of text.split(',')) {
-    const match = ENTRY.exec(entry);
-    const delta = match ? Number.parseInt(match[1] ?? '', 36) : 0;
-    if (!match || !(delta > 0) || !Number.isSafeInteger(previous + delta))
-      throw new Error(`Malformed posting block entry "${entry}"`);
-    previous += delta;
-    postings.push({
-      id: previous,
-      tf: Number.parseInt(match[2] ?? '', 36),
-      dl: Number.parseInt(match[3] ?? '', 36),
-    });
-  }
-  return postings;
-}
-
 /**
- * Parses a stored block (its `p` attribute: binary, or the text of blocks written before); throws unless every entry
- * is well formed and the ids strictly ascend. A tail may be empty (its postings are all sealed, or were removed);
- * a missing attribute reads as empty.
+ * Parses a stored block (its `p` attribute); throws unless every entry is well formed and the ids strictly ascend. A
+ * tail may be empty (its postings are all sealed, or were removed); a missing attribute reads as empty.
  */
 export function decodeBlock(stored: unknown): BlockPosting[] {
   if (stored instanceof Uint8Array) return decodeBinary(stored);
   if (stored === undefined || stored === null) return [];
-  if (typeof stored === 'string') return decodeText(stored);
   throw malformed(`a ${typeof stored}`);
 }
 
@@ -126,27 +109,19 @@ const EMPTY_COLUMNS: PostingColumns = {
 };
 
 /**
- * `decodeBlock` into columns: a binary block decoded in place (throws unless every varint is complete, and ids
- * strictly ascend within 2^53), the text of blocks written before through `decodeText`.
+ * `decodeBlock` into columns, decoded in place: throws unless every varint is complete and ids strictly ascend within
+ * 2^53; a missing attribute reads as empty.
  */
 export function decodeColumns(stored: unknown): PostingColumns {
-  if (!(stored instanceof Uint8Array)) {
-    const postings = decodeBlock(stored);
-    if (postings.length === 0) return EMPTY_COLUMNS;
-    return {
-      length: postings.length,
-      ids: Float64Array.from(postings, (p) => p.id),
-      tfs: Float64Array.from(postings, (p) => p.tf),
-      dls: Float64Array.from(postings, (p) => p.dl),
-    };
-  }
+  if (stored === undefined || stored === null) return EMPTY_COLUMNS;
+  if (!(stored instanceof Uint8Array)) throw malformed(`a ${typeof stored}`);
   // Every posting takes three bytes at least.
   const room = Math.floor(stored.length / 3);
   const columns = new Float64Array(3 * room);
   const ids = columns.subarray(0, room);
   const tfs = columns.subarray(room, 2 * room);
   const dls = columns.subarray(2 * room);
-  const reader = varints(stored);
+  const reader = new Varints(stored);
   let previous = 0;
   let n = 0;
   while (!reader.done()) {
@@ -218,7 +193,7 @@ export function edit(
 }
 
 /**
- * Cuts postings over capacity into the fewest blocks that fit, as even as possible, larger ones first; returns the
+ * Splits postings over capacity into the fewest blocks that fit, as even as possible, larger ones first; returns the
  * postings whole when they fit.
  */
 export function splitInto(postings: readonly BlockPosting[], capacity: number): BlockPosting[][] {
@@ -248,10 +223,11 @@ export function sealTail(postings: readonly BlockPosting[], capacity: number): B
 }
 
 /**
- * A term's directory as its tail carries it while the term has few sealed blocks (keys.ts): per block its end (as
- * its distance from the previous end) and its bound, two unsigned LEB128 varints, about 5 bytes a block.
+ * A term's directory as its tail carries it while the term has few sealed blocks (its bytes: docs/index-format.md),
+ * about 5 bytes a block.
  */
 export type DirectoryEntry = [end: number, max: number];
+/** A tail's copy of its directory (its `d` attribute) from the sealed blocks' entries in id order. */
 export function encodeDirectory(entries: readonly DirectoryEntry[]): Uint8Array {
   const bytes: number[] = [];
   let previous = 0;
@@ -265,7 +241,7 @@ export function encodeDirectory(entries: readonly DirectoryEntry[]): Uint8Array 
 /** Throws unless every varint is complete and the ends strictly ascend within 2^53. */
 export function decodeDirectory(bytes: Uint8Array): DirectoryEntry[] {
   const entries: DirectoryEntry[] = [];
-  const reader = varints(bytes);
+  const reader = new Varints(bytes);
   let previous = 0;
   while (!reader.done()) {
     const delta = reader.next();

@@ -1,196 +1,35 @@
 /**
- * Index records in the items table (see lib/items/keys.ts for the items themselves), layout 2: postings in item-id
- * order, as Lucene and tantivy keep them, so a new item (ids increase) appends to the tail of each of its terms.
- *   T#<term> / K#~               the term's *tail*: its newest postings (ids above `lo`), its df (every posting of
- *                                the term), the tail's maximum impact `m`, `lo` (the last sealed block's end, 0 when
- *                                none), the dictionary entry and, while the term has at most a few sealed blocks
- *                                (blocks.ts `tailDirectoryLimit`: 32), `d`: a copy of its directory (every sealed
- *                                block's end and maximum), so a term of few blocks is read by key with others, in one
- *                                BatchGetItem, not one Query each. Every change of the term's df or tail postings
- *                                rewrites it, and every change of the directory its copy, under a compare-and-swap on
- *                                its version, in the same write as the postings it changes. A stem's tail record is
- *                                also the *home* of its exact forms' tails (`homeOf`, FORMS_ATTRIBUTE): one record,
- *                                one version, written once a batch for the stem and its forms.
- *   T#<term> / K#<16-digit id>   a *sealed* block: the term's postings with ids after the previous block's end, up to
- *                                and including <id>; `m` its maximum impact. Written when a tail fills, and when an
- *                                edit or a deletion changes an older item.
- *   T#<term> / X#<page>          a *directory page*: one attribute `<end in base 36>` = maximum impact for each sealed
- *                                block whose end falls in the page (PAGE_IDS ids a page), so a query knows every
- *                                block's range and maximum without reading the blocks. Changed in the same
- *                                transaction as its blocks.
- *   D#<id>   / IDX               what is indexed for item <id>: version, dl, terms {term: tf}, rev, pending (at most
- *                                one state), and the lease of the writer working on it
- *   STATS    / INDEX, INDEX#<k>  the corpus counts in STATS_SHARDS parts: docs (N) and len (sum of dl) over indexed
- *                                items and `commits`, summed by the reader; each commit of a batch adds to one part
- * The term dictionary (search as you type, typo tolerance) is two global secondary indexes over each term's tail,
- * which carries `wt` (the term), `wr` (the term's code points in reverse order), `wp` (P#<its first two code points>),
- * `wl` (L#<its length in code points>) and `wf` (its df class, dfClass): `terms-by-prefix-v2` is keyed (wp, wt) and
- * projects wf, `terms-by-length-v2` is keyed (wl, wr), keys only, so that a length's terms that end in a given letter
- * are one range. Terms no read reaches are left out of each (`dictionaryEntry`). An exact form (`=…`, tokenizer.ts) is
- * a term of the index but not of the dictionary.
- *
- * Layout 1 (before issue #19: impact-ordered blocks `B#…`, `DF` records, doc records `DOC`, counts `CORPUS`) is only
- * read by the migration (`npm run reindex -- --migrate`), which removes it: its keys are under LEGACY.
+ * One codec for every index record's key and attribute names: nothing outside this file spells a prefix or parses a
+ * key. The records, their attributes and invariants: docs/index-format.md (the items themselves: lib/items/keys.ts).
+ * Postings are kept in item-id order, as Lucene and tantivy keep them, so a new item (ids increase) appends to the
+ * tail of each of its terms.
  */
-import * as v from 'valibot';
 import { isExactForm, stemOfExactForm } from '../text/tokenizer.ts';
-import { packTerms, StoredChange } from './terms.ts';
+import { padId } from './counts.ts';
 
-/**
- * The corpus counts' parts. Each commit adds its docs' counts to one part, chosen at random, in its transaction:
- * DynamoDB applies transactions on one item one at a time, so a single counts record touched by every commit would cap
- * the whole index's ingest (about 1 / (commits per item × a transaction's time): ~5,000 items/s), however many writers
- * run; parts in one partition are read together by one Query (charged by its bytes: half a read unit).
- */
-export const STATS_PK = 'STATS';
-export const STATS_SHARDS = 16;
-const STATS_SK = 'INDEX';
-/** Part 0 is the counts record of tables written before the parts (`STATS` / `INDEX`). */
-export const statsKey = (part: number) => ({
-  pk: STATS_PK,
-  sk: part === 0 ? STATS_SK : `${STATS_SK}#${part}`,
-});
-/** Every part of the counts, in one Query (`consistent` for the operations that repair them). */
-export const countsQuery = (tableName: string, consistent = false) => ({
-  TableName: tableName,
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-  ExpressionAttributeValues: { ':pk': STATS_PK, ':sk': STATS_SK },
-  ConsistentRead: consistent,
-});
-export interface Counts {
-  docs: number;
-  len: number;
-  commits: number;
-}
-/** The counts, summed over the parts read. */
-export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => {
-  const sum = (name: string) =>
-    parts.reduce((total, part) => total + (typeof part[name] === 'number' ? (part[name] as number) : 0), 0);
-  return { docs: sum('docs'), len: sum('len'), commits: sum('commits') };
-};
-
-/**
- * The *shrunk set*: an entry `STATS / S#<16-digit id>` {dl, norm, c} for each item its postings overstate: their
- * length (the item's norm) above its committed length, or (`c`, its *cut*) a term's tf above the item's own, each such
- * term with the item's tf (0: a term the item no longer has, whose posting is a *ghost*). An edit that shortens an
- * item, in its length or in some terms' tfs, keeps the postings it would lower: it writes only the terms whose tf
- * rose (indexer.ts `postingTarget`), and commits the entry in the doc record's transaction, so the entry exists
- * exactly while the doc record's norm exceeds its dl or its cut is not empty. The reader reads the set with the counts
- * (one Query of the partition) and scores those items' postings at their length and cut tfs, leaving out the ghosts
- * and taking them off their terms' dfs (`ghostCounts`), and raises the bound of every block whose range holds a
- * shrunk item (`raisedImpact`); a compaction rewrites the set's items' postings in one batch once it holds
- * `compactAt` entries (or `compactBytes`) and takes them out.
- */
-const SHRUNK_PREFIX = 'S#';
-export const shrunkKey = (id: number) => ({ pk: STATS_PK, sk: `${SHRUNK_PREFIX}${pad(id)}` });
-/** An entry's stored fields: its length, its norm and, when not empty, its cut (packed as a term map: terms.ts). */
-export const shrunkEntry = (entry: Omit<Shrunk, 'id'>) => ({
-  dl: entry.dl,
-  norm: entry.norm,
-  ...(Object.keys(entry.cut).length > 0 ? { c: packTerms(entry.cut) } : {}),
-});
-/** The whole counts partition (the counts' parts and the shrunk set), as the reader reads it: one Query. */
-export const statsQuery = (tableName: string, consistent = false) => ({
-  TableName: tableName,
-  KeyConditionExpression: 'pk = :pk',
-  ExpressionAttributeValues: { ':pk': STATS_PK },
-  ConsistentRead: consistent,
-});
-/** The shrunk set alone (a writer that compacts it), consistent. */
-export const shrunkQuery = (tableName: string) => ({
-  TableName: tableName,
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-  ExpressionAttributeValues: { ':pk': STATS_PK, ':sk': SHRUNK_PREFIX },
-  ConsistentRead: true,
-});
-/**
- * A shrunk item: its committed length, the length its postings carry (at least as great), and its cut: the terms
- * whose postings carry a tf above the item's, each with the item's (0: none).
- */
-export interface Shrunk {
-  id: number;
-  dl: number;
-  norm: number;
-  cut: Record<string, number>;
-}
-/** The shrunk set among rows of the counts partition, in id order (an entry whose cut does not parse is left out). */
-export const shrunkOf = (rows: readonly Record<string, unknown>[]): Shrunk[] =>
-  rows
-    .flatMap((row) => {
-      const sk = String(row.sk);
-      if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) return [];
-      const [id, dl, norm] = [Number(sk.slice(SHRUNK_PREFIX.length)), Number(row.dl), Number(row.norm)];
-      const cut =
-        row.c === undefined ? { success: true as const, output: {} } : v.safeParse(StoredChange, row.c);
-      return Number.isSafeInteger(id) && dl > 0 && norm > 0 && cut.success
-        ? [{ id, dl, norm, cut: cut.output }]
-        : [];
-    })
-    .sort((a, b) => a.id - b.id);
-/** The shrunk set as a reader uses it: its entries in id order, and each term's ghosts (`ghostCounts`). */
-export interface ShrunkSet {
-  entries: Shrunk[];
-  ghosts: ReadonlyMap<string, number>;
-}
-/**
- * The shrunk set for a reader that reads it again and again (a warm container's queries): an entry read as it was the
- * last time (the same length, norm and packed cut) is not parsed again (a cut's brotli and validation: ~13 µs an
- * entry, 3.3 ms a query for a set of 255), and a set read as it was is the same set, its ghosts counted once. It
- * keeps the entries of its last read only.
- */
-export function shrunkReader(): (rows: readonly Record<string, unknown>[]) => ShrunkSet {
-  type Kept = { row: Record<string, unknown>; entry: Shrunk | undefined };
-  let last = new Map<string, Kept>();
-  let set: ShrunkSet = { entries: [], ghosts: new Map() };
-  const same = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-    a.dl === b.dl &&
-    a.norm === b.norm &&
-    (a.c instanceof Uint8Array && b.c instanceof Uint8Array
-      ? Buffer.compare(a.c, b.c) === 0
-      : a.c === undefined && b.c === undefined);
-  return (rows) => {
-    const next = new Map<string, Kept>();
-    let changed = false;
-    for (const row of rows) {
-      const sk = String(row.sk);
-      if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) continue;
-      const kept = last.get(sk);
-      const keep = kept !== undefined && same(kept.row, row);
-      if (!keep) changed = true;
-      next.set(sk, keep ? kept : { row, entry: shrunkOf([row])[0] });
-    }
-    if (changed || next.size !== last.size) {
-      const entries = [...next.values()]
-        .flatMap(({ entry }) => (entry ? [entry] : []))
-        .sort((a, b) => a.id - b.id);
-      set = { entries, ghosts: ghostCounts(entries) };
-    }
-    last = next;
-    return set;
-  };
-}
-
-/**
- * About the bytes the shrunk set's rows take as DynamoDB sizes them (names and values: ~40 bytes an entry, and its
- * packed cut), what a Query of the set is charged by.
- */
-export const shrunkBytes = (rows: readonly Record<string, unknown>[]): number =>
-  rows.reduce((sum, row) => sum + 40 + (row.c instanceof Uint8Array ? row.c.byteLength : 0), 0);
-/** Per term, the shrunk set's ghosts of it (postings of items that no longer hold it): what its df overstates. */
-export function ghostCounts(shrunk: readonly Shrunk[]): Map<string, number> {
-  const ghosts = new Map<string, number>();
-  for (const { cut } of shrunk)
-    for (const [term, tf] of Object.entries(cut)) if (tf === 0) ghosts.set(term, (ghosts.get(term) ?? 0) + 1);
-  return ghosts;
-}
-/** The counts' parts among rows of the counts partition. */
-export const countParts = (rows: readonly Record<string, unknown>[]) =>
-  rows.filter((row) => row.pk === STATS_PK && String(row.sk).startsWith(STATS_SK));
+export {
+  type Counts,
+  countParts,
+  countsQuery,
+  ghostCounts,
+  type Shrunk,
+  type ShrunkSet,
+  STATS_PK,
+  STATS_SHARDS,
+  shrunkBytes,
+  shrunkEntry,
+  shrunkKey,
+  shrunkOf,
+  shrunkQuery,
+  shrunkReader,
+  statsKey,
+  statsQuery,
+  sumCounts,
+} from './counts.ts';
 
 /** The fixed document length impacts are computed at, so a block's maximum never depends on corpus state. */
 export const REFERENCE_LENGTH = 64;
 
-/** One codec for every index record's key: nothing outside this file spells a prefix or parses a key. */
 const TERM_PREFIX = 'T#';
 const DOC_PREFIX = 'D#';
 const DOC_SK = 'IDX';
@@ -201,8 +40,7 @@ export const PAGE_PREFIX = 'X#';
 /** Item ids a directory page covers: a page holds the blocks of a range of ids, so it stays small (≈ 1 KB). */
 export const PAGE_IDS = 16_384;
 
-const pad = (id: number): string => String(id).padStart(16, '0');
-
+/** The partition key of a term's records: `T#<term>`. */
 export const termPk = (term: string): string => `${TERM_PREFIX}${term}`;
 /** The term a record belongs to (its pk is T#<term>), or undefined for a record of another kind. */
 export const termOfPk = (pk: unknown): string | undefined =>
@@ -220,12 +58,11 @@ export const DOC_PK_PREFIX = DOC_PREFIX;
  * The record that holds a term's tail: a stem's own (`T#<stem> / K#~`), and for an exact form its *home*, the tail
  * record of the stem of its text (tokenizer.ts `stemOfExactForm`), in the map attribute FORMS_ATTRIBUTE under the
  * form's term, so that a batch writes a stem and the forms that come with it in one record. Sealed blocks and
- * directory pages stay under each term's own key. A table written before keeps a form's tail in its own record
- * (`tailKey(form)`, a *legacy* tail) until a writer moves it home.
+ * directory pages stay under each term's own key.
  */
 export const homeOf = (term: string): string => (isExactForm(term) ? stemOfExactForm(term) : term);
 export const FORMS_ATTRIBUTE = 'f';
-/** A term's own tail key: a stem's tail, or an exact form's legacy tail (see homeOf). */
+/** The tail key under a term's own pk (an exact form's tail is not there but in its home: homeOf). */
 export const tailKey = (term: string) => ({ pk: termPk(term), sk: TAIL_SK });
 /** The key of the record that holds a term's tail. */
 export const homeKey = (term: string) => tailKey(homeOf(term));
@@ -242,7 +79,7 @@ export function formInHome(
 }
 /**
  * A record of the index as one row a term: a home record gives its stem's tail (when it has one: `df`) and each of its
- * forms' tails as the rows their legacy records would be (with the home's version); any other record is itself.
+ * forms' tails as a row of its own (`formInHome`); any other record is itself.
  */
 export function termRows(row: Record<string, unknown>): Record<string, unknown>[] {
   const forms = row[FORMS_ATTRIBUTE];
@@ -256,12 +93,14 @@ export function termRows(row: Record<string, unknown>): Record<string, unknown>[
     }),
   ];
 }
-export const sealedSk = (end: number): string => `${SEALED_PREFIX}${pad(end)}`;
+/** The sort key of a sealed block ending at `end`: `K#<16-digit id>`. */
+export const sealedSk = (end: number): string => `${SEALED_PREFIX}${padId(end)}`;
 /** The end id of a sealed block's sort key (K#<id>); undefined for the tail or a record of another kind. */
 export const endOfSealedSk = (sk: unknown): number | undefined =>
   typeof sk === 'string' && sk.startsWith(SEALED_PREFIX) && sk !== TAIL_SK
     ? Number(sk.slice(SEALED_PREFIX.length))
     : undefined;
+/** The sort key of the directory page that lists a block ending at `end`: `X#<8-digit page>`. */
 export const pageSk = (end: number): string =>
   `${PAGE_PREFIX}${String(Math.floor(end / PAGE_IDS)).padStart(8, '0')}`;
 /** A directory page's attribute name for a block ending at `end` (base 36: short, and never a key attribute). */
@@ -286,23 +125,23 @@ export function directoryEntries(pages: readonly Record<string, unknown>[]): [en
     }
   return entries.sort((a, b) => a[0] - b[0]);
 }
+/** The key of an item's doc record: `D#<id> / IDX`. */
 export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK });
 
 /**
- * The dictionary's two indexes (see above). The prefix index projects a term's df class, not its df, so it is written
- * when a term enters or leaves it or its class changes, not at every df change (AWS writes a global secondary index
- * only when an item enters or leaves it or a key or projected attribute changes). `terms-by-prefix` (before issue
- * #20) projected df; a projection cannot change in place, so its successor has a name of its own.
+ * The term dictionary's two global secondary indexes over each term's tail. The prefix index projects a term's df
+ * class, not its df, so it is written when a term enters or leaves it or its class changes, not at every df change
+ * (AWS writes a global secondary index only when an item enters or leaves it or a key or projected attribute changes).
  */
 export const PREFIX_INDEX = 'terms-by-prefix-v2';
-/** Its predecessor `terms-by-length` was keyed (wl, wt); an index's key cannot change in place either. */
+/** Keyed (wl, wr), so that the terms of a length that end in given letters are one range. */
 export const LENGTH_INDEX = 'terms-by-length-v2';
-/** Indexes of an older dictionary that a table may still have (scripts/local/dynamodb.ts removes them). */
-export const RETIRED_INDEXES = ['terms-by-prefix', 'terms-by-length'] as const;
 /** Code points a prefix partition is named by: a prefix query needs at least this many. */
 export const PREFIX_PARTITION_LENGTH = 2;
+/** A term's partition in the prefix index: `P#` and its first PREFIX_PARTITION_LENGTH code points. */
 export const prefixPartition = (word: string): string =>
   `P#${[...word].slice(0, PREFIX_PARTITION_LENGTH).join('')}`;
+/** A length's partition in the length index: `L#<code points>`. */
 export const lengthPartition = (length: number): string => `L#${length}`;
 /**
  * The fewest code points a term of the length index has: 3. Only typo tolerance reads that index (read/expand.ts),
@@ -317,7 +156,7 @@ export const reversed = (term: string): string => [...term].reverse().join('');
 /**
  * A df's class in the prefix index: ⌊log₂ df⌋ (1 → 0, 2–3 → 1, 4–7 → 2, …), so a term's entry is rewritten about
  * log₂ df times over its life, not df times. Every df of a higher class is larger than every df of a lower one: a
- * reader ranks terms by class and needs exact dfs only within the class where its cut falls.
+ * reader ranks terms by class and needs exact dfs only within the class where its limit falls.
  */
 export const dfClass = (df: number): number => Math.floor(Math.log2(Math.max(1, df)));
 /** The df range of a class: [2^c, 2^(c+1)). */
@@ -343,14 +182,11 @@ export const dictionaryEntry = (term: string, df: number) => {
     [DF_CLASS_ATTRIBUTE]: dfClass(df),
   };
 };
-/** Whether a dictionary index row is a term's entry in this layout (layout 1's head records may linger). */
-export const isDictionaryEntry = (row: { sk?: unknown }): boolean => row.sk === TAIL_SK;
-
 /** 0..999999, larger = stronger: the BM25 saturation at the reference length, quantized (rounded up). */
 export const impactOf = (saturationAtReference: number): number =>
   Math.min(999_999, Math.ceil(saturationAtReference * 1_000_000));
 
-/** Layout 1's keys, for the migration that removes them (see above). */
+/** Keys of no record this code writes: only lib/search/operations/migrate.ts and scripts/local/stack.ts read them. */
 export const LEGACY = {
   blockPrefix: 'B#',
   dfSk: 'DF',

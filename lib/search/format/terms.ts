@@ -12,21 +12,18 @@ import * as v from 'valibot';
 const BROTLI = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
 };
+/** A term map packed for storage (see above). */
 export const packTerms = (terms: Readonly<Record<string, number>>): Uint8Array =>
   brotliCompressSync(JSON.stringify(terms), BROTLI);
 
-/** A stored map of counts, packed or JSON text, whose counts are whole numbers of at least `min`. */
+/** A stored map of counts, packed, whose counts are whole numbers of at least `min`. */
 const storedCounts = (min: number, what: string) =>
   v.pipe(
-    v.union([v.string(), v.instance(Uint8Array)]),
+    v.instance(Uint8Array),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       let parsed: unknown;
       try {
-        const text =
-          typeof dataset.value === 'string'
-            ? dataset.value
-            : brotliDecompressSync(dataset.value).toString('utf8');
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(brotliDecompressSync(dataset.value).toString('utf8'));
       } catch {
         addIssue({ message: `${what} must be a stored term map` });
         return NEVER;
@@ -41,7 +38,7 @@ const storedCounts = (min: number, what: string) =>
     }),
   );
 
-/** A stored term map: packed (above), or JSON text as doc records written before the packing hold it. */
+/** A stored term map (packed: `packTerms`). */
 export const StoredTerms = storedCounts(1, 'terms');
 
 /**

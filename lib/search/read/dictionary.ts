@@ -4,7 +4,6 @@ import { queryAll } from '../../dynamodb/query-all.ts';
 import {
   DF_CLASS_ATTRIBUTE,
   dfClass,
-  isDictionaryEntry,
   LENGTH_INDEX,
   lengthPartition,
   PREFIX_INDEX,
@@ -14,6 +13,7 @@ import {
   tailKey,
   termOfPk,
 } from '../format/keys.ts';
+import { ReadCache, SeenVersion } from './dictionary-cache.ts';
 
 /** Term order: by UTF-16 code units, as the search ranks ties (DynamoDB orders by UTF-8 bytes). */
 export const inTermOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -45,8 +45,8 @@ export interface Dictionary {
 
 /**
  * How long a warm container keeps what it read of the dictionary whatever the index does: 1 s. Contract §5: a write
- * shows in results within 2 s; a new term reaches prefix and typo expansion once the index has it (issue #19's
- * target: 1 s after the write) and the cached read it would be in is at most this old, so within those 2 s.
+ * shows in results within 2 s; a new term reaches prefix and typo expansion once the index has it (about 1 s
+ * after the write) and the cached read it would be in is at most this old, so within those 2 s.
  */
 export const DICTIONARY_CACHE_MS = 1_000;
 /**
@@ -91,86 +91,63 @@ export interface VersionedDictionary extends Dictionary {
   observe(version: number): void;
 }
 
-/**
- * The dictionary on the table's two term indexes, its reads kept per container (a bounded LRU) for `cacheMs`, and
- * in a `session` for as long as the index's version holds (VersionedDictionary). Index reads are eventually
- * consistent (a term indexed a moment ago may be missing for that moment); the query reads each chosen term's
- * postings and df from the table itself. A term whose postings were all removed may keep its entry (postings.ts), and
- * is skipped by the reader of dfs; so are the head records of an index of layout 1 that a migration has not removed
- * yet (keys.ts).
- */
-export function createDictionary({
-  client,
-  tableName,
-  cacheMs = DICTIONARY_CACHE_MS,
-  versionedMs = DICTIONARY_VERSIONED_MS,
-  settleMs = DICTIONARY_SETTLE_MS,
-  cacheTerms = DICTIONARY_CACHE_TERMS,
-  now = Date.now,
-}: DictionaryOptions): VersionedDictionary {
-  /** The version last observed, and when it was first seen. */
-  let seen: { version: number; since: number } | undefined;
-  const cache = createCache({
-    ms: cacheMs,
-    versionedMs,
-    limit: cacheTerms,
-    now,
-    // A read begun now holds every term committed under the version seen, once that has been seen for settleMs.
-    versionAt: (at) => (seen && seen.since <= at - settleMs ? seen.version : undefined),
-    current: () => seen?.version,
+/** The table whose term indexes a dictionary reads. */
+interface Table {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** A prefix partition's terms that begin with `prefix`. */
+async function withPrefixRows({ client, tableName }: Table, partition: string, prefix: string) {
+  const found = await queryAll(client, {
+    TableName: tableName,
+    IndexName: PREFIX_INDEX,
+    KeyConditionExpression: 'wp = :k AND begins_with(wt, :w)',
+    ExpressionAttributeValues: { ':k': partition, ':w': prefix },
+    ProjectionExpression: `wt, ${DF_CLASS_ATTRIBUTE}`,
   });
+  const terms: ClassedTerm[] = [];
+  for (const { wt, [DF_CLASS_ATTRIBUTE]: dfClass } of found)
+    if (typeof wt === 'string')
+      terms.push({ term: wt, dfClass: typeof dfClass === 'number' ? dfClass : undefined });
+  return terms;
+}
 
-  /** A prefix partition's terms that begin with `prefix`. */
-  async function withPrefixRows(partition: string, prefix: string) {
-    const found = await queryAll(client, {
-      TableName: tableName,
-      IndexName: PREFIX_INDEX,
-      KeyConditionExpression: 'wp = :k AND begins_with(wt, :w)',
-      ExpressionAttributeValues: { ':k': partition, ':w': prefix },
-      ProjectionExpression: `sk, wt, ${DF_CLASS_ATTRIBUTE}`,
-    });
-    const terms: ClassedTerm[] = [];
-    for (const { sk, wt, [DF_CLASS_ATTRIBUTE]: dfClass } of found)
-      if (typeof wt === 'string' && isDictionaryEntry({ sk }))
-        terms.push({ term: wt, dfClass: typeof dfClass === 'number' ? dfClass : undefined });
-    return terms;
-  }
+/** A length partition's terms, or those of them that end with `ending`, in term order. */
+async function ofLengthRows({ client, tableName }: Table, length: number, ending?: string) {
+  const found = await queryAll(client, {
+    TableName: tableName,
+    IndexName: LENGTH_INDEX,
+    KeyConditionExpression: ending === undefined ? 'wl = :k' : 'wl = :k AND begins_with(wr, :w)',
+    ExpressionAttributeValues: {
+      ':k': lengthPartition(length),
+      ...(ending === undefined ? {} : { ':w': reversed(ending) }),
+    },
+    ProjectionExpression: 'wr',
+  });
+  const terms: string[] = [];
+  for (const { wr } of found) if (typeof wr === 'string') terms.push(reversed(wr));
+  return terms.sort(inTermOrder);
+}
 
-  /** A length partition's terms, or those of them that end with `ending`, in term order. */
-  async function ofLengthRows(length: number, ending?: string) {
-    const found = await queryAll(client, {
-      TableName: tableName,
-      IndexName: LENGTH_INDEX,
-      KeyConditionExpression: ending === undefined ? 'wl = :k' : 'wl = :k AND begins_with(wr, :w)',
-      ExpressionAttributeValues: {
-        ':k': lengthPartition(length),
-        ...(ending === undefined ? {} : { ':w': reversed(ending) }),
-      },
-      ProjectionExpression: 'sk, wr',
-    });
-    const terms: string[] = [];
-    for (const { sk, wr } of found)
-      if (typeof wr === 'string' && isDictionaryEntry({ sk })) terms.push(reversed(wr));
-    return terms.sort(inTermOrder);
-  }
+/** Each term's df, from its tail (postings.ts): 0 for a term with none. */
+async function readDfs({ client, tableName }: Table, terms: readonly string[]): Promise<Map<string, number>> {
+  const records = await batchGet(client, tableName, terms.map(tailKey));
+  const found = new Map(records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]));
+  return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
+}
 
-  // Each term's tail holds its df (postings.ts).
-  async function readDfs(terms: readonly string[]): Promise<Map<string, number>> {
-    const records = await batchGet(client, tableName, terms.map(tailKey));
-    const found = new Map(records.map(({ pk, df }) => [termOfPk(pk) ?? '', typeof df === 'number' ? df : 0]));
-    return new Map(terms.map((term) => [term, found.get(term) ?? 0]));
-  }
-
-  /** The dictionary's reads; `relied` (a session's) collects the versions of reads older than cacheMs it used. */
-  const reader = (relied?: Set<number>): Dictionary => ({
+/** The dictionary's reads through `cache`; `relied` (a session's) collects the versions of reads older than its ms. */
+function readerOf(table: Table, cache: ReadCache, relied?: Set<number>): Dictionary {
+  return {
     withPrefix: async (word) => {
       if ([...word].length < PREFIX_PARTITION_LENGTH)
         throw new RangeError(`A prefix needs ${PREFIX_PARTITION_LENGTH} code points at least`);
-      return cache.get(`P\u0000${word}`, () => withPrefixRows(prefixPartition(word), word), relied);
+      return cache.get(`P\u0000${word}`, () => withPrefixRows(table, prefixPartition(word), word), relied);
     },
-    ofLength: (length) => cache.get(`L\u0000${length}`, () => ofLengthRows(length), relied),
+    ofLength: (length) => cache.get(`L\u0000${length}`, () => ofLengthRows(table, length), relied),
     endingWith: (length, ending) =>
-      cache.get(`E\u0000${length}\u0000${ending}`, () => ofLengthRows(length, ending), relied),
+      cache.get(`E\u0000${length}\u0000${ending}`, () => ofLengthRows(table, length, ending), relied),
     dfOf: async (terms) => {
       const known = new Map<string, number>();
       const missing: string[] = [];
@@ -181,103 +158,49 @@ export function createDictionary({
       }
       if (missing.length > 0) {
         const version = cache.versionNow();
-        for (const [term, df] of await readDfs(missing)) {
+        for (const [term, df] of await readDfs(table, missing)) {
           known.set(term, df);
-          cache.put(`D\u0000${term}`, df, version);
+          cache.keep(`D\u0000${term}`, df, version);
         }
       }
       return new Map(terms.map((term) => [term, known.get(term) ?? 0]));
     },
-  });
-
-  return {
-    ...reader(),
-    session: () => {
-      const reliedOn = new Set<number>();
-      return { dictionary: reader(reliedOn), reliedOn };
-    },
-    observe: (version) => {
-      if (seen?.version !== version) seen = { version, since: now() };
-    },
   };
-}
-
-interface CacheOptions {
-  /** How long an entry is used whatever the version. */
-  ms: number;
-  /** How long an entry read under a version is used (by a session) while that version is the current one. */
-  versionedMs: number;
-  /** Terms kept at most (a list counts its length, a df one). */
-  limit: number;
-  now: () => number;
-  /** The version a read begun at `at` may be kept under, if any. */
-  versionAt: (at: number) => number | undefined;
-  /** The version last observed. */
-  current: () => number | undefined;
 }
 
 /**
- * A least-recently-used cache of reads, each used `ms` at most, or `versionedMs` by a caller that collects the
- * versions it relied on (`relied`) while the entry's version is the current one; `limit` bounds the terms it holds.
- * Concurrent requests for one key share its read; a failed read is not kept.
+ * The dictionary on the table's two term indexes, its reads kept per container (a bounded LRU) for `cacheMs`, and
+ * in a `session` for as long as the index's version holds (VersionedDictionary). Index reads are eventually
+ * consistent (a term indexed a moment ago may be missing for that moment); the query reads each chosen term's
+ * postings and df from the table itself. A term whose postings were all removed may keep its entry (postings.ts), and
+ * is skipped by the reader of dfs.
  */
-function createCache({ ms, versionedMs, limit, now, versionAt, current }: CacheOptions) {
-  type Entry = { at: number; size: number; value: unknown; version: number | undefined };
-  const entries = new Map<string, Entry>();
-  let size = 0;
-  const drop = (key: string) => {
-    size -= entries.get(key)?.size ?? 0;
-    entries.delete(key);
-  };
-  const usable = (key: string, relied: Set<number> | undefined) => {
-    const entry = entries.get(key);
-    if (!entry) return undefined;
-    drop(key);
-    const age = now() - entry.at;
-    if (age >= ms) {
-      // Past `ms`, only a session may use it, and only under the current version (which it must then check).
-      if (!relied || entry.version === undefined || entry.version !== current() || age >= versionedMs) return;
-      relied.add(entry.version);
-    }
-    // Moved to the end: the most recently used.
-    return put(key, entry);
-  };
-  function put(key: string, entry: Entry) {
-    if (ms <= 0) return entry;
-    if (entries.has(key)) drop(key);
-    entries.set(key, entry);
-    size += entry.size;
-    for (const [oldest, kept] of entries) {
-      if (size <= limit) break;
-      entries.delete(oldest);
-      size -= kept.size;
-    }
-    return entry;
-  }
+export function createDictionary({
+  client,
+  tableName,
+  cacheMs = DICTIONARY_CACHE_MS,
+  versionedMs = DICTIONARY_VERSIONED_MS,
+  settleMs = DICTIONARY_SETTLE_MS,
+  cacheTerms = DICTIONARY_CACHE_TERMS,
+  now = Date.now,
+}: DictionaryOptions): VersionedDictionary {
+  const table = { client, tableName };
+  const seen = new SeenVersion(now, settleMs);
+  const cache = new ReadCache({
+    ms: cacheMs,
+    versionedMs,
+    limit: cacheTerms,
+    now,
+    versionAt: (at) => seen.at(at),
+    current: () => seen.current(),
+  });
   return {
-    /** The version a read begun now is kept under. */
-    versionNow: () => versionAt(now()),
-    /** The read of `key`, from the cache while usable, else from `read` (and kept). */
-    get<T extends readonly unknown[]>(key: string, read: () => Promise<T>, relied?: Set<number>): Promise<T> {
-      const entry = usable(key, relied);
-      if (entry) return entry.value as Promise<T>;
-      const at = now();
-      const pending = read();
-      const kept = { at, size: 1, value: pending, version: versionAt(at) };
-      put(key, kept);
-      pending.then(
-        (value) => {
-          if (entries.get(key) === kept) put(key, { ...kept, size: Math.max(1, value.length) });
-        },
-        () => {
-          if (entries.get(key) === kept) drop(key);
-        },
-      );
-      return pending;
+    ...readerOf(table, cache),
+    session: () => {
+      const reliedOn = new Set<number>();
+      return { dictionary: readerOf(table, cache, reliedOn), reliedOn };
     },
-    peek: (key: string, relied?: Set<number>) => usable(key, relied)?.value as number | undefined,
-    put: (key: string, value: number, version: number | undefined) =>
-      put(key, { at: now(), size: 1, value, version }),
+    observe: (version) => seen.observe(version),
   };
 }
 

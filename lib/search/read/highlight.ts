@@ -97,13 +97,13 @@ function mostDistinct(matched: readonly Matched[], limit: number): number {
   const window = new TermCounts();
   let best = 0;
   let end = 0;
-  matched.forEach((first, i) => {
+  for (const [i, first] of matched.entries()) {
     for (let next = matched[end]; next && next.end - first.start <= limit; next = matched[++end]) {
       window.add(next.term);
     }
     best = Math.max(best, window.distinct);
     if (end > i) window.remove(first.term);
-  });
+  }
   return best;
 }
 

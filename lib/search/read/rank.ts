@@ -24,7 +24,7 @@ export interface RankedDoc {
 export type Ranker = (
   query: readonly string[] | ReadonlyMap<string, number>,
   topK: number,
-  groups?: ReadonlyMap<string, string>,
+  wordOf?: ReadonlyMap<string, string>,
 ) => RankedDoc[];
 
 /**
@@ -41,7 +41,7 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
   const docFreq = new Map<string, number>();
   for (const doc of stats) for (const term of doc.tf.keys()) docFreq.set(term, (docFreq.get(term) ?? 0) + 1);
 
-  return (query, topK, groups) => {
+  return (query, topK, wordOf) => {
     const weights = query instanceof Map ? query : queryWeights(query as readonly string[]);
     const ranked: RankedDoc[] = [];
     if (topK < 1) return ranked;
@@ -49,7 +49,7 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
       [...weights.keys()].map((term) => [term, idf(stats.length, docFreq.get(term) ?? 0)]),
     );
     for (const { id, tf: frequencies, dl } of stats) {
-      // A word's alternatives are one term (contract §8.6): each group adds its best alternative's score.
+      // A word's alternatives are one term (contract §8.6): each word adds its best alternative's score.
       const best = new Map<string, number>();
       const matchedTerms: string[] = [];
       for (const [term, weight] of weights) {
@@ -57,8 +57,8 @@ export function indexInMemory(docs: readonly TokenizedDoc[]): Ranker {
         if (tf === undefined) continue;
         // The weight scales the idf, as the query does (query.ts), so both add the very same numbers.
         const score = termScore({ tf, dl, avgdl, idf: weight * (termIdf.get(term) ?? 0) });
-        const group = groups?.get(term) ?? term;
-        best.set(group, Math.max(best.get(group) ?? 0, score));
+        const word = wordOf?.get(term) ?? term;
+        best.set(word, Math.max(best.get(word) ?? 0, score));
         matchedTerms.push(term);
       }
       let score = 0;
@@ -74,7 +74,7 @@ export function rankInMemory(
   docs: readonly TokenizedDoc[],
   queryTokens: readonly string[] | ReadonlyMap<string, number>,
   topK: number,
-  groups?: ReadonlyMap<string, string>,
+  wordOf?: ReadonlyMap<string, string>,
 ): RankedDoc[] {
-  return indexInMemory(docs)(queryTokens, topK, groups);
+  return indexInMemory(docs)(queryTokens, topK, wordOf);
 }

@@ -5,7 +5,7 @@ import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary, lessGhosts, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { highlights } from './highlight.ts';
-import { createSearch, type FirstReads, type ItemTerms } from './query.ts';
+import { createSearch, type FirstReads, type Hit, type ItemTerms } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
 import { matchesWhere } from './where.ts';
 
@@ -36,6 +36,66 @@ export function itemTerms(item: Item): ItemTerms {
 }
 
 /**
+ * The items a query fetched to filter its candidates (eventually consistent, as every read of the index: half the read
+ * units, and a write still shows within the contract's 2 s), and their terms as the index analyses their text: the
+ * search scores the answers from them, and lists their matched terms from them, so it leaves unread the blocks of a
+ * word's weaker alternatives that cannot change a score.
+ */
+class FetchedItems {
+  readonly fetched = new Map<number, Item>();
+  private readonly analysed = new Map<number, ItemTerms>();
+  private readonly items: ItemRepository;
+
+  constructor(items: ItemRepository) {
+    this.items = items;
+  }
+
+  /** The ids whose items exist and pass `filter` and `where` (items deleted after they were indexed never appear). */
+  async accept(
+    ids: number[],
+    { filter, where }: Pick<RetrieveInput, 'filter' | 'where'>,
+  ): Promise<Set<number>> {
+    const missing = ids.filter((id) => !this.fetched.has(id));
+    for (const [id, item] of await this.items.getMany(missing, { consistent: false }))
+      this.fetched.set(id, item);
+    return new Set(
+      ids.filter((id) => {
+        const item = this.fetched.get(id);
+        return item !== undefined && matchesFilter(item, filter) && (!where || matchesWhere(item, where));
+      }),
+    );
+  }
+
+  /** A fetched item's terms and length. */
+  itemOf(id: number): ItemTerms | undefined {
+    const item = this.fetched.get(id);
+    if (!item) return undefined;
+    const held = this.analysed.get(id) ?? itemTerms(item);
+    if (!this.analysed.has(id)) this.analysed.set(id, held);
+    return held;
+  }
+}
+
+/** A search's hits as results: with their items, matched stems, and highlights when asked for. */
+function resultsOf(hits: readonly Hit[], fetched: ReadonlyMap<number, Item>, highlight: boolean | undefined) {
+  const results = hits.flatMap((hit) => {
+    const item = fetched.get(hit.id);
+    if (!item) return [];
+    const { score } = hit;
+    // An exact form (tokenizer.ts) is matched only beside its stem: the stems name what matched.
+    const matchedTerms = hit.matchedTerms.filter((term) => !isExactForm(term));
+    return [
+      { score, item, matchedTerms, ...(highlight ? { highlights: highlights(item, matchedTerms) } : {}) },
+    ];
+  });
+  return results.map((result, index) => ({ rank: index + 1, ...result }));
+}
+
+type Search = ReturnType<typeof createSearch>;
+/** A dictionary as one query reads it, and the versions of the index its kept reads relied on. */
+type Words = { dictionary: Dictionary; reliedOn: ReadonlySet<number> };
+
+/**
  * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
  * `filter` and `where` (evaluated on the fetched items, under the search's budgets: a selective one raises them as a
  * filter does), returned with their items, and with `highlight` where each matched. A versioned dictionary
@@ -47,7 +107,7 @@ export function createRetriever({
   items,
   dictionary,
 }: {
-  search: ReturnType<typeof createSearch>;
+  search: Search;
   items: ItemRepository;
   dictionary: Dictionary | VersionedDictionary;
 }): Retriever {
@@ -59,84 +119,59 @@ export function createRetriever({
     versioned.observe(commits);
     return [...reliedOn].every((version) => version === commits);
   }
-  /** The query expanded through `words`; undefined if it relied on a version of the dictionary the index has left. */
-  async function retrieve(
-    { query, topK, filter, where, minScore, prefix, typos, highlight }: RetrieveInput,
-    words: { dictionary: Dictionary; reliedOn: ReadonlySet<number> },
-  ): Promise<RetrieveResponse | undefined> {
-    // With `prefix` or `typos` the dictionary is read first; the words' own terms are known already, so their first
-    // reads (and the corpus counts) start beside it.
-    const started = prefix || typos ? search.start(indexTerms(query).tokens) : undefined;
-    // The dictionary's dfs less the shrunk set's ghosts (keys.ts), read with the counts.
-    const dictionary = started
-      ? lessGhosts(
-          words.dictionary,
-          started.stats.then(({ shrunk }) => shrunk.ghosts),
-        )
-      : words.dictionary;
-    const { weights: terms, groups, small } = await expandQuery(query, { prefix, typos }, dictionary);
-    if (terms.size === 0)
-      return words.reliedOn.size === 0 || (await holds(started, words.reliedOn))
-        ? { query, results: [] }
-        : undefined;
-    const fetched = new Map<number, Item>();
-    const accept = async (ids: number[]) => {
-      const missing = ids.filter((id) => !fetched.has(id));
-      // Eventually consistent, as every read of the index: half the read units, and a write still shows within the
-      // contract's 2 s (the index itself follows the items by the stream).
-      for (const [id, item] of await items.getMany(missing, { consistent: false })) fetched.set(id, item);
-      // Items missing here were deleted after they were indexed: they never appear.
-      return new Set(
-        ids.filter((id) => {
-          const item = fetched.get(id);
-          return item !== undefined && matchesFilter(item, filter) && (!where || matchesWhere(item, where));
-        }),
-      );
-    };
-    // An accepted item's terms, as the index analyses its text (the item fetched by `accept`): the search scores the
-    // answers from them, and lists their matched terms from them, so it leaves unread the blocks of a word's weaker
-    // alternatives that cannot change a score.
-    const analysed = new Map<number, ItemTerms>();
-    const itemOf = (id: number) => {
-      const item = fetched.get(id);
-      if (!item) return undefined;
-      const held = analysed.get(id) ?? itemTerms(item);
-      if (!analysed.has(id)) analysed.set(id, held);
-      return held;
-    };
-    const matchedTermsOf = (id: number) => {
-      const held = itemOf(id)?.tfs;
-      return [...terms.keys()].filter((term) => held?.has(term));
-    };
-    const hits = await search({
-      terms,
-      groups,
-      topK,
-      minScore,
-      accept,
-      small,
-      started,
-      matchedTermsOf,
-      itemOf,
-    });
-    // Checked once the search has read the counts (in its first round, beside the expansion's terms).
-    if (!(await holds(started, words.reliedOn))) return undefined;
-    const results = hits.flatMap((hit) => {
-      const item = fetched.get(hit.id);
-      if (!item) return [];
-      const { score } = hit;
-      // An exact form (tokenizer.ts) is matched only beside its stem: the stems name what matched.
-      const matchedTerms = hit.matchedTerms.filter((term) => !isExactForm(term));
-      return [
-        { score, item, matchedTerms, ...(highlight ? { highlights: highlights(item, matchedTerms) } : {}) },
-      ];
-    });
-    return { query, results: results.map((result, index) => ({ rank: index + 1, ...result })) };
-  }
+  const retrieve = (request: RetrieveInput, words: Words) =>
+    retrieveOnce(search, items, request, words, holds);
   return async (request) =>
     (versioned ? await retrieve(request, versioned.session()) : undefined) ??
     // Without a versioned dictionary, or made again: no read kept past its time (so no version to check).
     ((await retrieve(request, { dictionary, reliedOn: new Set() })) as RetrieveResponse);
+}
+
+/** The query expanded through `words`; undefined if it relied on a version of the dictionary the index has left. */
+async function retrieveOnce(
+  search: Search,
+  items: ItemRepository,
+  request: RetrieveInput,
+  words: Words,
+  holds: (started: FirstReads | undefined, reliedOn: ReadonlySet<number>) => Promise<boolean>,
+): Promise<RetrieveResponse | undefined> {
+  const { query, topK, minScore, prefix, typos, highlight } = request;
+  // With `prefix` or `typos` the dictionary is read first; the words' own terms are known already, so their first
+  // reads (and the corpus counts) start beside it.
+  const started = prefix || typos ? search.start(indexTerms(query).tokens) : undefined;
+  // The dictionary's dfs less the shrunk set's ghosts, read with the counts.
+  const dictionary = started
+    ? lessGhosts(
+        words.dictionary,
+        started.stats.then(({ shrunk }) => shrunk.ghosts),
+      )
+    : words.dictionary;
+  const { weights: terms, wordOf, small } = await expandQuery(query, { prefix, typos }, dictionary);
+  if (terms.size === 0)
+    return words.reliedOn.size === 0 || (await holds(started, words.reliedOn))
+      ? { query, results: [] }
+      : undefined;
+  const fetched = new FetchedItems(items);
+  const itemOf = (id: number) => fetched.itemOf(id);
+  const matchedTermsOf = (id: number) => {
+    const held = itemOf(id)?.tfs;
+    return [...terms.keys()].filter((term) => held?.has(term));
+  };
+  const accept = (ids: number[]) => fetched.accept(ids, request);
+  const hits = await search({
+    terms,
+    wordOf,
+    topK,
+    minScore,
+    accept,
+    small,
+    started,
+    matchedTermsOf,
+    itemOf,
+  });
+  // Checked once the search has read the counts (in its first round, beside the expansion's terms).
+  if (!(await holds(started, words.reliedOn))) return undefined;
+  return { query, results: resultsOf(hits, fetched.fetched, highlight) };
 }
 
 /** The retriever POST /retrieve and POST /generate run: the service's search settings and the term dictionary. */

@@ -19,15 +19,15 @@
  * 6. Optionally stem with the Porter stemmer (npm `stemmer`), applied only to words made of the letters
  *    a–z: Porter's rules are for English, so `café`, `b747` and non-Latin words are left as they are.
  *
- * 7. The index also keeps a word's *exact form* beside its stem where stemming cut a suffix (contract v1.2 §8.6,
- *    issue #20): the word with only a plural removed (Lucene's `EnglishMinimalStemmer`, Harman's S-stemmer), marked
+ * 7. The index also keeps a word's *exact form* beside its stem where stemming cut a suffix (contract v1.2 §8.6):
+ *    the word with only a plural removed (Lucene's `EnglishMinimalStemmer`, Harman's S-stemmer), marked
  *    `=`, when it is at least two code points longer than the stem (`experimental` → `experiment` and
  *    `=experimental`; `boots` → `boot` alone; `studies` → `studi` alone, a letter changed is no suffix cut). As
  *    Lucene's `KeywordRepeatFilter` + `RemoveDuplicatesTokenFilter` index a word and its stem at one position, the
  *    exact form does not count in the item's length. `wordTerms` gives both, `indexTerms` what an item is indexed on.
  *
  * The default `tokenize` drops the `classic45` stopwords and stems: the best of the variants measured on the
- * Cranfield collection by `npm run bench:tokenizers` (README, Quality: the kit of 267ffc3). `wordSpans` gives the
+ * Cranfield collection by `npm run bench:tokenizers` (README, Quality). `wordSpans` gives the
  * same terms with where each word is in the text as written (`normalized-offsets.ts` maps step 1 back), for
  * highlighting.
  */

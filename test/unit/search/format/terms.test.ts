@@ -1,3 +1,4 @@
+import { brotliCompressSync } from 'node:zlib';
 import { fc, test } from '@fast-check/vitest';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import {
 } from '../../../../lib/search/format/terms.ts';
 
 const read = (stored: unknown) => v.parse(StoredTerms, stored);
+/** Any text packed as a term map is (brotli), well formed or not. */
+const packed = (text: string) => brotliCompressSync(text);
 
 describe('stored term maps', () => {
   test.prop([fc.dictionary(fc.string({ minLength: 1 }), fc.integer({ min: 1, max: 1_000_000 }))])(
@@ -34,12 +37,9 @@ describe('stored term maps', () => {
     expect(packed.length).toBeLessThan(JSON.stringify(terms).length / 2);
   });
 
-  it('reads the JSON text doc records written before the packing', () => {
-    expect(read('{"wing":2,"=wings":1}')).toEqual({ wing: 2, '=wings': 1 });
-  });
-
   it('refuses what is no term map, as a data issue, not a crash', () => {
-    for (const bad of [new Uint8Array([1, 2, 3]), '[1]', '{"wing":0}', '{"wing":1.5}', 'not json', 7]) {
+    const texts = ['[1]', '{"wing":0}', '{"wing":1.5}', 'not json'];
+    for (const bad of [new Uint8Array([1, 2, 3]), ...texts.map(packed), '{"wing":1}', 7]) {
       expect(v.safeParse(StoredTerms, bad).success).toBe(false);
     }
     expect(v.safeParse(StoredTerms, packTerms({ wing: 1 }).subarray(0, 3)).success).toBe(false);
@@ -72,7 +72,7 @@ describe('a term map stored as its change from another', () => {
 
   it('refuses a change with a count below 0 or not whole', () => {
     for (const bad of ['{"wing":-1}', '{"wing":0.5}', '[0]'])
-      expect(v.safeParse(StoredChange, bad).success).toBe(false);
-    expect(v.parse(StoredChange, '{"wing":0}')).toStrictEqual({ wing: 0 });
+      expect(v.safeParse(StoredChange, packed(bad)).success).toBe(false);
+    expect(v.parse(StoredChange, packed('{"wing":0}'))).toStrictEqual({ wing: 0 });
   });
 });

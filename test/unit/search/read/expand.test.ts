@@ -46,15 +46,15 @@ describe('expandQuery', () => {
   });
 
   it('gives a word whose stem cut a suffix its exact form at weight 1 and its stem at half, as one word (§8.6)', async () => {
-    const { weights, groups, origins } = await expandQuery('boots hiking hiking', {}, dictionary);
+    const { weights, wordOf, origins } = await expandQuery('boots hiking hiking', {}, dictionary);
     // "boots" loses only its plural: no exact form. "hiking" keeps "=hiking" beside "hike".
     expect([...weights]).toStrictEqual([
       ['boot', 1],
       ['hike', 2 * STEM_WEIGHT],
       ['=hiking', 2],
     ]);
-    expect(groups.get('=hiking')).toBe('hike');
-    expect(groups.get('hike')).toBe('hike');
+    expect(wordOf.get('=hiking')).toBe('hike');
+    expect(wordOf.get('hike')).toBe('hike');
     expect(origins.get('=hiking')).toStrictEqual({ kind: 'exact' });
     expect(origins.get('hike')).toStrictEqual({ kind: 'stem' });
     expect(origins.get('boot')).toStrictEqual({ kind: 'exact' });
@@ -68,7 +68,7 @@ describe('expandQuery', () => {
   });
 
   it('completes the last word, before stemming, with the terms that begin with it, weighted by the share typed', async () => {
-    const { weights, origins, groups } = await expandQuery('boot hik', { prefix: true }, dictionary);
+    const { weights, origins, wordOf } = await expandQuery('boot hik', { prefix: true }, dictionary);
     expect([...weights]).toStrictEqual([
       ['boot', 1],
       ['hik', 1],
@@ -78,7 +78,7 @@ describe('expandQuery', () => {
     expect(completionWeight(3, 4)).toBe(3 / 4);
     expect(origins.get('hiker')).toStrictEqual({ kind: 'prefix' });
     // One word: the typed word's own term and its completions (contract §8.6).
-    expect([...groups]).toStrictEqual([
+    expect([...wordOf]).toStrictEqual([
       ['boot', 'boot'],
       ['hik', 'hik'],
       ['hike', 'hik'],
@@ -92,9 +92,9 @@ describe('expandQuery', () => {
 
   it(`weighs a tenth of the share typed the completions of a last word of ${WHOLE_WORD_MIN_LENGTH}+ code points whose stem is indexed`, async () => {
     // "hike" is indexed: the user may have typed it in full; "hiker" still matches, after the items that hold "hike".
-    const { weights, groups } = await expandQuery('boot hike', { prefix: true }, dictionary);
+    const { weights, wordOf } = await expandQuery('boot hike', { prefix: true }, dictionary);
     expect(weights.get('hiker')).toBeCloseTo(WHOLE_WORD_COMPLETION * (4 / 5), 12);
-    expect(groups.get('hiker')).toBe('hike');
+    expect(wordOf.get('hiker')).toBe('hike');
     // "hik" is not a word of the index, and "hil" is too short to be taken as whole.
     expect((await expandQuery('hil', { prefix: true }, dictionary)).weights.get('hill')).toBe(3 / 4);
     const withHil = dictionaryInMemory(
@@ -125,12 +125,12 @@ describe('expandQuery', () => {
       .map(([term]) => term)
       .sort();
     expect(completed).toStrictEqual(exhaustive);
-    // df 9 … 4 fill 48 places; the cut falls in class 1 (df 2–3): of the eight of df 3, the first two in term order.
+    // df 9 … 4 fill 48 places; the limit falls in class 1 (df 2–3): of the eight of df 3, the first two in term order.
     expect(completed.filter((t) => dfs.get(t) === 3)).toStrictEqual(['ab13', 'ab23']);
     expect(completed.filter((t) => (dfs.get(t) ?? 0) < 3)).toStrictEqual([]);
   });
 
-  it('ranks terms by df class, and reads the dfs of the class where the cut falls only', async () => {
+  it('ranks terms by df class, and reads the dfs of the class where the limit falls only', async () => {
     const dfs = new Map([
       ['a', 40],
       ['b', 33],
@@ -170,11 +170,11 @@ describe('expandQuery', () => {
 
   it('corrects a stem as its word counts, not as its stem weighs beside an exact form', async () => {
     // "hikeing" → stem "hike", exact form "=hikeing"; "hiker" is one edit from "hike": weight 1 / 2, not 1 / 4.
-    const { weights, groups } = await expandQuery('hikeing', { typos: 1 }, dictionary);
+    const { weights, wordOf } = await expandQuery('hikeing', { typos: 1 }, dictionary);
     expect(weights.get('hike')).toBe(STEM_WEIGHT);
     expect(weights.get('=hikeing')).toBe(1);
     expect(weights.get('hiker')).toBe(0.5);
-    expect(groups.get('hiker')).toBe(groups.get('=hikeing'));
+    expect(wordOf.get('hiker')).toBe(wordOf.get('=hikeing'));
   });
 
   it('corrects each term within its edits, weighted 1 / (1 + edits), closest then most frequent', async () => {
@@ -193,10 +193,10 @@ describe('expandQuery', () => {
     expect((await expandQuery('hkie', { typos: 2 }, dictionary)).weights.get('hike')).toBe(0.5);
     expect((await expandQuery('hkier', { typos: 2 }, dictionary)).weights.has('hill')).toBe(false);
     // A correction is one word with the term it corrects (contract §8.6).
-    const { groups } = await expandQuery('waterprof botts', { typos: 1 }, dictionary);
-    expect(groups.get('waterproof')).toBe('waterprof');
-    expect(groups.get('boat')).toBe(groups.get('boot'));
-    expect(groups.get('boot')).toBe(tokenize('botts')[0]);
+    const { wordOf } = await expandQuery('waterprof botts', { typos: 1 }, dictionary);
+    expect(wordOf.get('waterproof')).toBe('waterprof');
+    expect(wordOf.get('boat')).toBe(wordOf.get('boot'));
+    expect(wordOf.get('boot')).toBe(tokenize('botts')[0]);
   });
 
   it('never corrects terms shorter than 4, and gives 4–7 at most one edit', () => {

@@ -87,7 +87,7 @@ describe('rankInMemory', () => {
       ['hiker', 3 / 5],
       ['boot', 1],
     ]);
-    const groups = new Map([
+    const wordOf = new Map([
       ['hike', 'hik'],
       ['hiker', 'hik'],
       ['boot', 'boot'],
@@ -95,13 +95,13 @@ describe('rankInMemory', () => {
     const one = (term: string) => rankInMemory(items, new Map([[term, weights.get(term) ?? 0]]), 10);
     const scoreOf = (results: ReturnType<typeof one>, id: number) =>
       results.find((r) => r.id === id)?.score ?? 0;
-    const grouped = rankInMemory(items, weights, 10, groups);
+    const byWord = rankInMemory(items, weights, 10, wordOf);
     const summed = rankInMemory(items, weights, 10);
     const best = Math.max(scoreOf(one('hike'), 3), scoreOf(one('hiker'), 3));
-    expect(scoreOf(grouped, 3)).toBeCloseTo(best, 12);
+    expect(scoreOf(byWord, 3)).toBeCloseTo(best, 12);
     expect(scoreOf(summed, 3)).toBeGreaterThan(best * 1.5);
-    expect(grouped.find((r) => r.id === 3)?.matchedTerms).toStrictEqual(['hike', 'hiker']);
+    expect(byWord.find((r) => r.id === 3)?.matchedTerms).toStrictEqual(['hike', 'hiker']);
     // A word of its own adds as before.
-    expect(scoreOf(grouped, 4)).toBeCloseTo(scoreOf(summed, 4), 12);
+    expect(scoreOf(byWord, 4)).toBeCloseTo(scoreOf(summed, 4), 12);
   });
 });

@@ -1,0 +1,172 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../../dynamodb/batch-get.ts';
+import { queryAll } from '../../dynamodb/query-all.ts';
+import { decodeColumns, decodeDirectory, type PostingColumns } from '../format/blocks.ts';
+import {
+  type Counts,
+  countParts,
+  directoryEntries,
+  directoryQuery,
+  formInHome,
+  homeOf,
+  type ShrunkSet,
+  shrunkReader,
+  statsQuery,
+  sumCounts,
+  TAIL_SK,
+  tailKey,
+  termOfPk,
+  termPk,
+} from '../format/keys.ts';
+import { isExactForm } from '../text/tokenizer.ts';
+
+type Row = Record<string, unknown>;
+/** A term's first read: its tail record, and its directory when read beside it. */
+type TermRead = { tail: Row | undefined; entries?: [end: number, max: number][] };
+
+/** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
+export interface FirstReads {
+  /** The corpus counts, and the shrunk set: one Query of their partition. */
+  stats: Promise<Counts & { shrunk: ShrunkSet }>;
+  terms: Map<string, Promise<TermRead>>;
+}
+
+/** A query term as its first reads found it: its df, its tail's postings, and its sealed blocks' ends and maxima. */
+export interface FoundTerm {
+  term: string;
+  df: number;
+  tail: { postings: PostingColumns; lo: number; m: number };
+  entries: [end: number, max: number][];
+}
+
+/**
+ * A read begun before its result is awaited: a rejection is the awaiting caller's to handle, and this only keeps one
+ * left unawaited (the dictionary failed first) from being reported as unhandled.
+ */
+function observed<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
+/** The table a query reads. */
+interface Table {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** A term's directory: every page's entries. */
+async function readDirectory({ client, tableName }: Table, term: string): Promise<[number, number][]> {
+  return directoryEntries(await queryAll(client, directoryQuery(tableName, termPk(term))));
+}
+
+/**
+ * A term's tail and directory pages in one Query (the tail's key, `K#~`, sorts right before the pages' `X#…`, and
+ * nothing of the term's lies between): DynamoDB charges a Query by the bytes it returns, so the two cost one half
+ * unit where a read of each cost one each.
+ */
+async function readTailAndDirectory({ client, tableName }: Table, term: string): Promise<TermRead> {
+  const rows = await queryAll(client, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND sk >= :tail',
+    ExpressionAttributeValues: { ':pk': termPk(term), ':tail': TAIL_SK },
+  });
+  return { tail: rows.find((row) => row.sk === TAIL_SK), entries: directoryEntries(rows) };
+}
+
+/** A query's first reads over one table: the counts, the shrunk set (parsed once while it stays the same), tails. */
+export function createFirstReads(client: DynamoDBDocumentClient, tableName: string) {
+  const table = { client, tableName };
+  const readShrunk = shrunkReader();
+  /**
+   * Starts the first reads: the counts, and the tail and directory of each of `terms` by one Query. The retriever
+   * starts them for the words as written while the dictionary finds their alternatives (`SearchRequest.started`).
+   */
+  const start = (terms: Iterable<string>): FirstReads => ({
+    stats: observed(
+      queryAll(client, statsQuery(tableName)).then((rows) => ({
+        ...sumCounts(countParts(rows)),
+        shrunk: readShrunk(rows),
+      })),
+    ),
+    terms: new Map([...new Set(terms)].map((term) => [term, observed(readTailAndDirectory(table, term))])),
+  });
+  return {
+    start,
+    /** The first reads of `terms`, those `started` has not begun (by default none) begun now. */
+    readTerms: (terms: readonly string[], small: ReadonlySet<string> = new Set(), started?: FirstReads) =>
+      readTerms(table, terms, small, started ?? start([])),
+  };
+}
+
+/**
+ * Corpus counts, tails and directories, read at once (what `started` has not begun): a term expected to have few
+ * sealed blocks (`small`) its tail alone (with the others of its kind, by key), any other its tail and directory by
+ * one Query. A tail that lists its directory is read with it (one record); a directory read before a seal the tail
+ * shows, or not read beside a tail that does not list it, is read after it.
+ */
+async function readTerms(
+  table: Table,
+  terms: readonly string[],
+  small: ReadonlySet<string>,
+  started: FirstReads,
+) {
+  const rest = terms.filter((term) => !started.terms.has(term));
+  // An exact form's tail is in its home, its stem's tail record (keys.ts `homeOf`), which the search reads anyway
+  // where it reads the stem; other homes are read by key with the small tails. The form's own key holds its
+  // directory pages.
+  const read = new Set([...started.terms.keys(), ...rest]);
+  const homes = [...new Set(terms.filter(isExactForm).map(homeOf))].filter((home) => !read.has(home));
+  const byKey = batchGet(table.client, table.tableName, [
+    ...rest.filter((term) => small.has(term)).map(tailKey),
+    ...homes.map(tailKey),
+  ]).then((rows) => new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row])));
+  const reads = new Map(started.terms);
+  for (const term of rest)
+    reads.set(
+      term,
+      small.has(term)
+        ? byKey.then((tails) => ({ tail: tails.get(term) }))
+        : readTailAndDirectory(table, term),
+    );
+  /** A term's tail: a stem's own, a form's from its home. */
+  const tailOf = async (term: string, own: Row | undefined) => {
+    if (!isExactForm(term)) return own;
+    const home = homeOf(term);
+    const row = read.has(home) ? (await reads.get(home))?.tail : (await byKey).get(home);
+    return formInHome(row, term);
+  };
+  const [stats, found] = await Promise.all([
+    started.stats,
+    Promise.all(
+      terms.map(async (term) => {
+        const { tail: own, entries } = (await reads.get(term)) ?? { tail: undefined };
+        return foundTerm(term, await tailOf(term, own), entries, () => readDirectory(table, term));
+      }),
+    ),
+  ]);
+  return { stats, found };
+}
+
+/**
+ * A term as found, from its tail and the directory read beside it (undefined: no postings). The tail's copy of its
+ * directory is used where it has one; a directory read before a seal the tail shows is read again.
+ */
+async function foundTerm(
+  term: string,
+  tail: Row | undefined,
+  read: [number, number][] | undefined,
+  readDirectory: () => Promise<[number, number][]>,
+): Promise<FoundTerm | undefined> {
+  if (!tail || typeof tail.df !== 'number' || tail.df <= 0) return undefined;
+  const lo = Number(tail.lo ?? 0);
+  const listed = lo > 0 && tail.d instanceof Uint8Array ? decodeDirectory(tail.d) : undefined;
+  const known = listed ?? read ?? [];
+  // The tail was read after a seal the directory missed (or alone): its blocks are below lo and unknown.
+  const entries = !listed && lo > 0 && (known.at(-1)?.[0] ?? 0) < lo ? await readDirectory() : known;
+  return {
+    term,
+    df: tail.df,
+    tail: { postings: decodeColumns(tail.p), lo, m: Number(tail.m ?? 1e6) },
+    entries: entries.filter(([end]) => end <= lo),
+  };
+}
