@@ -186,10 +186,3 @@ export const dictionaryEntry = (term: string, df: number) => {
 export const impactOf = (saturationAtReference: number): number =>
   Math.min(999_999, Math.ceil(saturationAtReference * 1_000_000));
 
-/** Keys of no record this code writes: only lib/search/operations/migrate.ts and scripts/local/stack.ts read them. */
-export const LEGACY = {
-  blockPrefix: 'B#',
-  dfSk: 'DF',
-  docSk: 'DOC',
-  statsKey: { pk: 'STATS', sk: 'CORPUS' },
-} as const;
