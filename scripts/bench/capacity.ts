@@ -2,7 +2,7 @@
 // and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
+import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/index.ts';
 import { localClient, tableDefinition } from '../local/dynamodb.ts';
 import { sum } from './common.ts';
 

@@ -16,9 +16,13 @@ import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary, type DictionaryOptions } from '../../lib/search/read/dictionary.ts';
-import { createSearch, type SearchOptions } from '../../lib/search/read/query.ts';
-import { createRetriever } from '../../lib/search/read/retrieve.ts';
+import {
+  createDictionary,
+  createRetriever,
+  createSearch,
+  type DictionaryOptions,
+  type SearchOptions,
+} from '../../lib/search/index.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { metered, meteredClient } from './capacity.ts';
@@ -30,6 +34,7 @@ const INPUTS = [
   'scripts/bench/synthetic.ts',
   'lib/items/keys.ts',
   'lib/items/record.ts',
+  'lib/search/index.ts',
   'lib/search/format/blocks.ts',
   'lib/search/format/bm25.ts',
   'lib/search/write/indexer.ts',

@@ -3,8 +3,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createServiceRetriever } from '../../lib/search/read/retrieve.ts';
-import { createIndexer } from '../../lib/search/write/indexer.ts';
+import { createIndexer, createServiceRetriever } from '../../lib/search/index.ts';
 import { cranfieldWrite, evaluate, loadCranfield } from './cranfield.ts';
 import { withDynamoDb } from './service.ts';
 

@@ -1,7 +1,6 @@
 // `npm run bench:scale`: retrieval over the synthetic collections as they grow, every answer checked against
 // exhaustive BM25, and latency with every size served at once.
-import { indexInMemory } from '../../lib/search/read/rank.ts';
-import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
+import { indexInMemory, itemText, tokenize } from '../../lib/search/index.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, max, mean, min, ms, quantile, series, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
