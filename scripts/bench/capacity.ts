@@ -69,7 +69,6 @@ export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
       };
   return Object.keys(entry).length > 0 ? entry : null;
 };
-export const entryOfRecord = (record: Record<string, unknown>) => entryOfItem(marshalled(record));
 
 /**
  * The index writes of a base-table write, by AWS's rules: one when the item enters or leaves an index or a projected

@@ -46,13 +46,9 @@ type Written = { id: number; version: number };
 
 /** The stream read as the local consumer reads it, each batch run as PARALLEL concurrent ones; what it delivered. */
 class Consumer {
-  batches = 0;
-  records = 0;
-  itemRecords = 0;
-  retries = 0;
-  bytes = 0;
+  /** Batches, records read, item records (each batch's), retried batches, and the events' bytes. */
+  readonly seen = { batches: 0, records: 0, itemRecords: 0, sizes: [] as number[], retries: 0, bytes: 0 };
   lastBusy = 0;
-  sizes: number[] = [];
   /** Each item's latest version the index holds (its stream record's batch indexed). */
   readonly indexed = new Map<number, number>();
   private stopping = false;
@@ -83,25 +79,20 @@ class Consumer {
     await this.polling;
   }
 
-  /** A copy of the figures so far. */
-  snapshot() {
-    const { batches, records, itemRecords, retries, bytes, sizes } = this;
-    return { batches, records, itemRecords, retries, bytes, sizes: [...sizes] };
-  }
-
   private count(records: DynamoDBRecord[], read: number): void {
-    this.batches++;
-    this.records += read;
-    this.itemRecords += records.length;
-    this.sizes.push(records.length);
+    const seen = this.seen;
+    seen.batches++;
+    seen.records += read;
+    seen.itemRecords += records.length;
+    seen.sizes.push(records.length);
     // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
-    this.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
+    seen.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
   }
 
   /** The stream handler; the records before the first one it reports failed are indexed. */
   private readonly handle = async (event: { Records: DynamoDBRecord[] }) => {
     const reply = await indexChanges(this.indexer, event.Records);
-    if (reply.batchItemFailures.length > 0) this.retries++;
+    if (reply.batchItemFailures.length > 0) this.seen.retries++;
     const failed = new Set(reply.batchItemFailures.map((failure) => failure.itemIdentifier));
     for (const record of event.Records) {
       if (failed.has(record.dynamodb?.SequenceNumber ?? '')) break;
@@ -187,11 +178,17 @@ const editOf =
   (items: ItemRepository, change: (description: string) => string) =>
   (id: number): Promise<Item> =>
     items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
-/** Words appended (the item longer), or the revision and five words taken back (shorter: into the shrunk set). */
+/** Words appended (the item longer); edits that shorten it: the revision and five words taken back, or half its words. */
 const edits = (items: ItemRepository) => ({
   revise: editOf(items, (description) => `${description.slice(0, 4960)}${REVISION}`),
   cut: editOf(items, (description) => description.replace(REVISION, '').split(' ').slice(0, -5).join(' ')),
+  halve: editOf(items, (description) => {
+    const words = description.split(' ');
+    return words.slice(0, Math.ceil(words.length / 2)).join(' ');
+  }),
 });
+/** The shortening edits: a cut keeps the item at its norm or above (into the shrunk set), a halving takes it below. */
+const SHRINKING = ['cut', 'halve'] as const;
 
 /** One edit to each of `ids`, made one at a time, each indexed before the next is written. */
 async function alone(
@@ -201,20 +198,28 @@ async function alone(
   change: (id: number) => Promise<Written>,
 ) {
   const total = newTally();
-  const before = run.consumer.batches;
+  const before = run.consumer.seen.batches;
   for (const [i, id] of ids.entries()) await phase(run, `${name} ${i + 1}`, 1, () => change(id), total);
-  return { count: ids.length, batches: run.consumer.batches - before, index: perUnit(total, ids.length) };
+  return {
+    count: ids.length,
+    batches: run.consumer.seen.batches - before,
+    index: perUnit(total, ids.length),
+  };
 }
 type Alone = Awaited<ReturnType<typeof alone>>;
 
-/** The shrunk set filled to COMPACTION items by cuts of `untouched` items, a burst at a time, then compacted. */
-async function fillAndCompact(run: Run, inSet: number, untouched: number[]) {
-  const { cut } = edits(run.items);
+/** The shrunk set filled to COMPACTION items by `change` to `untouched` items, a burst at a time, then compacted. */
+async function fillAndCompact(
+  run: Run,
+  inSet: number,
+  untouched: number[],
+  change: (id: number) => Promise<Written>,
+) {
   const fill = newTally();
   const made = untouched.splice(0, Math.max(0, COMPACTION - inSet));
   for (let at = 0; at < made.length; at += FILL_BURST) {
     const burst = made.slice(at, at + FILL_BURST);
-    await phase(run, 'cuts to fill the shrunk set', burst.length, (i) => cut(burst[i] ?? 1), fill);
+    await phase(run, 'edits to fill the shrunk set', burst.length, (i) => change(burst[i] ?? 1), fill);
   }
   const tally = newTally();
   run.meter.tally = tally;
@@ -232,10 +237,10 @@ async function fillAndCompact(run: Run, inSet: number, untouched: number[]) {
 
 /** Edits of the indexed items: spread over them at once, then some alone (appended, then cut), then a compaction. */
 async function measureEdits(run: Run, ids: number[]) {
-  const { revise, cut } = edits(run.items);
+  const { revise } = edits(run.items);
   const revised = new Set<number>();
   const count = Math.min(EDITS, ids.length);
-  const before = run.consumer.batches;
+  const before = run.consumer.seen.batches;
   const spread = (i: number) => {
     const id = ids[Math.floor((i * ids.length) / count)] ?? 1;
     revised.add(id);
@@ -246,7 +251,7 @@ async function measureEdits(run: Run, ids: number[]) {
   const edited = batch && {
     count,
     seconds: batch.seconds,
-    batches: run.consumer.batches - before,
+    batches: run.consumer.seen.batches - before,
     index: perUnit(run.meter.tally, count),
   };
   // Other items than those, the same change: what an edit costs when no other shares its batch.
@@ -256,11 +261,22 @@ async function measureEdits(run: Run, ids: number[]) {
     return ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1;
   });
   const single = singles.length > 0 ? await alone(run, 'single edit', singles, revise) : undefined;
-  const singleCut = singles.length > 0 ? await alone(run, 'single cut', singles, cut) : undefined;
+  // The same items shortened alone, then other items shortened in bursts until the set is full, and compacted.
   const untouched = ids.filter((id) => !revised.has(id) && !singles.includes(id));
-  const compaction = COMPACTION > 0 ? await fillAndCompact(run, singles.length, untouched) : undefined;
-  return { edited, single, singleCut, compaction };
+  const shrunk: Partial<Record<(typeof SHRINKING)[number], Shrinking>> = {};
+  for (const kind of SHRINKING) {
+    const change = edits(run.items)[kind];
+    const made = singles.length > 0 ? await alone(run, `single ${kind}`, singles, change) : undefined;
+    const compaction =
+      COMPACTION > 0 ? await fillAndCompact(run, singles.length, untouched, change) : undefined;
+    shrunk[kind] = { alone: made, compaction };
+  }
+  return { edited, single, shrunk };
 }
+type Shrinking = {
+  alone: Alone | undefined;
+  compaction: Awaited<ReturnType<typeof fillAndCompact>> | undefined;
+};
 
 type Edits = Awaited<ReturnType<typeof measureEdits>>;
 
@@ -280,7 +296,7 @@ async function measure(
   const loadAtStart = loadavg()[0] ?? 0;
   const label = `Cranfield (${writes.length.toLocaleString('en')})`;
   const ingest = await phase(run, label, writes.length, (i) => run.items.create(writes[i] as ItemWrite));
-  const [ingestIndex, consumer] = [run.meter.tally, run.consumer.snapshot()];
+  const [ingestIndex, consumer] = [run.meter.tally, structuredClone(run.consumer.seen)];
   const sorted = ingest.ids.sort((a, b) => a - b);
   const edited: Partial<Edits> = ingest.settled ? await measureEdits(run, sorted) : {};
   await run.consumer.stop();
@@ -307,7 +323,7 @@ const aloneCell = (run: Alone | undefined) =>
     : '—';
 
 /** The rows of the edits. */
-function editRows({ edited, single, singleCut, compaction }: Measured) {
+function editRows({ edited, single, shrunk = {} }: Measured) {
   return [
     [
       'index WCU per edit (AWS rule; Local reported)',
@@ -319,20 +335,30 @@ function editRows({ edited, single, singleCut, compaction }: Measured) {
     ['index RCU per edit', fmt(edited?.index.rcu)],
     ['edits: wall time until indexed (s)', fmt(edited?.seconds)],
     ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(single)],
+    ...shrinkRows(
+      'shortens an item (cut: the terms whose tf rose, the item into the shrunk set)',
+      'cuts',
+      shrunk.cut,
+    ),
+    ...shrinkRows('takes an item below its norm (halved)', 'halvings', shrunk.halve),
+  ];
+}
+
+/** The rows of one shortening edit: made alone, then a set of them compacted. */
+function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
+  const compaction = run?.compaction;
+  return [
+    [`index WCU per edit that ${what}, made alone (the same items)`, aloneCell(run?.alone)],
     [
-      'index WCU per edit that shortens an item, made alone (the same items, cut: the terms whose tf rose, the item into the shrunk set)',
-      aloneCell(singleCut),
-    ],
-    [
-      'the shrunk set of cuts compacted: items, WCU (RCU) an item, seconds',
+      `the shrunk set of ${plural} compacted: items, WCU (RCU) an item, seconds`,
       compaction
         ? `${compaction.count}, ${fmt(compaction.index.wcu)} (${fmt(compaction.index.rcu)}), ${fmt(compaction.seconds)} s; ${fmt(compaction.index.docWcu)} an item the doc records`
         : '—',
     ],
-    [`… the cuts that filled it, in bursts of ${FILL_BURST}: WCU an edit`, fmt(compaction?.edits.wcu)],
+    [`… the ${plural} that filled it, in bursts of ${FILL_BURST}: WCU an edit`, fmt(compaction?.edits.wcu)],
     [
-      '**an edit that first shortens an item alone, its compaction included** (WCU)',
-      compaction && singleCut ? `**${fmt(singleCut.index.wcu + compaction.index.wcu)}**` : '—',
+      `**an edit that ${what.split(' (')[0]} alone, its compaction included** (WCU)`,
+      compaction && run?.alone ? `**${fmt(run.alone.index.wcu + compaction.index.wcu)}**` : '—',
     ],
   ];
 }

@@ -147,8 +147,6 @@ const markdown = `\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-![retrieval latency against collection size](benchmarks/retrieval.svg)
-
 p50 at ${lastSize} ÷ p50 at ${en(first?.size)}: **${f(latencyRatio, 2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
 Read units per fixed query: at most ${f(ceiling)} at any size${growth}.
 The exact plan read every sealed block of its terms' lists for ${wholeLists.length} of ${queries.length} queries at ${lastSize} (${quoted(wholeLists) || 'none'}); over all queries it read ${f((100 * sum(last?.exact.blocks ?? [])) / Math.max(1, sum(last?.exact.listed ?? [])), 0)} % of the blocks listed.
