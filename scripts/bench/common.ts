@@ -91,12 +91,6 @@ export function writeResult(part: string, markdown: string, data: unknown, start
   console.log(markdown);
 }
 
-export async function timed(call: () => Promise<unknown>): Promise<number> {
-  const begin = performance.now();
-  await call();
-  return performance.now() - begin;
-}
-
 /** `rounds` rounds of every variant's turn, in reverse order every other round. */
 export async function alternating<V>(
   rounds: number,

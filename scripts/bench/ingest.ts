@@ -43,6 +43,7 @@ const perUnit = (tally: Tally, count: number) => ({
   requests: tally.calls / count,
 });
 type Written = { id: number; version: number };
+type Change = (id: number) => Promise<Written>;
 
 /** The stream read as the local consumer reads it, each batch run as PARALLEL concurrent ones; what it delivered. */
 class Consumer {
@@ -178,7 +179,10 @@ const editOf =
   (items: ItemRepository, change: (description: string) => string) =>
   (id: number): Promise<Item> =>
     items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
-/** Words appended (the item longer); edits that shorten it: the revision and five words taken back, or half its words. */
+/**
+ * Words appended (the item longer); edits that shorten it: the revision and five words taken back (a cut: the item at
+ * its norm or above, into the shrunk set), or half its words (a halving: below its norm).
+ */
 const edits = (items: ItemRepository) => ({
   revise: editOf(items, (description) => `${description.slice(0, 4960)}${REVISION}`),
   cut: editOf(items, (description) => description.replace(REVISION, '').split(' ').slice(0, -5).join(' ')),
@@ -187,34 +191,19 @@ const edits = (items: ItemRepository) => ({
     return words.slice(0, Math.ceil(words.length / 2)).join(' ');
   }),
 });
-/** The shortening edits: a cut keeps the item at its norm or above (into the shrunk set), a halving takes it below. */
-const SHRINKING = ['cut', 'halve'] as const;
 
 /** One edit to each of `ids`, made one at a time, each indexed before the next is written. */
-async function alone(
-  run: Run,
-  name: string,
-  ids: readonly number[],
-  change: (id: number) => Promise<Written>,
-) {
+async function alone(run: Run, name: string, ids: readonly number[], change: Change) {
   const total = newTally();
   const before = run.consumer.seen.batches;
   for (const [i, id] of ids.entries()) await phase(run, `${name} ${i + 1}`, 1, () => change(id), total);
-  return {
-    count: ids.length,
-    batches: run.consumer.seen.batches - before,
-    index: perUnit(total, ids.length),
-  };
+  const batches = run.consumer.seen.batches - before;
+  return { count: ids.length, batches, index: perUnit(total, ids.length) };
 }
 type Alone = Awaited<ReturnType<typeof alone>>;
 
 /** The shrunk set filled to COMPACTION items by `change` to `untouched` items, a burst at a time, then compacted. */
-async function fillAndCompact(
-  run: Run,
-  inSet: number,
-  untouched: number[],
-  change: (id: number) => Promise<Written>,
-) {
+async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Change) {
   const fill = newTally();
   const made = untouched.splice(0, Math.max(0, COMPACTION - inSet));
   for (let at = 0; at < made.length; at += FILL_BURST) {
@@ -227,12 +216,8 @@ async function fillAndCompact(
   const count = await run.indexer.compact(1);
   const seconds = (Date.now() - begin) / 1000;
   console.log(`  compaction: ${count} items in ${seconds.toFixed(1)} s`);
-  return {
-    count,
-    seconds,
-    index: perUnit(tally, Math.max(1, count)),
-    edits: perUnit(fill, Math.max(1, made.length)),
-  };
+  const edits = perUnit(fill, Math.max(1, made.length));
+  return { count, seconds, index: perUnit(tally, Math.max(1, count)), edits };
 }
 
 /** Edits of the indexed items: spread over them at once, then some alone (appended, then cut), then a compaction. */
@@ -260,23 +245,17 @@ async function measureEdits(run: Run, ids: number[]) {
     const from = Math.floor(((i + 0.5) * ids.length) / alones);
     return ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1;
   });
-  const single = singles.length > 0 ? await alone(run, 'single edit', singles, revise) : undefined;
+  const single = await alone(run, 'single edit', singles, revise);
   // The same items shortened alone, then other items shortened in bursts until the set is full, and compacted.
   const untouched = ids.filter((id) => !revised.has(id) && !singles.includes(id));
-  const shrunk: Partial<Record<(typeof SHRINKING)[number], Shrinking>> = {};
-  for (const kind of SHRINKING) {
+  const shrink = async (kind: 'cut' | 'halve') => {
     const change = edits(run.items)[kind];
-    const made = singles.length > 0 ? await alone(run, `single ${kind}`, singles, change) : undefined;
-    const compaction =
-      COMPACTION > 0 ? await fillAndCompact(run, singles.length, untouched, change) : undefined;
-    shrunk[kind] = { alone: made, compaction };
-  }
-  return { edited, single, shrunk };
+    const made = await alone(run, `single ${kind}`, singles, change);
+    return { alone: made, compaction: await fillAndCompact(run, singles.length, untouched, change) };
+  };
+  return { edited, single, cut: await shrink('cut'), halving: await shrink('halve') };
 }
-type Shrinking = {
-  alone: Alone | undefined;
-  compaction: Awaited<ReturnType<typeof fillAndCompact>> | undefined;
-};
+type Shrinking = Edits['cut'];
 
 type Edits = Awaited<ReturnType<typeof measureEdits>>;
 
@@ -317,30 +296,26 @@ async function measure(
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
 
-const aloneCell = (run: Alone | undefined) =>
+/** Edits' WCU (AWS rule; Local reported), how many in how many stream batches, and (`docs`) the doc records'. */
+const editsCell = (run: Alone | undefined, docs = true) =>
   run
-    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
+    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
     : '—';
 
 /** The rows of the edits. */
-function editRows({ edited, single, shrunk = {} }: Measured) {
+function editRows({ edited, single, cut, halving }: Measured) {
   return [
-    [
-      'index WCU per edit (AWS rule; Local reported)',
-      edited
-        ? `${fmt(edited.index.wcu)} (${fmt(edited.index.reportedWcu)}), ${edited.count} edits in ${edited.batches} stream batches`
-        : '—',
-    ],
+    ['index WCU per edit (AWS rule; Local reported)', editsCell(edited, false)],
     ['of which the doc records', fmt(edited?.index.docWcu)],
     ['index RCU per edit', fmt(edited?.index.rcu)],
     ['edits: wall time until indexed (s)', fmt(edited?.seconds)],
-    ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(single)],
+    ['index WCU per edit made alone (each indexed before the next is written)', editsCell(single)],
     ...shrinkRows(
       'shortens an item (cut: the terms whose tf rose, the item into the shrunk set)',
       'cuts',
-      shrunk.cut,
+      cut,
     ),
-    ...shrinkRows('takes an item below its norm (halved)', 'halvings', shrunk.halve),
+    ...shrinkRows('takes an item below its norm (halved)', 'halvings', halving),
   ];
 }
 
@@ -348,7 +323,7 @@ function editRows({ edited, single, shrunk = {} }: Measured) {
 function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
   const compaction = run?.compaction;
   return [
-    [`index WCU per edit that ${what}, made alone (the same items)`, aloneCell(run?.alone)],
+    [`index WCU per edit that ${what}, made alone (the same items)`, editsCell(run?.alone)],
     [
       `the shrunk set of ${plural} compacted: items, WCU (RCU) an item, seconds`,
       compaction
