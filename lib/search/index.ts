@@ -7,25 +7,17 @@ import { analyze, stored } from './write/indexer.ts';
 import { appendedTerm, homeItem, postingsOf, sealedItem, type Tail } from './write/postings.ts';
 
 // Inspecting the index's records (docs/index-format.md), for cost meters and capacity models.
-export {
-  countsQuery,
-  endOfPageEntry,
-  PAGE_PREFIX,
-  SEALED_PREFIX,
-  STATS_SHARDS,
-  sumCounts,
-  TAIL_SK,
-} from './format/keys.ts';
+export { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, STATS_SHARDS, TAIL_SK } from './format/keys.ts';
 // Querying: the retriever POST /retrieve runs, its parts, and the same ranking over documents held in memory.
 export { createDictionary, type DictionaryOptions } from './read/dictionary.ts';
 export { dictionaryInMemory, expandQuery } from './read/expand.ts';
 export { createSearch, type SearchOptions } from './read/query.ts';
 export { indexInMemory } from './read/rank.ts';
-export { createRetriever, createServiceRetriever, type RetrieveInput } from './read/retrieve.ts';
+export { createRetriever, type RetrieveInput } from './read/retrieve.ts';
 // Text: the tokenizer the index and the queries share.
 export { createTokenizer, indexTerms, isExactForm, itemText, tokenize } from './text/tokenizer.ts';
 // Indexing: the writer the stream consumer and the reindex run, and the stream handler's entry.
-export { COMPACT_AT, COMPACT_BYTES, createIndexer } from './write/indexer.ts';
+export { COMPACT_AT, createIndexer } from './write/indexer.ts';
 export { indexChanges } from './write/stream.ts';
 
 /**
