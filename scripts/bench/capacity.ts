@@ -2,7 +2,7 @@
 // and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/format/keys.ts';
+import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/index.ts';
 import { localClient, tableDefinition } from '../local/dynamodb.ts';
 import { sum } from './common.ts';
 
@@ -69,7 +69,6 @@ export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
       };
   return Object.keys(entry).length > 0 ? entry : null;
 };
-export const entryOfRecord = (record: Record<string, unknown>) => entryOfItem(marshalled(record));
 
 /**
  * The index writes of a base-table write, by AWS's rules: one when the item enters or leaves an index or a projected

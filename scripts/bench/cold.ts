@@ -73,15 +73,11 @@ await withLocalService(async (service) => {
     const { bundlePath, bundleBytes } = deployedBundle(deployed, name);
     return { name, bundle: bundlePath, bytes: bundleBytes, event };
   };
-  const floorCase = async (name: string, entry: string) => {
-    const { entryPath, entryBytes } = await buildBundle(`scripts/bench/floor/${entry}.ts`, join(dir, entry));
-    return { name, bundle: entryPath, bytes: entryBytes, event: getItemEvent(service.itemId) };
-  };
   const floorName = 'floor (raw GetCommand)';
-  const librariesName = 'floor + the libraries (Powertools logger and metrics, JWT verifier, valibot, middy)';
-  const [floor, libraries, get, ...rest] = [
-    await floorCase(floorName, 'get-item'),
-    await floorCase(librariesName, 'get-item-with-libraries'),
+  const built = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor'));
+  const floorEvent = getItemEvent(service.itemId);
+  const [floor, get, ...rest] = [
+    { name: floorName, bundle: built.entryPath, bytes: built.entryBytes, event: floorEvent },
     deployedCase('getItem', getItemEvent(service.itemId)),
     deployedCase('listItems', apiEvent('GET /items', '/items')),
     deployedCase('createItem', postEvent('POST /items', service.token('editor'), SAMPLE_ITEM)),
@@ -90,12 +86,12 @@ await withLocalService(async (service) => {
       postEvent('POST /retrieve', service.token('reader'), { query: 'waterproof boot', topK: 3 }),
     ),
   ] as const;
-  const cases = [floor, libraries, get, ...rest];
+  const cases = [floor, get, ...rest];
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // One unmeasured round warms the OS file cache.
   for (const c of cases) await coldRun(c.bundle, c.event, service.env);
   // The floor and get-item back to back (which goes first alternates); the others around them in rotating order.
-  const others = [libraries, ...rest];
+  const others = rest;
   for (let round = 0; round < ROUNDS; round++) {
     const pair = round % 2 === 0 ? [floor, get] : [get, floor];
     const rotated = others.map((_, i) => others[(round + i) % others.length]);
@@ -120,9 +116,8 @@ await withLocalService(async (service) => {
     const [total, imported] = [medianOf(list, 'totalMs'), medianOf(list, 'importMs')];
     return `| ${c.name} | ${(c.bytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(medianOf(list, 'invokeMs'), 1)} | ${ms(medianOf(list, 'cpuMs'), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
-  const [getSamples, librariesSamples] = [of('getItem'), of(librariesName)];
+  const getSamples = of('getItem');
   const getTotal = medianOf(getSamples, 'totalMs');
-  const librariesTotal = medianOf(librariesSamples, 'totalMs');
   const pairedRatios = paired(getSamples);
   const [ratio, pairedRatio] = [getTotal / floorTotal, median(pairedRatios)];
   // 95 % bootstrap intervals over the rounds: a verdict only when both figures' intervals are on one side of 1.05.
@@ -147,9 +142,7 @@ ${rows.join('\n')}
 get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval ${interval(ratioInterval)});
 median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${interval(pairedInterval)}; quartiles of
 the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
-CPU time over the floor's, median per round: get-item ${signed(cpuOver(getSamples))} ms, the libraries alone
-${signed(cpuOver(librariesSamples))} ms. The floor and the libraries: ${(librariesTotal / floorTotal).toFixed(3)} × the floor
-(${median(paired(librariesSamples)).toFixed(3)} per round); get-item ${(getTotal / librariesTotal).toFixed(3)} × that.`;
+CPU time over the floor's, median per round: get-item ${signed(cpuOver(getSamples))} ms.`;
   const data = {
     samples: Object.fromEntries(samples),
     ratio,

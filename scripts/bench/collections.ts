@@ -6,6 +6,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -16,9 +17,13 @@ import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
-import { createDictionary, type DictionaryOptions } from '../../lib/search/read/dictionary.ts';
-import { createSearch, type SearchOptions } from '../../lib/search/read/query.ts';
-import { createRetriever } from '../../lib/search/read/retrieve.ts';
+import {
+  createDictionary,
+  createRetriever,
+  createSearch,
+  type DictionaryOptions,
+  type SearchOptions,
+} from '../../lib/search/index.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { metered, meteredClient } from './capacity.ts';
@@ -26,19 +31,18 @@ import { prng, ROOT } from './common.ts';
 import { bulkLoad } from './synthetic.ts';
 
 const TABLE = 'items-bench';
-const INPUTS = [
-  'scripts/bench/synthetic.ts',
-  'lib/items/keys.ts',
-  'lib/items/record.ts',
-  'lib/search/format/blocks.ts',
-  'lib/search/format/bm25.ts',
-  'lib/search/write/indexer.ts',
-  'lib/search/format/keys.ts',
-  'lib/search/write/postings.ts',
-  'lib/search/format/terms.ts',
-  'lib/search/text/tokenizer.ts',
-  'infra/table.json',
-];
+/** The TypeScript files under `dir`, in a stable order. */
+function sourcesIn(dir: string): string[] {
+  const names = readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' });
+  return names
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(dir, name))
+    .sort();
+}
+/** What decides a snapshot's records: the loader, the table, the items' and the index's writing code. */
+const INPUTS = ['scripts/bench/synthetic.ts', 'infra/table.json', 'lib/items', 'lib/search/index.ts']
+  .concat(['format', 'text', 'write'].map((room) => `lib/search/${room}`))
+  .flatMap((path) => (path.endsWith('.ts') || path.endsWith('.json') ? [path] : sourcesIn(path)));
 const hash = createHash('sha256');
 for (const file of INPUTS) hash.update(file).update(readFileSync(join(ROOT, file)));
 hash.update(String(prng));

@@ -1,5 +1,5 @@
 // What the kit's parts share: options, statistics, markdown, the results files, alternating turns, bundles. It loads
-// nothing from lib/ (the service's logger reads the environment once, when first loaded: bench:ab sets it first).
+// nothing from lib/, so a part can set the environment before the service's modules first read it.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { join } from 'node:path';
@@ -91,12 +91,6 @@ export function writeResult(part: string, markdown: string, data: unknown, start
   console.log(markdown);
 }
 
-export async function timed(call: () => Promise<unknown>): Promise<number> {
-  const begin = performance.now();
-  await call();
-  return performance.now() - begin;
-}
-
 /** `rounds` rounds of every variant's turn, in reverse order every other round. */
 export async function alternating<V>(
   rounds: number,
@@ -107,9 +101,9 @@ export async function alternating<V>(
     for (const variant of round % 2 ? [...variants].reverse() : variants) await turn(variant, round);
 }
 
-/** Builds `entry` of the tree at `root` with its serverless.yml's `custom.esbuild` options (other trees' bench:ab import it). */
-export async function buildBundle(entry: string, outdir: string, root = ROOT) {
-  const yaml = readFileSync(join(root, 'serverless.yml'), 'utf8');
+/** Builds `entry` with serverless.yml's `custom.esbuild` options, as the functions are built. */
+export async function buildBundle(entry: string, outdir: string) {
+  const yaml = readFileSync(join(ROOT, 'serverless.yml'), 'utf8');
   const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*\n)+)/.exec(yaml)?.[1];
   if (!block) throw new Error('serverless.yml has no custom.esbuild block');
   const {
@@ -121,14 +115,14 @@ export async function buildBundle(entry: string, outdir: string, root = ROOT) {
   const result = await esbuild.build({
     ...(options as esbuild.BuildOptions),
     outExtension: { '.js': String(outputFileExtension ?? '.js') },
-    absWorkingDir: root,
+    absWorkingDir: ROOT,
     entryPoints: [entry],
     outdir,
     metafile: true,
     logLevel: 'error',
   });
   const [path, output] = Object.entries(result.metafile.outputs).find(([, out]) => out.entryPoint) ?? [];
-  return { entryPath: join(root, path ?? ''), entryBytes: output?.bytes ?? 0 };
+  return { entryPath: join(ROOT, path ?? ''), entryBytes: output?.bytes ?? 0 };
 }
 
 /** Raises this process's priority where permitted (children inherit it); the priority measured at. */

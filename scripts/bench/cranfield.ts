@@ -3,7 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Item } from '../../lib/items/schema.ts';
 
 interface CranfieldDoc {
   id: number;
@@ -77,18 +76,5 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   attributes: {},
 });
 
-/**
- * The items the service stores after creating `docs` in order with `cranfieldWrite` (ids from 1), by id: what the
- * write model replays and its test creates.
- */
-export const cranfieldItems =
-  (docs: readonly CranfieldDoc[]) =>
-  (id: number): Item => {
-    const doc = docs[id - 1];
-    if (!doc) throw new Error(`no Cranfield document ${id}`);
-    const at = '2026-01-01T00:00:00.000Z';
-    return { id, ...cranfieldWrite(doc), createdAt: at, updatedAt: at, version: 1 };
-  };
-
-/** The sentence the benches' edits append to a Cranfield item's description (bench:ingest, bench:grown). */
+/** The sentence the benches' edits append to a Cranfield item's description (bench:ingest). */
 export const REVISION = ' Revised: measured again with newer apparatus.';

@@ -1,14 +1,9 @@
-// `npm run bench:freshness`: how soon new items can be retrieved over HTTP through `npm start`'s stack, after a
-// burst of creates and after sequential ones (method: BENCHMARKS.md, Freshness).
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
-import { envNumber, fmt, pause, ROOT, raisePriority, table, writeResult } from './common.ts';
+import { envNumber, fmt, pause, raisePriority, table, writeResult } from './common.ts';
 import { loadCranfield } from './cranfield.ts';
 import { startBenchStack } from './service.ts';
 
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
-const SEQUENTIAL = envNumber('BENCH_FRESHNESS_SEQUENTIAL', 300);
 /** Polling stops there and the run reports what is missing. */
 const LIMIT_SECONDS = 600;
 const started = Date.now();
@@ -22,10 +17,6 @@ const wordOf = (run: number, i: number) =>
   `zy${runTag}${'aeiou'[run % 5]}${[1, 20, 400, 8000].map((unit) => letter(Math.floor(i / unit))).join('')}`;
 
 const { docs } = await loadCranfield();
-const readmeSections = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  .split(/\n(?=## )/)
-  .map((section) => section.slice(0, 4900 - 40).trim())
-  .filter((section) => section.length > 200);
 const stack = await startBenchStack();
 
 /** Creates an item (a 5xx tried again, up to 3 times); its id. */
@@ -114,7 +105,7 @@ async function measure(
 }
 
 const runs: Awaited<ReturnType<typeof measure>>[] = [];
-/** DynamoDB Local's own pace before the burst and after the runs: the floor the figures sit on (BENCHMARKS.md). */
+/** DynamoDB Local's own pace before and after the burst: the floor the figures sit on (BENCHMARKS.md). */
 const localPace: number[] = [];
 try {
   // Warm-up, not measured: serverless-offline starts a worker per function on first use; the runs start once these
@@ -133,8 +124,6 @@ try {
   runs.push(
     await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, 0, BURST, 8, abstract),
   );
-  const name = `${SEQUENTIAL} sequential creates (README sections, ≤ 4,900 characters)`;
-  runs.push(await measure(name, 1, SEQUENTIAL, 1, (i) => readmeSections[i % readmeSections.length] ?? ''));
   localPace.push(await stack.localPutRate());
 } finally {
   await stack.stop();
@@ -153,7 +142,7 @@ const markdown = table(
     r.loadAverage.map((x) => fmt(x)).join(' / '),
   ]),
 );
-const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before the burst / after the runs: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
+const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before / after the burst: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
 console.log(pace);
 writeResult('freshness', `${markdown}\n\n${pace}`, { runs, localPace }, started);
 process.exit(0);

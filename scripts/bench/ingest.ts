@@ -3,25 +3,14 @@
 import { loadavg } from 'node:os';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { mapLimit } from '../../lib/concurrency.ts';
-import { batchGet } from '../../lib/dynamodb/batch-get.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
-import { queryAll } from '../../lib/dynamodb/query-all.ts';
+import { itemIdOf } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
-import { createItemRepository } from '../../lib/items/repository.ts';
-import type { ItemWrite } from '../../lib/items/schema.ts';
-import {
-  countsQuery,
-  docKey,
-  idOfDocKey,
-  shrunkBytes,
-  shrunkOf,
-  shrunkQuery,
-  sumCounts,
-} from '../../lib/search/format/keys.ts';
-import { COMPACT_AT, COMPACT_BYTES, createIndexer } from '../../lib/search/write/indexer.ts';
-import { indexChanges } from '../../lib/search/write/stream.ts';
+import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
+import type { Item, ItemWrite } from '../../lib/items/schema.ts';
+import { COMPACT_AT, createIndexer, indexChanges } from '../../lib/search/index.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
 import { envNumber, fmt, pause, raisePriority, sum, table, writeResult } from './common.ts';
@@ -31,44 +20,19 @@ import { localPutRate, withDynamoDb } from './service.ts';
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
 /** Edits made one at a time after those, each indexed before the next is written: each its own stream batch. */
 const SINGLE_EDITS = envNumber('BENCH_INGEST_SINGLE_EDITS', 10);
-/**
- * Items the shrunk set holds at most when the bench compacts it (the singles' and, to make up the number, other items
- * cut, or halved, in bursts): the writer's default compactAt (indexer.ts), and a set fills to its COMPACT_BYTES
- * first if its entries are larger, so the compaction's units an item are the service's.
- */
+/** Items in the shrunk set when the bench compacts it: the writer's default compactAt, so its units are the service's. */
 const COMPACTION = envNumber('BENCH_INGEST_COMPACTION', COMPACT_AT);
-/** The set's bytes at which the bench compacts it: the writer's default COMPACT_BYTES (other sizes, to weigh it). */
-const COMPACTION_BYTES = envNumber('BENCH_INGEST_COMPACTION_BYTES', COMPACT_BYTES);
-/** Edits a burst that fills the set makes: the set is read after each, and compacted once it is full. */
+/** Edits a burst that fills the shrunk set makes. */
 const FILL_BURST = 16;
 const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizationFactor);
 /** Per phase: past it the run reports how far it got. */
 const LIMIT_SECONDS = 3600;
 const WRITERS = 8;
-const tableName = 'ingest';
+const TABLE = 'ingest';
 const started = Date.now();
 raisePriority();
 
-/** A probe: true once every id is indexed at its version (no rebuild pending) and N is `items`; else how many are. */
-function settleProbe(client: DynamoDBDocumentClient, expected: Map<number, number>, items: number) {
-  const waiting = new Set(expected.keys());
-  // The oldest first, 100 at a time: the stream delivers in order, so a chunk not yet in ends the probe.
-  return async () => {
-    for (let probe = [...waiting].slice(0, 100); probe.length > 0; probe = [...waiting].slice(0, 100)) {
-      const docs = await batchGet(client, tableName, probe.map(docKey), { consistent: true });
-      for (const doc of docs)
-        if (!(doc.pending as unknown[] | undefined)?.length) {
-          const id = idOfDocKey(String(doc.pk), String(doc.sk)) ?? 0;
-          if (expected.get(id) === Number(doc.version)) waiting.delete(id);
-        }
-      if (probe.some((id) => waiting.has(id))) break;
-    }
-    if (waiting.size > 0) return expected.size - waiting.size;
-    const { docs } = sumCounts(await queryAll(client, countsQuery(tableName, true)));
-    return docs === items ? true : expected.size;
-  };
-}
-
+/** What the index's commands consumed, per item (or edit) of `count`. */
 const perUnit = (tally: Tally, count: number) => ({
   wcu: tally.wcu / count,
   dictionaryWcu: tally.indexWcu / count,
@@ -78,377 +42,347 @@ const perUnit = (tally: Tally, count: number) => ({
   rcu: tally.rcu / count,
   requests: tally.calls / count,
 });
-type Units = ReturnType<typeof perUnit>;
-/** Edits made one at a time (bench's single edits, cuts…): how many, the stream batches they came in, their units. */
-type Alone = { count: number; batches: number; index: Units };
-/** The kinds of edit made one at a time, in this order, to the same items. */
-type SingleKind = 'edit' | 'cut' | 'trim' | 'halving';
+type Written = { id: number };
+type Change = (id: number) => Promise<Written>;
 
-const writes = (await loadCranfield()).docs.map(cranfieldWrite);
-const label = `Cranfield (${writes.length.toLocaleString('en')})`;
-const c = await withDynamoDb([tableName], async ({ endpoint, raw }) => {
-  const ratedBefore = await localPutRate(raw);
-  const { Table } = await raw.send(new DescribeTableCommand({ TableName: tableName }));
-  const streamArn = Table?.LatestStreamArn;
-  if (!streamArn) throw new Error('the table has no stream');
+/** The stream read as the local consumer reads it, each batch run as PARALLEL concurrent ones; what it delivered. */
+class Consumer {
+  /** Batches, records read, item records (each batch's), retried batches, and the events' bytes. */
+  readonly seen = { batches: 0, records: 0, itemRecords: 0, sizes: [] as number[], retries: 0, bytes: 0 };
+  lastBusy = 0;
+  /** Each item's stream records the handler has indexed (the stream carries keys only: one a write). */
+  readonly indexed = new Map<number, number>();
+  private stopping = false;
+  private polling: Promise<void> | undefined;
+  private readonly indexer: ReturnType<typeof createIndexer>;
 
-  // The handler's runtime: one client, metered, for the indexer and the repository it reads with; the items
-  // are written and the index probed apart. DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
+  constructor(indexer: ReturnType<typeof createIndexer>) {
+    this.indexer = indexer;
+  }
+
+  start(streams: DynamoDBStreamsClient, streamArn: string): void {
+    const stopping = () => this.stopping;
+    this.polling = pollStream(streams, streamArn, {
+      batchSize: streamSettings.batchSize,
+      stopping,
+      deliver: async (records, shardId, read) => {
+        this.count(records, read);
+        const options = { handler: this.handle, settings: streamSettings, streamArn, shardId, stopping };
+        const batches = concurrentBatches(records, PARALLEL);
+        await Promise.all(batches.map((batch) => deliverBatch(batch, { ...options, onFailure: () => {} })));
+        this.lastBusy = Date.now();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.polling;
+  }
+
+  private count(records: DynamoDBRecord[], read: number): void {
+    const seen = this.seen;
+    seen.batches++;
+    seen.records += read;
+    seen.itemRecords += records.length;
+    seen.sizes.push(records.length);
+    // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
+    seen.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
+  }
+
+  /** The stream handler; the records before the first one it reports failed are indexed. */
+  private readonly handle = async (event: { Records: DynamoDBRecord[] }) => {
+    const reply = await indexChanges(this.indexer, event.Records);
+    if (reply.batchItemFailures.length > 0) this.seen.retries++;
+    const failed = new Set(reply.batchItemFailures.map((failure) => failure.itemIdentifier));
+    for (const record of event.Records) {
+      if (failed.has(record.dynamodb?.SequenceNumber ?? '')) break;
+      const keys = record.dynamodb?.Keys;
+      const id = itemIdOf({ pk: keys?.pk?.S, sk: keys?.sk?.S });
+      if (id !== undefined) this.indexed.set(id, (this.indexed.get(id) ?? 0) + 1);
+    }
+    return reply;
+  };
+}
+
+/** The handler's runtime on DynamoDB Local: the items written apart, the index's commands metered. */
+function createRun(endpoint: string) {
+  // DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
   const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
-  const [itemClient, indexClient, probeClient] = [clientOf(), clientOf(), clientOf()];
-  const indexMeter = createMeter();
-  meterClient(indexClient, indexMeter);
-  const items = createItemRepository({ client: itemClient, tableName });
-  const indexItems = createItemRepository({ client: indexClient, tableName });
+  const [itemClient, indexClient] = [clientOf(), clientOf()];
+  const meter = createMeter();
+  meterClient(indexClient, meter);
+  const items = createItemRepository({ client: itemClient, tableName: TABLE });
   // The consumer never compacts the shrunk set itself: the bench compacts it, apart, to cost it apart.
   const indexer = createIndexer({
     client: indexClient,
-    tableName,
-    items: indexItems,
+    tableName: TABLE,
+    items: createItemRepository({ client: indexClient, tableName: TABLE }),
     compactAt: Number.POSITIVE_INFINITY,
     compactBytes: Number.POSITIVE_INFINITY,
   });
-
-  // The stream read as the local consumer reads it, each shard's batch run as PARALLEL concurrent batches.
-  const consumer = {
-    batches: 0,
-    records: 0,
-    itemRecords: 0,
-    retries: 0,
-    lastBusy: 0,
-    sizes: [] as number[],
-    bytes: 0,
+  const consumer = new Consumer(indexer);
+  const destroy = () => {
+    for (const client of [itemClient, indexClient]) client.destroy();
   };
-  let stopping = false;
+  return { meter, items, indexer, consumer, destroy };
+}
+type Run = ReturnType<typeof createRun>;
+
+/**
+ * Writes with WRITERS at once, waits until the index holds every write, then until the consumer is quiet for 2 s;
+ * the index's commands are counted in `tally` (a new one, unless phases share one).
+ */
+async function phase(
+  run: Run,
+  what: string,
+  count: number,
+  write: (i: number) => Promise<Written>,
+  tally = newTally(),
+) {
+  run.meter.tally = tally;
+  // Each id is written once a phase, after the last phase's records were indexed: it awaits one record more.
+  const [before, expected] = [new Map(run.consumer.indexed), new Map<number, number>()];
+  const begin = Date.now();
+  const deadline = begin + LIMIT_SECONDS * 1000;
+  await mapLimit([...Array(count).keys()], WRITERS, async (i) => {
+    if (Date.now() >= deadline) return;
+    const { id } = await write(i);
+    expected.set(id, (before.get(id) ?? 0) + 1);
+  });
+  const writeSeconds = (Date.now() - begin) / 1000;
+  console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
+  const indexed = await settle(run.consumer, expected, what, deadline);
+  const seconds = (Date.now() - begin) / 1000;
+  console.log(`  ${what}: ${indexed} indexed in ${seconds.toFixed(1)} s`);
+  for (const since = Date.now(); Date.now() - Math.max(run.consumer.lastBusy, since) < 2_000; ) {
+    if (Date.now() > deadline + 60_000) break;
+    await pause(200);
+  }
+  return { ids: [...expected.keys()], settled: indexed === expected.size, indexed, seconds, writeSeconds };
+}
+
+/** Waits until the handler has indexed every expected record (or the deadline); of how many items. */
+async function settle(consumer: Consumer, expected: Map<number, number>, what: string, deadline: number) {
+  const done = () =>
+    [...expected].filter(([id, records]) => (consumer.indexed.get(id) ?? 0) >= records).length;
+  for (let lastLog = Date.now(); done() < expected.size && Date.now() < deadline; await pause(100)) {
+    if (Date.now() - lastLog < 15_000) continue;
+    lastLog = Date.now();
+    console.log(`  ${what}: ${done()}/${expected.size} indexed`);
+  }
+  return done();
+}
+
+/** An edit of an item's description, written through the repository. */
+const editOf =
+  (items: ItemRepository, change: (description: string) => string) =>
+  (id: number): Promise<Item> =>
+    items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
+/**
+ * Words appended (the item longer); edits that shorten it: the revision and five words taken back (a cut: the item at
+ * its norm or above, into the shrunk set), or half its words (a halving: below its norm).
+ */
+const edits = (items: ItemRepository) => ({
+  revise: editOf(items, (description) => `${description.slice(0, 4960)}${REVISION}`),
+  cut: editOf(items, (description) => description.replace(REVISION, '').split(' ').slice(0, -5).join(' ')),
+  halve: editOf(items, (description) => {
+    const words = description.split(' ');
+    return words.slice(0, Math.ceil(words.length / 2)).join(' ');
+  }),
+});
+
+/** One edit to each of `ids`, made one at a time, each indexed before the next is written. */
+async function alone(run: Run, name: string, ids: readonly number[], change: Change) {
+  const total = newTally();
+  const before = run.consumer.seen.batches;
+  for (const [i, id] of ids.entries()) await phase(run, `${name} ${i + 1}`, 1, () => change(id), total);
+  const batches = run.consumer.seen.batches - before;
+  return { count: ids.length, batches, index: perUnit(total, ids.length) };
+}
+type Alone = Awaited<ReturnType<typeof alone>>;
+
+/** The shrunk set filled to COMPACTION items by `change` to `untouched` items, a burst at a time, then compacted. */
+async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Change) {
+  const fill = newTally();
+  const made = untouched.splice(0, Math.max(0, COMPACTION - inSet));
+  for (let at = 0; at < made.length; at += FILL_BURST) {
+    const burst = made.slice(at, at + FILL_BURST);
+    await phase(run, 'edits to fill the shrunk set', burst.length, (i) => change(burst[i] ?? 1), fill);
+  }
+  const tally = newTally();
+  run.meter.tally = tally;
+  const begin = Date.now();
+  const count = await run.indexer.compact(1);
+  const seconds = (Date.now() - begin) / 1000;
+  console.log(`  compaction: ${count} items in ${seconds.toFixed(1)} s`);
+  const edits = perUnit(fill, Math.max(1, made.length));
+  return { count, seconds, index: perUnit(tally, Math.max(1, count)), edits };
+}
+
+/** Edits of the indexed items: spread over them at once, then some alone (appended, then cut), then a compaction. */
+async function measureEdits(run: Run, ids: number[]) {
+  const { revise } = edits(run.items);
+  const revised = new Set<number>();
+  const count = Math.min(EDITS, ids.length);
+  const before = run.consumer.seen.batches;
+  const spread = (i: number) => {
+    const id = ids[Math.floor((i * ids.length) / count)] ?? 1;
+    revised.add(id);
+    return revise(id);
+  };
+  const batch = count > 0 ? await phase(run, 'edits', count, spread) : undefined;
+  // Edits of one batch share blocks: the units per edit follow how many batches the stream cut them into.
+  const edited = batch && {
+    count,
+    seconds: batch.seconds,
+    batches: run.consumer.seen.batches - before,
+    index: perUnit(run.meter.tally, count),
+  };
+  // Other items than those, the same change: what an edit costs when no other shares its batch.
+  const alones = Math.min(SINGLE_EDITS, ids.length);
+  const singles = Array.from({ length: alones }, (_, i) => {
+    const from = Math.floor(((i + 0.5) * ids.length) / alones);
+    return ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1;
+  });
+  const single = await alone(run, 'single edit', singles, revise);
+  // The same items shortened alone, then other items shortened in bursts until the set is full, and compacted.
+  const untouched = ids.filter((id) => !revised.has(id) && !singles.includes(id));
+  const shrink = async (kind: 'cut' | 'halve') => {
+    const change = edits(run.items)[kind];
+    const made = await alone(run, `single ${kind}`, singles, change);
+    return { alone: made, compaction: await fillAndCompact(run, singles.length, untouched, change) };
+  };
+  return { edited, single, cut: await shrink('cut'), halving: await shrink('halve') };
+}
+type Shrinking = Edits['cut'];
+
+type Edits = Awaited<ReturnType<typeof measureEdits>>;
+
+/** Cranfield created by WRITERS clients and indexed through the stream, then edited; every figure of the run. */
+async function measure(
+  endpoint: string,
+  raw: Parameters<typeof localPutRate>[0],
+  writes: ReturnType<typeof cranfieldWrite>[],
+) {
+  const ratedBefore = await localPutRate(raw);
+  const { Table } = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
+  if (!Table?.LatestStreamArn) throw new Error('the table has no stream');
+  const run = createRun(endpoint);
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
-  const handler = async (event: { Records: Parameters<typeof indexChanges>[1] }) => {
-    const reply = await indexChanges(indexer, event.Records);
-    if (reply.batchItemFailures.length > 0) consumer.retries++;
-    return reply;
-  };
-  const polling = pollStream(streams, streamArn, {
-    batchSize: streamSettings.batchSize,
-    stopping: () => stopping,
-    deliver: async (records, shardId, read) => {
-      consumer.batches++;
-      consumer.records += read;
-      consumer.itemRecords += records.length;
-      consumer.sizes.push(records.length);
-      // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
-      consumer.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
-      const options = { handler, settings: streamSettings, streamArn, shardId, onFailure: () => {} };
-      const batches = concurrentBatches(records, PARALLEL);
-      await Promise.all(
-        batches.map((batch) => deliverBatch(batch, { ...options, stopping: () => stopping })),
-      );
-      consumer.lastBusy = Date.now();
-    },
-  });
-
-  /**
-   * Writes with WRITERS at once, waits until the index has settled, then until the consumer is quiet for 2 s; the
-   * index's commands are counted in `tally` (a new one, unless phases share one).
-   */
-  const phase = async (
-    what: string,
-    count: number,
-    write: (i: number) => Promise<{ id: number; version: number }>,
-    itemCount?: number,
-    tally: Tally = newTally(),
-  ) => {
-    indexMeter.tally = tally;
-    const expected = new Map<number, number>();
-    const begin = Date.now();
-    const deadline = begin + LIMIT_SECONDS * 1000;
-    await mapLimit([...Array(count).keys()], WRITERS, async (i) => {
-      if (Date.now() >= deadline) return;
-      const { id, version } = await write(i);
-      expected.set(id, version);
-    });
-    const writeSeconds = (Date.now() - begin) / 1000;
-    console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
-    const settled = settleProbe(probeClient, expected, itemCount ?? expected.size);
-    let done: number | true = 0;
-    for (let lastLog = Date.now(); Date.now() < deadline; await pause(250)) {
-      done = await settled();
-      if (done === true) break;
-      if (Date.now() - lastLog < 15_000) continue;
-      lastLog = Date.now();
-      console.log(
-        `  ${what}: ${done}/${expected.size} indexed after ${((lastLog - begin) / 1000).toFixed(0)} s`,
-      );
-    }
-    const seconds = (Date.now() - begin) / 1000;
-    console.log(`  ${what}: ${done === true ? 'all' : done} indexed in ${seconds.toFixed(1)} s`);
-    for (const since = Date.now(); Date.now() - Math.max(consumer.lastBusy, since) < 2_000; ) {
-      if (Date.now() > deadline + 60_000) break;
-      await pause(200);
-    }
-    const indexed = done === true ? expected.size : done;
-    return { ids: [...expected.keys()], settled: done === true, indexed, seconds, writeSeconds };
-  };
-
+  run.consumer.start(streams, Table.LatestStreamArn);
   const loadAtStart = loadavg()[0] ?? 0;
-  const ingest = await phase(label, writes.length, (i) => items.create(writes[i] as ItemWrite));
-  const [ingestIndex, ingestConsumer] = [indexMeter.tally, { ...consumer, sizes: [...consumer.sizes] }];
-
-  // Edits spread over the collection, each appending words to the description (its length changes).
-  let edits: { count: number; seconds: number; batches: number; index: Units } | undefined;
-  const singles: Partial<Record<SingleKind, Alone>> = {};
-  const ids = ingest.ids.sort((a, b) => a - b);
-  const revised = new Set<number>();
-  const singlesPicked = new Set<number>();
-  const revise = (id: number) => {
-    revised.add(id);
-    return items.update(id, (current) => ({
-      ...writableFields(current),
-      description: `${current.description.slice(0, 4960)}${REVISION}`,
-    }));
-  };
-  /**
-   * The revision taken back and the description's last five words with it: the item shorter than it was when its
-   * postings were written, and some of its tfs lower: its postings kept, the item into the shrunk set with its length
-   * and its cut (keys.ts), until a compaction rewrites them with its norm (its length less an eighth: postings.ts
-   * `LENGTH_SLACK`).
-   */
-  const cut = (id: number) =>
-    items.update(id, (current) => ({
-      ...writableFields(current),
-      description: current.description.replace(REVISION, '').split(' ').slice(0, -5).join(' '),
-    }));
-  /** Three more words taken off: the item shorter again, still at least its norm, so it keeps its postings. */
-  const trim = (id: number) =>
-    items.update(id, (current) => ({
-      ...writableFields(current),
-      description: current.description.split(' ').slice(0, -3).join(' '),
-    }));
-  /** The description cut to its first half: the item below its norm, half its words gone (ghosts in its cut). */
-  const halve = (id: number) =>
-    items.update(id, (current) => {
-      const words = current.description.split(' ');
-      return {
-        ...writableFields(current),
-        description: words.slice(0, Math.ceil(words.length / 2)).join(' '),
-      };
-    });
-  /** One edit to each item of `edited`, made one at a time, each indexed before the next is written. */
-  const alone = async (
-    name: string,
-    edited: number[],
-    change: (id: number) => ReturnType<typeof revise>,
-  ): Promise<Alone> => {
-    const total = newTally();
-    const before = consumer.batches;
-    for (const [i, id] of edited.entries())
-      await phase(`${name} ${i + 1}`, 1, () => change(id), ids.length, total);
-    return { count: edited.length, batches: consumer.batches - before, index: perUnit(total, edited.length) };
-  };
-  if (ingest.settled && EDITS > 0) {
-    const count = Math.min(EDITS, ids.length);
-    const edit = (i: number) => revise(ids[Math.floor((i * ids.length) / count)] ?? 1);
-    const { seconds } = await phase(`${label} edits`, count, edit, ids.length);
-    edits = {
-      count,
-      seconds,
-      // Edits of one batch share blocks: the units per edit follow how many batches the stream cut them into.
-      batches: consumer.batches - ingestConsumer.batches,
-      index: perUnit(indexMeter.tally, count),
-    };
-  }
-  if (ingest.settled && SINGLE_EDITS > 0) {
-    // Other items than those, the same change: what an edit costs when no other shares its batch.
-    const count = Math.min(SINGLE_EDITS, ids.length);
-    for (let i = 0; i < count; i++) {
-      const from = Math.floor(((i + 0.5) * ids.length) / count);
-      singlesPicked.add(ids.slice(from).find((other) => !revised.has(other)) ?? ids[from] ?? 1);
-    }
-    // The same items then cut (an edit that shortens an item), trimmed (shortened again, within its norm) and
-    // halved (taken below its norm), each alone.
-    const changes: [SingleKind, (id: number) => ReturnType<typeof revise>][] = [
-      ['edit', revise],
-      ['cut', cut],
-      ['trim', trim],
-      ['halving', halve],
-    ];
-    for (const [kind, change] of changes)
-      singles[kind] = await alone(`single ${kind}`, [...singlesPicked], change);
-  }
-  /**
-   * The shrunk set filled by `change` made to other items (not edited before), a burst at a time, until it holds
-   * COMPACTION entries or COMPACTION_BYTES (where a writer compacts it), then compacted at once.
-   */
-  const untouched = ids.filter((id) => !revised.has(id) && !singlesPicked.has(id));
-  const fillAndCompact = async (name: string, change: (id: number) => ReturnType<typeof revise>) => {
-    const inSet = async () => {
-      const rows = await queryAll(probeClient, shrunkQuery(tableName));
-      return { entries: shrunkOf(rows).length, bytes: shrunkBytes(rows) };
-    };
-    const edits = newTally();
-    let made = 0;
-    for (
-      let set = await inSet();
-      set.entries < COMPACTION && set.bytes < COMPACTION_BYTES && untouched.length > 0;
-      set = await inSet()
-    ) {
-      const burst = untouched.splice(0, Math.min(FILL_BURST, COMPACTION - set.entries));
-      await phase(
-        `${name} to fill the shrunk set`,
-        burst.length,
-        (i) => change(burst[i] ?? 1),
-        ids.length,
-        edits,
-      );
-      made += burst.length;
-    }
-    const set = await inSet();
-    const tally = newTally();
-    indexMeter.tally = tally;
-    const begin = Date.now();
-    const count = await indexer.compact(1);
-    const result = {
-      count,
-      seconds: (Date.now() - begin) / 1000,
-      index: perUnit(tally, Math.max(1, count)),
-      edits: perUnit(edits, Math.max(1, made)),
-      set: set.entries,
-      bytes: set.bytes,
-    };
-    console.log(
-      `  compaction: ${count} items (${set.bytes} bytes) in ${result.seconds.toFixed(1)} s, ${(await inSet()).entries} left in the set`,
-    );
-    return result;
-  };
-  // The set of cuts first (the singles' cuts, trims and halvings are in it), then a set of halvings alone.
-  let compaction: Awaited<ReturnType<typeof fillAndCompact>> | undefined;
-  let halvings: Awaited<ReturnType<typeof fillAndCompact>> | undefined;
-  if (ingest.settled && COMPACTION > 0) {
-    compaction = await fillAndCompact('cuts', cut);
-    halvings = await fillAndCompact('halvings', halve);
-  }
-  stopping = true;
-  await polling;
+  const label = `Cranfield (${writes.length.toLocaleString('en')})`;
+  const ingest = await phase(run, label, writes.length, (i) => run.items.create(writes[i] as ItemWrite));
+  const [ingestIndex, consumer] = [run.meter.tally, structuredClone(run.consumer.seen)];
+  const sorted = ingest.ids.sort((a, b) => a - b);
+  const edited: Partial<Edits> = ingest.settled ? await measureEdits(run, sorted) : {};
+  await run.consumer.stop();
   streams.destroy();
-
-  const localPutsPerSecond = [ratedBefore, await localPutRate(raw)];
-  for (const c of [itemClient, indexClient, probeClient]) c.destroy();
+  run.destroy();
   const hotKeys = [...ingestIndex.keys]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 4)
     .map(([key, wcu]) => ({ key, wcuPer1000: (wcu / ingest.indexed) * 1000 }));
   return {
-    label,
-    localPutsPerSecond,
+    ...{ label, indexed: ingest.indexed, settled: ingest.settled, writeSeconds: ingest.writeSeconds },
+    ...{ seconds: ingest.seconds, itemsPerSecond: ingest.indexed / ingest.seconds, consumer, hotKeys },
+    localPutsPerSecond: [ratedBefore, await localPutRate(raw)],
     loadAverage: [loadAtStart, loadavg()[0] ?? 0],
-    indexed: ingest.indexed,
-    settled: ingest.settled,
-    writeSeconds: ingest.writeSeconds,
-    seconds: ingest.seconds,
-    itemsPerSecond: ingest.indexed / ingest.seconds,
-    consumer: ingestConsumer,
     index: perUnit(ingestIndex, ingest.indexed),
-    hotKeys,
-    edits,
-    singles,
-    compaction,
-    halvings,
+    ...edited,
   };
-});
+}
+type Measured = Awaited<ReturnType<typeof measure>>;
 
-const [hot, edits, singles, compaction, halvings] = [
-  c.hotKeys[0],
-  c.edits,
-  c.singles,
-  c.compaction,
-  c.halvings,
-];
-const compactionCell = (run: typeof compaction) =>
+/** Edits' WCU (AWS rule; Local reported), how many in how many stream batches, and (`docs`) the doc records'. */
+const editsCell = (run: Alone | undefined, docs = true) =>
   run
-    ? `${run.count} of ${run.set} (${fmt(run.bytes / 1024)} KB), ${fmt(run.index.wcu)} (${fmt(run.index.rcu)}), ${fmt(run.seconds)} s; ${fmt(run.index.docWcu)} an item the doc records`
+    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
     : '—';
-const aloneCell = (run: Alone | undefined) =>
-  run
-    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches; ${fmt(run.index.docWcu)} the doc records`
-    : '—';
-const rows = [
-  ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
-  ['wall time, first create → index settled (s)', fmt(c.seconds)],
-  ['**items/s** (indexed ÷ wall time)', `**${fmt(c.itemsPerSecond, 2)}**`],
-  [`… of which writing the items (s; ${WRITERS} writers)`, fmt(c.writeSeconds)],
-  ['index settled after the last item was written (s)', fmt(c.seconds - c.writeSeconds)],
-  ['index requests per new item', fmt(c.index.requests)],
-  [
-    "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
-    c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
-  ],
-  [
-    'index WCU per new item (AWS rule; DynamoDB Local reported)',
-    `${fmt(c.index.wcu)} (${fmt(c.index.reportedWcu)})`,
-  ],
-  [
-    "of which the term dictionary's index writes / the doc records",
-    `${fmt(c.index.dictionaryWcu)} / ${fmt(c.index.docWcu)}`,
-  ],
-  ['index RCU per new item', fmt(c.index.rcu)],
-  [
-    'index WCU per edit (AWS rule; Local reported)',
-    edits
-      ? `${fmt(edits.index.wcu)} (${fmt(edits.index.reportedWcu)}), ${edits.count} edits in ${edits.batches} stream batches`
-      : '—',
-  ],
-  ['of which the doc records', fmt(edits?.index.docWcu)],
-  ['index RCU per edit', fmt(edits?.index.rcu)],
-  ['edits: wall time until indexed (s)', fmt(edits?.seconds)],
-  ['index WCU per edit made alone (each indexed before the next is written)', aloneCell(singles.edit)],
-  [
-    'index WCU per edit that shortens an item, made alone (the same items, cut: the terms whose tf rose, the item into the shrunk set)',
-    aloneCell(singles.cut),
-  ],
-  [
-    'index WCU per edit that shortens it again within its norm, made alone (the same items, trimmed)',
-    aloneCell(singles.trim),
-  ],
-  [
-    'index WCU per edit that takes an item below its norm, made alone (the same items, halved)',
-    aloneCell(singles.halving),
-  ],
-  ['the shrunk set of cuts compacted: items (bytes), WCU (RCU) an item, seconds', compactionCell(compaction)],
-  [
-    `… the cuts that filled it, in bursts of ${FILL_BURST}: WCU an edit`,
-    compaction ? fmt(compaction.edits.wcu) : '—',
-  ],
-  [
-    '**an edit that first shortens an item alone, its compaction included** (WCU)',
-    compaction && singles.cut ? `**${fmt(singles.cut.index.wcu + compaction.index.wcu)}**` : '—',
-  ],
-  [
-    'the shrunk set of halvings compacted: items (bytes), WCU (RCU) an item, seconds',
-    compactionCell(halvings),
-  ],
-  [
-    `… the halvings that filled it, in bursts of ${FILL_BURST}: WCU an edit`,
-    halvings ? fmt(halvings.edits.wcu) : '—',
-  ],
-  [
-    '**an edit that halves an item alone, its compaction included** (WCU)',
-    halvings && singles.halving ? `**${fmt(singles.halving.index.wcu + halvings.index.wcu)}**` : '—',
-  ],
-  ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
-  [
-    'ingest ceiling at 1,000 WCU/s on that key (items/s)',
-    hot ? `${fmt(1_000_000 / hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—',
-  ],
-  ['machine load average (1 min) at start / end', c.loadAverage.map((x) => fmt(x)).join(' / ')],
-  [
-    'stream: batches (item records in each), records read (item records)',
-    `${fmt(c.consumer.batches, 0)} (${c.consumer.sizes.map((n) => fmt(n, 0)).join(' + ')}), ${fmt(c.consumer.records, 0)} (${fmt(c.consumer.itemRecords, 0)})${c.consumer.retries ? `; ${c.consumer.retries} retried` : ''}`,
-  ],
-  [
-    "stream: event bytes per item record (the creates'; Lambda hands a function 6 MB at most)",
-    fmt(c.consumer.bytes / Math.max(1, c.consumer.itemRecords), 0),
-  ],
-];
-const markdown = `${table(['', 'cranfield'], rows)}
+
+/** The rows of the edits. */
+function editRows({ edited, single, cut, halving }: Measured) {
+  return [
+    ['index WCU per edit (AWS rule; Local reported)', editsCell(edited, false)],
+    ['of which the doc records', fmt(edited?.index.docWcu)],
+    ['index RCU per edit', fmt(edited?.index.rcu)],
+    ['edits: wall time until indexed (s)', fmt(edited?.seconds)],
+    ['index WCU per edit made alone (each indexed before the next is written)', editsCell(single)],
+    ...shrinkRows(
+      'shortens an item (cut: the terms whose tf rose, the item into the shrunk set)',
+      'cuts',
+      cut,
+    ),
+    ...shrinkRows('takes an item below its norm (halved)', 'halvings', halving),
+  ];
+}
+
+/** The rows of one shortening edit: made alone, then a set of them compacted. */
+function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
+  const compaction = run?.compaction;
+  return [
+    [`index WCU per edit that ${what}, made alone (the same items)`, editsCell(run?.alone)],
+    [
+      `the shrunk set of ${plural} compacted: items, WCU (RCU) an item, seconds`,
+      compaction
+        ? `${compaction.count}, ${fmt(compaction.index.wcu)} (${fmt(compaction.index.rcu)}), ${fmt(compaction.seconds)} s; ${fmt(compaction.index.docWcu)} an item the doc records`
+        : '—',
+    ],
+    [`… the ${plural} that filled it, in bursts of ${FILL_BURST}: WCU an edit`, fmt(compaction?.edits.wcu)],
+    [
+      `**an edit that ${what.split(' (')[0]} alone, its compaction included** (WCU)`,
+      compaction && run?.alone ? `**${fmt(run.alone.index.wcu + compaction.index.wcu)}**` : '—',
+    ],
+  ];
+}
+
+/** The run's table. */
+function rows(c: Measured) {
+  const hot = c.hotKeys[0];
+  const stream = c.consumer;
+  return [
+    ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
+    ['wall time, first create → index settled (s)', fmt(c.seconds)],
+    ['**items/s** (indexed ÷ wall time)', `**${fmt(c.itemsPerSecond, 2)}**`],
+    [`… of which writing the items (s; ${WRITERS} writers)`, fmt(c.writeSeconds)],
+    ['index settled after the last item was written (s)', fmt(c.seconds - c.writeSeconds)],
+    ['index requests per new item', fmt(c.index.requests)],
+    [
+      "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
+      c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
+    ],
+    [
+      'index WCU per new item (AWS rule; DynamoDB Local reported)',
+      `${fmt(c.index.wcu)} (${fmt(c.index.reportedWcu)})`,
+    ],
+    [
+      "of which the term dictionary's index writes / the doc records",
+      `${fmt(c.index.dictionaryWcu)} / ${fmt(c.index.docWcu)}`,
+    ],
+    ['index RCU per new item', fmt(c.index.rcu)],
+    ...editRows(c),
+    ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
+    [
+      'ingest ceiling at 1,000 WCU/s on that key (items/s)',
+      hot ? `${fmt(1_000_000 / hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—',
+    ],
+    ['machine load average (1 min) at start / end', c.loadAverage.map((x) => fmt(x)).join(' / ')],
+    [
+      'stream: batches (item records in each), records read (item records)',
+      `${fmt(stream.batches, 0)} (${stream.sizes.map((n) => fmt(n, 0)).join(' + ')}), ${fmt(stream.records, 0)} (${fmt(stream.itemRecords, 0)})${stream.retries ? `; ${stream.retries} retried` : ''}`,
+    ],
+    [
+      "stream: event bytes per item record (the creates'; Lambda hands a function 6 MB at most)",
+      fmt(stream.bytes / Math.max(1, stream.itemRecords), 0),
+    ],
+  ];
+}
+
+const writes = (await loadCranfield()).docs.map(cranfieldWrite);
+const c = await withDynamoDb([TABLE], ({ endpoint, raw }) => measure(endpoint, raw, writes));
+const markdown = `${table(['', 'cranfield'], rows(c))}
 
 Hottest keys, per 1,000 items ingested:
 

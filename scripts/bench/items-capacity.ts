@@ -1,13 +1,14 @@
 // `npm run bench:capacity`: the items' capacity and cost model and the index's ingest ceiling on AWS, from DynamoDB's
-// documented limits, rules and prices and bench:write-model's replay of the writer: a model, not a measurement.
-import { readFileSync } from 'node:fs';
+// documented limits, rules and prices and bench:ingest's figures a new item: a model, not a measurement.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as v from 'valibot';
 import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import { ItemWriteSchema } from '../../lib/items/schema.ts';
-import { STATS_SHARDS } from '../../lib/search/format/keys.ts';
+import { STATS_SHARDS } from '../../lib/search/index.ts';
 import { recordBytes } from './capacity.ts';
-import { hottestIndex, hottestTerm, replayIngest } from './write-model.ts';
+import { RESULTS_DIR } from './common.ts';
 
 const [KEY_WCU, KEY_RCU, HEADROOM, TARGET, MAX_LEASE, PAGE] = [1000, 3000, 0.5, 10_000, 100, 100];
 /** $ per million: write and read request units, Lambda requests, API Gateway and CloudFront requests; $ a GB-s. */
@@ -70,45 +71,46 @@ Cost per million (DynamoDB on demand + Lambda ${LAMBDA_MS} ms at 1 GB + API Gate
 ${usd(idemCreateCost)} with an Idempotency-Key; list pages ${usd(listCost)} uncached; a page served by CloudFront
 ${usd(PRICE.cdn)} (and nothing at the origin).`);
 
-// The index's ingest ceiling: the writer (lib/search/write/indexer.ts) works a batch in phases of rounds of at most
-// CONCURRENCY requests, a round about one request's latency: the items (100 keys a call) and doc records (four calls
-// at a time) read, a write-ahead Put a doc, the tails read (four calls at a time), a write a term, a commit per 99
-// docs. A key takes 1,000 WCU/s; the counts' parts take their commits' transactions one at a time.
-const [INGEST_SIZE, CONCURRENCY, LATENCY_MS, FACTORS] = [10_000, 32, [5, 10], [1, 2, 4, 10]];
+// The index's ingest ceiling: a batch's requests go CONCURRENCY at a time, a round about one request's latency; a key
+// takes 1,000 WCU/s; the counts' parts take their commits' transactions (one per 99 docs) one at a time. Its inputs
+// are bench:ingest's measured figures a new item (its latest result).
+const [CONCURRENCY, LATENCY_MS, FACTORS] = [32, [5, 10], [1, 2, 4, 10]];
+const ingestFile = join(RESULTS_DIR, 'ingest.json');
 const fmt = (n: number) => en(Math.round(n));
-const ingestRows = [1000, 100].map((batch) => {
-  const tally = replayIngest([INGEST_SIZE], batch).get(INGEST_SIZE);
-  if (!tally) throw new Error('the write model measured nothing');
-  const terms = tally.terms / tally.batches;
-  const rounds =
-    Math.ceil(batch / 100) +
-    Math.ceil(batch / CONCURRENCY) +
-    Math.ceil(terms / 400) +
-    Math.ceil(terms / CONCURRENCY) +
-    Math.ceil(batch / 99);
-  const [[term, termWcu], [index, indexWcu]] = [hottestTerm(tally), hottestIndex(tally)];
-  const perItem = (value: number) => value / tally.items;
-  const rate = (latency: number) => batch / ((rounds * latency) / 1000);
-  // Each of STATS_SHARDS parts held about two requests' time a commit; the parts share the partition STATS.
-  const statsCap = (latency: number) =>
-    Math.min(
-      STATS_SHARDS / (perItem(tally.statsTransactions) * ((2 * latency) / 1000)),
-      KEY_WCU / (2 * perItem(tally.statsTransactions)),
-    );
-  const keyCaps = `\`T#${term}\` ${fmt(KEY_WCU / perItem(termWcu))}; \`${index}\` ${fmt(KEY_WCU / perItem(indexWcu))}`;
-  return `| ${batch} | ${perItem(tally.wcu).toFixed(1)} | ${perItem(tally.requests).toFixed(2)} | ${rounds} | ${LATENCY_MS.map((l) => fmt(rate(l))).join(' / ')} | ${FACTORS.map((p) => fmt(p * rate(LATENCY_MS[1] ?? 10))).join(' | ')} | ${keyCaps} | ${LATENCY_MS.map((l) => fmt(statsCap(l))).join(' / ')} |`;
-});
+type Measured = {
+  label: string;
+  index: { wcu: number; requests: number };
+  hotKeys: { key: string; wcuPer1000: number }[];
+};
 
-console.log(`
+function ceilingRow(batch: number, measured: Measured): string {
+  const rounds = Math.ceil((batch * measured.index.requests) / CONCURRENCY);
+  const rate = (latency: number) => batch / ((rounds * latency) / 1000);
+  const commitsPerItem = Math.ceil(batch / 99) / batch;
+  // Each part held about two requests' time a commit; the parts share the partition STATS.
+  const statsCap = (latency: number) =>
+    Math.min(STATS_SHARDS / (commitsPerItem * ((2 * latency) / 1000)), KEY_WCU / (2 * commitsPerItem));
+  const hot = measured.hotKeys[0];
+  const keyCap = hot ? `\`${hot.key}\` ${fmt((KEY_WCU * 1000) / hot.wcuPer1000)}` : '—';
+  const rates = FACTORS.map((p) => fmt(p * rate(LATENCY_MS[1] ?? 10))).join(' | ');
+  return `| ${batch} | ${measured.index.wcu.toFixed(1)} | ${measured.index.requests.toFixed(2)} | ${rounds} | ${LATENCY_MS.map((l) => fmt(rate(l))).join(' / ')} | ${rates} | ${keyCap} | ${LATENCY_MS.map((l) => fmt(statsCap(l))).join(' / ')} |`;
+}
+
+if (!existsSync(ingestFile))
+  console.log("\nThe ingest ceiling takes bench:ingest's figures: run `npm run bench:ingest` first.");
+else {
+  const measured: Measured = JSON.parse(readFileSync(ingestFile, 'utf8')).data.collections[0];
+  console.log(`
 ### The index's ingest ceiling (AWS, a model)
 
-Replayed writer: ${en(INGEST_SIZE)} synthetic items created in id order (\`npm run bench:write-model\`'s replay); ${CONCURRENCY} requests in flight;
-a round of requests takes one request's latency (${LATENCY_MS.join(' or ')} ms). Per stream shard, parallelizationFactor P runs P batches
+Measured a new item by \`npm run bench:ingest\` (${measured.label}): index WCU and requests; ${CONCURRENCY} requests in flight, a round
+of requests takes one request's latency (${LATENCY_MS.join(' or ')} ms). Per stream shard, parallelizationFactor P runs P batches
 at once (a backlog keeps each full).
 
-| batch | index WCU per item | requests per item | rounds per batch | one batch's items/s (${LATENCY_MS.join(' / ')} ms) | ${FACTORS.map((p) => `P = ${p}`).join(' | ')} (items/s a shard, ${LATENCY_MS[1]} ms) | hottest keys' ceilings (items/s) | the counts' ceiling (${STATS_SHARDS} parts; items/s, ${LATENCY_MS.join(' / ')} ms) |
+| batch | index WCU per item | requests per item | rounds per batch | one batch's items/s (${LATENCY_MS.join(' / ')} ms) | ${FACTORS.map((p) => `P = ${p}`).join(' | ')} (items/s a shard, ${LATENCY_MS[1]} ms) | hottest key's ceiling (items/s) | the counts' ceiling (${STATS_SHARDS} parts; items/s, ${LATENCY_MS.join(' / ')} ms) |
 |---|---|---|---|---|${FACTORS.map(() => '---').join('|')}|---|---|
-${ingestRows.join('\n')}
+${[1000, 100].map((batch) => ceilingRow(batch, measured)).join('\n')}
 
 A shard's consumer ingests the column of its parallelizationFactor; the table's stream has a shard per partition, and
 the hottest keys and the counts bound the whole table whatever the number of shards.`);
+}

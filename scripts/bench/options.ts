@@ -1,7 +1,6 @@
 // `npm run bench:options`: what the search options of contract §8 cost on the bench:scale collections, each fixed
 // query plain and with each option, interleaved across sizes and variants.
-import { expandQuery } from '../../lib/search/read/expand.ts';
-import type { RetrieveInput } from '../../lib/search/read/retrieve.ts';
+import { expandQuery, type RetrieveInput } from '../../lib/search/index.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, max, mean, ms, pairedRatio, quantile, series, writeResult } from './common.ts';
 import { benchQueries } from './synthetic.ts';

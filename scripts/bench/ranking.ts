@@ -2,10 +2,15 @@
 // misspelled (seeded), ranked in memory as POST /retrieve ranks; and known-item MRR@10 against wink-bm25-text-search.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDictionaryTerm } from '../../lib/search/format/keys.ts';
-import { dictionaryInMemory, expandQuery } from '../../lib/search/read/expand.ts';
-import { indexInMemory } from '../../lib/search/read/rank.ts';
-import { createTokenizer, indexTerms, itemText } from '../../lib/search/text/tokenizer.ts';
+import {
+  createTokenizer,
+  dictionaryInMemory,
+  expandQuery,
+  indexInMemory,
+  indexTerms,
+  isExactForm,
+  itemText,
+} from '../../lib/search/index.ts';
 import { envNumber, prng, ROOT } from './common.ts';
 import { cranfieldWrite, evaluate, loadCranfield } from './cranfield.ts';
 import { winkEngine } from './wink.ts';
@@ -51,7 +56,7 @@ function indexed(docs: readonly { id: number; text: string }[]) {
   const terms = docs.map(({ id, text }) => ({ id, ...indexTerms(text) }));
   const df = new Map<string, number>();
   for (const { tokens } of terms)
-    for (const term of new Set(tokens)) if (isDictionaryTerm(term)) df.set(term, (df.get(term) ?? 0) + 1);
+    for (const term of new Set(tokens)) if (!isExactForm(term)) df.set(term, (df.get(term) ?? 0) + 1);
   const [rank, dictionary] = [indexInMemory(terms), dictionaryInMemory(df)];
   /** The ids of the top `depth` for `query` with `options`. */
   return async (query: string, depth: number, options: { prefix?: boolean; typos?: 0 | 1 | 2 } = {}) => {

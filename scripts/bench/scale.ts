@@ -1,7 +1,6 @@
 // `npm run bench:scale`: retrieval over the synthetic collections as they grow, every answer checked against
 // exhaustive BM25, and latency with every size served at once.
-import { indexInMemory } from '../../lib/search/read/rank.ts';
-import { itemText, tokenize } from '../../lib/search/text/tokenizer.ts';
+import { indexInMemory, itemText, tokenize } from '../../lib/search/index.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, max, mean, min, ms, quantile, series, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
@@ -147,8 +146,6 @@ const markdown = `\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)
 | items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | blocks read | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) | exact: blocks |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-
-![retrieval latency against collection size](benchmarks/retrieval.svg)
 
 p50 at ${lastSize} ÷ p50 at ${en(first?.size)}: **${f(latencyRatio, 2)}** (budget ≤ 2: ${latencyRatio <= 2 ? 'met' : '**not met**'}).
 Read units per fixed query: at most ${f(ceiling)} at any size${growth}.

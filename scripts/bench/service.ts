@@ -89,7 +89,6 @@ export async function startBenchStack() {
       signal: AbortSignal.timeout(60_000),
     });
   return {
-    baseUrl: stack.baseUrl,
     editor: token('editor'),
     reader: token('reader'),
     post,

@@ -5,16 +5,7 @@ import { mapLimit } from '../../lib/concurrency.ts';
 import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
-import { BLOCK_CAPACITY, type BlockPosting } from '../../lib/search/format/blocks.ts';
-import { docKey, homeOf, statsKey, termPk } from '../../lib/search/format/keys.ts';
-import { analyze, stored } from '../../lib/search/write/indexer.ts';
-import {
-  appendedTerm,
-  homeItem,
-  postingsOf,
-  sealedItem,
-  type Tail,
-} from '../../lib/search/write/postings.ts';
+import { bulkIndexRecords } from '../../lib/search/index.ts';
 import { prng } from './common.ts';
 
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
@@ -90,7 +81,7 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, rec
 
 /**
  * Writes items 1 … size into an empty table as the repository and the indexer leave them, created and indexed in id
- * order: items, doc records, each term's tail, sealed blocks and directory pages, the counts and the id counter.
+ * order: the items, the index's records (`bulkIndexRecords`) and the id counter.
  */
 export async function bulkLoad(
   client: DynamoDBDocumentClient,
@@ -99,39 +90,15 @@ export async function bulkLoad(
   {
     timestamp = '2026-01-01T00:00:00.000Z',
     concurrency = 6,
-    blockCapacity = BLOCK_CAPACITY,
+    blockCapacity,
   }: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
 ): Promise<{ records: number }> {
-  const terms = new Map<string, BlockPosting[]>();
-  const records: Record<string, unknown>[] = [];
-  let totalLength = 0;
-  for (let id = 1; id <= size; id++) {
-    const item = syntheticItem(id, timestamp);
-    const indexed = analyze(item);
-    records.push(toRecord(item), { ...docKey(item.id), ...stored(indexed), rev: 2 });
-    for (const { term, tf, dl } of postingsOf(item.id, indexed).values()) {
-      const postings = terms.get(term) ?? [];
-      terms.set(term, postings);
-      postings.push({ id, tf, dl });
-    }
-    totalLength += indexed.dl;
-  }
-  const homes = new Map<string, Map<string, Tail>>();
-  for (const [term, postings] of terms) {
-    // Ids ascend, so the writer's records are those of appends, whatever its batches were (appendedTerm).
-    const { tail, sealed, pages } = appendedTerm(postings, blockCapacity);
-    homes.set(homeOf(term), (homes.get(homeOf(term)) ?? new Map()).set(term, tail));
-    records.push(...sealed.map((block) => sealedItem(term, block)));
-    for (const [sk, entries] of pages) records.push({ pk: termPk(term), sk, ...entries });
-  }
-  // Each home record with its stem's tail and its forms' (keys.ts homeOf), the version its stem's had.
-  for (const [home, tails] of homes)
-    records.push(homeItem(home, tails, Math.max(...[...tails.values()].map((tail) => tail.v))));
-  // One commit per item, as items indexed one at a time, all counted in the counts' first part.
-  records.push(
-    { ...statsKey(0), docs: size, len: totalLength, commits: size },
+  const items = Array.from({ length: size }, (_, i) => syntheticItem(i + 1, timestamp));
+  const records = [
+    ...items.map(toRecord),
+    ...bulkIndexRecords(items, blockCapacity),
     { ...COUNTER_KEY, value: size },
-  );
+  ];
   const batches = Array.from({ length: Math.ceil(records.length / 200) }, (_, i) =>
     records.slice(i * 200, (i + 1) * 200),
   );

@@ -4,8 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createVerifiedTokenCache } from '../../lib/auth/token-cache.ts';
-import { createTokenVerifier } from '../../lib/auth/verifier.ts';
 import { createIdAllocator } from '../../lib/items/ids.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
@@ -17,7 +15,6 @@ import {
   ms,
   quantile,
   raisePriority,
-  timed,
   verdictOf,
   writeResult,
 } from './common.ts';
@@ -50,8 +47,7 @@ await withLocalService(async (service) => {
   const reusedTokenEvent = createEvent(service.token('editor'));
   // A new token every request, each verified in full.
   const fresh = (count: number) => Array.from({ length: count }, () => service.token('editor'));
-  const freshEvents = fresh(2 * (WARMUP + N)).map(createEvent);
-  const freshForRaw = fresh(WARMUP + N);
+  const freshEvents = fresh(WARMUP + N).map(createEvent);
 
   const rawGet = () => client.send(new GetCommand({ TableName, Key: itemKey(itemId), ConsistentRead: true }));
   // What create-item sends without an Idempotency-Key: a conditional PutItem, and an ADD on the counter a lease.
@@ -74,18 +70,7 @@ await withLocalService(async (service) => {
     const Item = toRecord({ id, ...SAMPLE_ITEM, createdAt: now, updatedAt: now, version: 1 });
     await client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
   };
-  // An RS256 verification of a new token in full (no verified-token cache).
-  const verifier = createTokenVerifier({
-    userPoolId: service.issuer.meta.userPoolId,
-    clientId: service.issuer.meta.clientId,
-    jwks: service.issuer.jwks,
-    cache: createVerifiedTokenCache(0),
-  });
-  let [rawTokens, freshTokens] = [0, 0];
-  const rawCreateWithToken = async () => {
-    await verifier.verify(freshForRaw[rawTokens++ % freshForRaw.length] ?? '');
-    await rawCreate();
-  };
+  let freshTokens = 0;
   const createWithFreshToken = () =>
     invoke(createItem, freshEvents[freshTokens++ % freshEvents.length] ?? reusedTokenEvent, 201);
 
@@ -101,21 +86,6 @@ await withLocalService(async (service) => {
       rawCreate,
     ],
     ['create-item fresh token', newToken, createWithFreshToken, rawCreateCalls, rawCreate],
-    [
-      'create-item fresh token vs token + raw',
-      newToken,
-      createWithFreshToken,
-      'RS256 verification of a new token (aws-jwt-verify) + the same raw calls',
-      rawCreateWithToken,
-    ],
-    // Not a budget: what the verification alone adds to the raw calls.
-    [
-      'verification floor',
-      '(floor) RS256 verification of a new token + the raw calls',
-      rawCreateWithToken,
-      rawCreateCalls,
-      rawCreate,
-    ],
   ] as const;
   // One row at a time, as a Lambda instance runs one function; within a row the two sides alternate.
   const rows: string[] = [];
@@ -127,8 +97,9 @@ await withLocalService(async (service) => {
       { call: rawCall, times: rawTimes },
     ];
     await alternating(WARMUP + N, sides, async (side, i) => {
-      const ms = await timed(side.call);
-      if (i >= WARMUP) side.times.push(ms);
+      const begin = performance.now();
+      await side.call();
+      if (i >= WARMUP) side.times.push(performance.now() - begin);
     });
     const h = { p50: quantile(handlerTimes, 0.5), p99: quantile(handlerTimes, 0.99) };
     const r = { p50: quantile(rawTimes, 0.5), p99: quantile(rawTimes, 0.99) };
@@ -139,10 +110,10 @@ await withLocalService(async (service) => {
       iterations,
       (sample) => (median(sample.map((x) => x.handler)) / median(sample.map((x) => x.raw)) - 1) * 100,
     );
-    const verdict = key === 'verification floor' ? 'n/a' : verdictOf(interval, 10);
+    const verdict = verdictOf(interval, 10);
     data[key] = { handler: h, raw: r, overheadPercent: overhead, overheadInterval: interval, verdict };
     rows.push(
-      `| ${name} | ${ms(h.p50)} | ${ms(h.p99)} | ${raw} | ${ms(r.p50)} | ${ms(r.p99)} | ${overhead.toFixed(1)} % (${interval.map((x) => x.toFixed(1)).join(' to ')}) | ${verdict === 'met' || verdict === 'n/a' ? verdict : `**${verdict}**`} |`,
+      `| ${name} | ${ms(h.p50)} | ${ms(h.p99)} | ${raw} | ${ms(r.p50)} | ${ms(r.p99)} | ${overhead.toFixed(1)} % (${interval.map((x) => x.toFixed(1)).join(' to ')}) | ${verdict === 'met' ? verdict : `**${verdict}**`} |`,
     );
   }
   const markdown = `${N} invocations each after ${WARMUP} unmeasured, nice ${PRIORITY}; milliseconds; 95 % bootstrap intervals.
