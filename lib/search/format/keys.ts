@@ -185,4 +185,3 @@ export const dictionaryEntry = (term: string, df: number) => {
 /** 0..999999, larger = stronger: the BM25 saturation at the reference length, quantized (rounded up). */
 export const impactOf = (saturationAtReference: number): number =>
   Math.min(999_999, Math.ceil(saturationAtReference * 1_000_000));
-

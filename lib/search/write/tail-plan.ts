@@ -25,7 +25,7 @@ export function relisted(
 }
 
 /**
- * The pure step of a tail write (the writer sends it, bench:write-model costs it): what `tail` (undefined: none yet)
+ * The pure step of a tail write (the writer sends it): what `tail` (undefined: none yet)
  * becomes with `change`, and the full blocks it seals from its oldest postings (sealTail), with exact maxima.
  */
 export function planTail(
@@ -64,7 +64,7 @@ export type PlannedTail = ReturnType<typeof planTail>;
 /**
  * The records of a term whose postings are appended in id order from an empty index, whatever the batches: full
  * blocks sealed from the oldest (sealTail), the rest in the tail, each sealed block's maximum in its directory page.
- * What the writer produces for appends, computed at once (the benchmark's bulk loader writes it).
+ * What the writer produces for appends, computed at once (write/bulk.ts loads a collection with it).
  */
 export function appendedTerm(
   postings: readonly BlockPosting[],

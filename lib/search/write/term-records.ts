@@ -58,7 +58,7 @@ export const formEntry = (tail: Tail) => ({
 export const ownFields = ({ pk: _pk, sk: _sk, v: _v, ...own }: Record<string, unknown>) => own;
 /**
  * A home record (keys.ts `homeOf`) holding the tails `tails` (its stem's, under its own name, and its forms'), at
- * version `v`: what the writer puts, computed at once (the bulk loader and the write model build it).
+ * version `v`: what the writer puts, computed at once (write/bulk.ts builds it).
  */
 export function homeItem(home: string, tails: ReadonlyMap<string, Tail>, v: number) {
   const forms = Object.fromEntries(
