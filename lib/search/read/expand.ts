@@ -141,8 +141,8 @@ async function mayBeWhole(typedLength: number, typed: string | undefined, dictio
  * full, and the less of it typed the lower ("aer" → "aerodynam": 3/9). A last word of WHOLE_WORD_MIN_LENGTH code
  * points or more whose stem is indexed may be whole ("mode", not yet "model"): its completions weigh a tenth of
  * that, so they rank after the items that hold the word and do not displace them (a whole query with `prefix` would
- * otherwise score below the same query without it). Measured on Cranfield as typed and whole: BENCHMARKS.md, Ranking
- * with `prefix` and `typos`.
+ * otherwise score below the same query without it). Measured on Cranfield as typed and whole, with `prefix` and
+ * `typos`: BENCHMARKS.md, Ranking quality.
  */
 export function completionWeight(typed: number, completion: number, whole = false): number {
   const share = Math.min(1, typed / Math.max(1, completion));
