@@ -18,6 +18,10 @@ export default defineConfig({
     },
     testTimeout: 30_000,
     hookTimeout: 180_000,
+    // Three test files at a time, even on 2 cores (vitest's default there is one): the integration and E2E files
+    // spend most of their time waiting on DynamoDB Local and serverless-offline, so a unit file's CPU work fills the
+    // wait.
+    maxWorkers: 3,
     projects: [
       // Pure logic: needs nothing running, no Java and no ../shared (`npm run test:unit`).
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
@@ -27,7 +31,13 @@ export default defineConfig({
       // so that those stacks do not take the 2 cores from the stack project's concurrency tests.
       {
         extends: true,
-        test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'], sequence: { groupOrder: 1 } },
+        // Its two files (three stacks in all) side by side: they wait on their stacks' start-up more than they compute.
+        test: {
+          name: 'scripts',
+          include: ['test/scripts/**/*.test.ts'],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
+        },
       },
       // DynamoDB Local and serverless-offline, started once on free ports by the global setup.
       {
