@@ -19,23 +19,44 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 180_000,
     projects: [
+      // Two files at a time (vitest's default on 2 cores is one): the unit files' CPU work fills the integration
+      // files' waits on DynamoDB Local. The E2E and script files run after them, one at a time as before: their
+      // time bounds (the index settling within seconds, API Gateway's time-out) hold on a machine that nothing else
+      // loads.
       // Pure logic: needs nothing running, no Java and no ../shared (`npm run test:unit`).
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2 } },
       // Pure logic on the evaluation data in ../shared (the Cranfield collection).
-      { extends: true, test: { name: 'data', include: ['test/data/**/*.test.ts'] } },
-      // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs. Run after the others,
-      // so that those stacks do not take the 2 cores from the stack project's concurrency tests.
-      {
-        extends: true,
-        test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'], sequence: { groupOrder: 1 } },
-      },
-      // DynamoDB Local and serverless-offline, started once on free ports by the global setup.
+      { extends: true, test: { name: 'data', include: ['test/data/**/*.test.ts'], maxWorkers: 2 } },
+      // The service's modules in-process on DynamoDB Local, started once on a free port by the global setup.
       {
         extends: true,
         test: {
-          name: 'stack',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          maxWorkers: 2,
+        },
+      },
+      // Over HTTP: DynamoDB Local, the stream consumer and serverless-offline, started once on free ports.
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
+        },
+      },
+      // `npm start` and `npm run seed` as a user runs them: each starts the stacks it needs. Run last, so that those
+      // stacks do not take the 2 cores from the other projects' concurrency tests.
+      {
+        extends: true,
+        test: {
+          name: 'scripts',
+          include: ['test/scripts/**/*.test.ts'],
+          sequence: { groupOrder: 2 },
+          maxWorkers: 1,
         },
       },
     ],

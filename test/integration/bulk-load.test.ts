@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
 import { STATS_PK, statsKey, sumCounts } from '../../lib/search/format/keys.ts';
@@ -23,15 +23,21 @@ const records = async (table: Table) => {
 // The benchmarks' collections are bulk-loaded (scripts/bench/synthetic.ts) with the records the posting writer leaves
 // after appends (appendedTerm); they must be exactly those the repository and the indexer write, item by item.
 describe("the benchmark's bulk loader", () => {
-  it.each([BLOCK_CAPACITY, 4])(
+  // The two block sizes at once, and in each the bulk load beside the items' own writes: each waits on DynamoDB
+  // Local's replies, not on the CPU.
+  it.concurrent.for([BLOCK_CAPACITY, 4])(
     'writes the records the repository and the indexer write (blocks of %i)',
-    async (blockCapacity) => {
+    // Thirty items written and indexed one at a time in each: 10-20 s on a quiet machine, past 30 s under a suite's
+    // load.
+    { timeout: 180_000 },
+    async (blockCapacity, { expect }) => {
       const timestamp = '2026-01-01T00:00:00.000Z';
       const [real, bulk] = [await freshTable(), await freshTable()];
       // One id a lease: the counter then ends at the item count, as the bulk loader writes it (a larger lease's
       // unused ids would move it past, by how fast the leases went).
       const items = createItemRepository({ ...real, now: () => new Date(timestamp), maxLease: 1 });
       const indexer = createIndexer({ ...real, items, blockCapacity });
+      const loaded = bulkLoad(bulk.client, bulk.tableName, 30, { timestamp, blockCapacity });
       for (let id = 1; id <= 30; id++) {
         const {
           id: _id,
@@ -43,7 +49,7 @@ describe("the benchmark's bulk loader", () => {
         expect((await items.create(fields)).id).toBe(id);
         await indexer.reindexItem(id);
       }
-      await bulkLoad(bulk.client, bulk.tableName, 30, { timestamp, blockCapacity });
+      await loaded;
       const written = await records(real);
       expect(await records(bulk)).toStrictEqual(written);
       // Not vacuous: at blocks of 4, tails sealed blocks (sealed blocks and directory pages are among the records).
@@ -52,7 +58,5 @@ describe("the benchmark's bulk loader", () => {
         expect(written.some((r) => r.includes('"sk":"X#'))).toBe(true);
       }
     },
-    // Sixty items written and indexed one at a time: 10-20 s on a quiet machine, past 30 s under a suite's load.
-    180_000,
   );
 });
