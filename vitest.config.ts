@@ -24,7 +24,12 @@ export default defineConfig({
       // time bounds (the index settling within seconds, API Gateway's time-out) hold on a machine that nothing else
       // loads.
       // Pure logic: needs nothing running, no Java and no ../shared (`npm run test:unit`).
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2 } },
+      // One module cache for all of them (isolate: false): loading the service's modules again for every file took
+      // most of the project's time.
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2, isolate: false },
+      },
       // Pure logic on the evaluation data in ../shared (the Cranfield collection).
       { extends: true, test: { name: 'data', include: ['test/data/**/*.test.ts'], maxWorkers: 2 } },
       // The service's modules in-process on DynamoDB Local, started once on a free port by the global setup.

@@ -6,9 +6,11 @@ import type { ApiResult } from '../../../lib/http/types.ts';
 import { createIssuer, mintToken } from '../../../scripts/local/issuer.ts';
 import { apiGatewayEvent, context } from './events.ts';
 
-// The route's metrics are the process's own; here they stay off stdout.
+// The route's metrics are the process's own; here they stay off stdout. They read the variable once, when the
+// module is first loaded, so it is put back at once: the unit files share one module cache (isolate: false).
 vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
 const { httpRoute } = await import('../../../lib/http/route.ts');
+vi.unstubAllEnvs();
 
 const issuer = createIssuer();
 const verifier = createTokenVerifier({
