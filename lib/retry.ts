@@ -51,11 +51,14 @@ export async function retry<T>(attempt: (n: number) => Promise<T>, policy: Retry
       if (!verdict) throw error;
       failure = { error };
     }
-    if (n >= attempts || Date.now() - started > budgetMs) {
-      if (policy.exhausted) throw policy.exhausted();
-      if (failure) throw failure.error;
-      throw new Error(`Still unfinished after ${n} attempts`);
-    }
+    if (n >= attempts || Date.now() - started > budgetMs) throw exhaustion(policy, failure, n);
     if (verdict !== 'at once') await sleep(backoffDelay(n, backoff, policy.random));
   }
+}
+
+/** What `retry` throws when attempts or time run out after `n` attempts, `failure` the last one's error if any. */
+function exhaustion<T>(policy: RetryPolicy<T>, failure: { error: unknown } | undefined, n: number): unknown {
+  if (policy.exhausted) return policy.exhausted();
+  if (failure) return failure.error;
+  return new Error(`Still unfinished after ${n} attempts`);
 }

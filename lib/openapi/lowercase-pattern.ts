@@ -15,43 +15,87 @@ class UnsupportedPatternError extends Error {
 
 /** The pattern an input must match so that its lowercase form matches `source`; throws when it cannot say. */
 export function lowercaseInputPattern(source: string): string {
-  const fail = (reason: string): never => {
-    throw new UnsupportedPatternError(source, reason);
-  };
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const char = source.charAt(i);
-    if (char.charCodeAt(0) > 0x7f) fail('non-ASCII characters');
-    if (char === '\\') {
-      const next = source.charAt(i + 1);
-      if (UNSUPPORTED_ESCAPES.has(next)) fail(`the escape \\${next}`);
-      out += `\\${next}`;
-      i++;
-      continue;
-    }
-    if (UPPER.test(char)) fail('an uppercase letter never matches a lowercased input');
-    if (inClass) {
-      const end = source.charAt(i + 2);
-      if (source.charAt(i + 1) === '-' && end !== ']' && end !== '') {
-        const isLetters = LOWER.test(char) && LOWER.test(end);
-        if (!isLetters && (LOWER.test(char) || LOWER.test(end))) fail(`the range ${char}-${end}`);
-        out += isLetters ? `${char}-${end}${char.toUpperCase()}-${end.toUpperCase()}` : `${char}-${end}`;
-        i += 2;
-      } else {
-        if (char === ']') inClass = false;
-        out += LOWER.test(char) ? `${char}${char.toUpperCase()}` : char;
-      }
-    } else if (char === '[') {
-      inClass = true;
-      out += char;
-      // A leading `^` negates the class; it is not a character of it.
-      if (source.charAt(i + 1) === '^') out += source.charAt(++i);
-    } else if (char === '(' && source.startsWith('?<', i + 1) && !/^[=!]/.test(source.charAt(i + 3))) {
-      fail('named groups');
-    } else {
-      out += LOWER.test(char) ? `[${char}${char.toUpperCase()}]` : char;
+  const scan = new PatternScan(source);
+  while (scan.i < source.length) scan.step();
+  return scan.out;
+}
+
+/**
+ * One left-to-right pass over a pattern. A letter means something else inside a character class (`[ab]` gets
+ * `[aAbB]`, a lone `a` gets `[aA]`), so the pass remembers whether it is inside one.
+ */
+class PatternScan {
+  readonly source: string;
+  /** The index of the next character to read. */
+  i = 0;
+  /** The pattern written so far. */
+  out = '';
+  inClass = false;
+
+  constructor(source: string) {
+    this.source = source;
+  }
+
+  /** Reads one character, or the escape, range or class opening it starts, and writes what it becomes. */
+  step(): void {
+    const char = this.source.charAt(this.i);
+    if (char.charCodeAt(0) > 0x7f) this.fail('non-ASCII characters');
+    // An escape comes first: `\D`, `\W`, `\S` and `\B` are uppercase but are classes or assertions, not letters.
+    if (char === '\\') this.escape();
+    else if (UPPER.test(char)) this.fail('an uppercase letter never matches a lowercased input');
+    else if (this.inClass) this.inClassMember(char);
+    else this.outsideClass(char);
+  }
+
+  private escape(): void {
+    const next = this.source.charAt(this.i + 1);
+    if (UNSUPPORTED_ESCAPES.has(next)) this.fail(`the escape \\${next}`);
+    this.write(`\\${next}`, 2);
+  }
+
+  private inClassMember(char: string): void {
+    const end = this.source.charAt(this.i + 2);
+    if (this.source.charAt(this.i + 1) === '-' && end !== ']' && end !== '') this.range(char, end);
+    else {
+      if (char === ']') this.inClass = false;
+      this.write(LOWER.test(char) ? `${char}${char.toUpperCase()}` : char, 1);
     }
   }
-  return out;
+
+  /** A range of letters gets its uppercase twin; one that mixes letters with other characters cannot. */
+  private range(first: string, last: string): void {
+    const isLetters = LOWER.test(first) && LOWER.test(last);
+    if (!isLetters && (LOWER.test(first) || LOWER.test(last))) this.fail(`the range ${first}-${last}`);
+    this.write(
+      isLetters ? `${first}-${last}${first.toUpperCase()}-${last.toUpperCase()}` : `${first}-${last}`,
+      3,
+    );
+  }
+
+  private outsideClass(char: string): void {
+    if (char === '[') this.openClass();
+    else if (char === '(' && this.namedGroupAt(this.i)) this.fail('named groups');
+    else this.write(LOWER.test(char) ? `[${char}${char.toUpperCase()}]` : char, 1);
+  }
+
+  private openClass(): void {
+    this.inClass = true;
+    // A leading `^` negates the class; it is not a character of it.
+    if (this.source.charAt(this.i + 1) === '^') this.write('[^', 2);
+    else this.write('[', 1);
+  }
+
+  /** `(?<name>` opens a named group; `(?<=` and `(?<!` open lookbehinds. */
+  private namedGroupAt(i: number): boolean {
+    return this.source.startsWith('?<', i + 1) && !/^[=!]/.test(this.source.charAt(i + 3));
+  }
+
+  private write(text: string, consumed: number): void {
+    this.out += text;
+    this.i += consumed;
+  }
+
+  private fail(reason: string): never {
+    throw new UnsupportedPatternError(this.source, reason);
+  }
 }

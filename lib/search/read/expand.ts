@@ -3,7 +3,7 @@ import { dfRangeOfClass } from '../format/keys.ts';
 import { tokenize, words, wordTerms } from '../text/tokenizer.ts';
 import { completions } from './completions.ts';
 import { allowedEdits, corrections, TYPO_MIN_LENGTH } from './corrections.ts';
-import type { Dictionary } from './dictionary.ts';
+import type { ClassedTerm, Dictionary } from './dictionary.ts';
 
 export { completions, mostFrequent, PREFIX_MIN_LENGTH, PREFIX_TERMS } from './completions.ts';
 export {
@@ -73,38 +73,12 @@ export async function expandQuery(
   { prefix = false, typos = 0 }: ExpansionOptions,
   dictionary: Dictionary,
 ): Promise<ExpandedQuery> {
-  const weights = new Map<string, number>();
-  const origins = new Map<string, TermOrigin>();
-  const wordOf = new Map<string, string>();
-  /** Words per stem, and the stems that are a word as written (the stem of a word without an exact form). */
-  const counts = new Map<string, number>();
-  const written = new Set<string>();
-  for (const { term, exact } of wordTerms(query)) {
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-    weights.set(term, (weights.get(term) ?? 0) + (exact === undefined ? 1 : STEM_WEIGHT));
-    wordOf.set(term, term);
-    if (exact === undefined) written.add(term);
-    else {
-      weights.set(exact, (weights.get(exact) ?? 0) + 1);
-      wordOf.set(exact, term);
-      origins.set(exact, { kind: 'exact' });
-    }
-  }
-  for (const term of counts.keys()) origins.set(term, { kind: written.has(term) ? 'exact' : 'stem' });
-  const stems = new Set(counts.keys());
-  const offer = (term: string, weight: number, origin: TermOrigin, word: string) => {
-    if (stems.has(term) || (weights.get(term) ?? 0) >= weight) return;
-    weights.set(term, weight);
-    origins.set(term, origin);
-    wordOf.set(term, word);
-  };
-  const word = prefix ? lastWord(query) : undefined;
-  // The completions join the last word's own stem (when it is one: not a stopword), or a word of their own.
-  const typed = word === undefined ? undefined : tokenize(word)[0];
-  const typedLength = word === undefined ? 0 : [...word].length;
+  const terms = new QueryTerms(query);
+  const stems = new Set(terms.counts.keys());
+  const last = prefix ? typedLastWord(query) : undefined;
   const [completed, whole, corrected] = await Promise.all([
-    word === undefined ? [] : completions(dictionary, word),
-    mayBeWhole(typedLength, typed, dictionary),
+    last === undefined ? [] : completions(dictionary, last.word),
+    mayBeWhole(last, dictionary),
     Promise.all(
       [...stems].map(async (term) => ({
         term,
@@ -112,17 +86,88 @@ export async function expandQuery(
       })),
     ),
   ]);
-  const prefixWord = typed !== undefined && stems.has(typed) ? typed : '\u0000prefix';
-  const small = new Set<string>();
-  for (const { term, dfClass: c } of completed) {
-    offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, prefixWord);
-    if (c !== undefined && dfRangeOfClass(c).max < SMALL_DF && origins.get(term)?.kind === 'prefix')
-      small.add(term);
-  }
-  for (const { term: of, found } of corrected)
-    for (const { term, edits } of found)
-      offer(term, (counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
+  const small = terms.offerCompletions(completed, last, whole);
+  for (const { term: of, found } of corrected) terms.offerCorrections(of, found);
+  const { weights, origins, wordOf } = terms;
   return { weights, origins, wordOf, small };
+}
+
+/** The last word as typed, its stem (undefined for a stopword) and its length in code points. */
+interface TypedWord {
+  word: string;
+  stem: string | undefined;
+  length: number;
+}
+
+function typedLastWord(query: string): TypedWord | undefined {
+  const word = lastWord(query);
+  return word === undefined ? undefined : { word, stem: tokenize(word)[0], length: [...word].length };
+}
+
+/**
+ * A query's terms as they are gathered: the words as written first, then completions and corrections offered
+ * one by one, each kept only where it weighs more than what its term already has.
+ */
+class QueryTerms {
+  readonly weights = new Map<string, number>();
+  readonly origins = new Map<string, TermOrigin>();
+  readonly wordOf = new Map<string, string>();
+  /** Words per stem: the query's own stems, which no completion or correction displaces. */
+  readonly counts = new Map<string, number>();
+
+  /** The words as written: each stem, and beside it the exact form where stemming cut a suffix. */
+  constructor(query: string) {
+    /** The stems that are a word as written (the stem of a word without an exact form). */
+    const written = new Set<string>();
+    for (const { term, exact } of wordTerms(query)) {
+      this.counts.set(term, (this.counts.get(term) ?? 0) + 1);
+      this.weights.set(term, (this.weights.get(term) ?? 0) + (exact === undefined ? 1 : STEM_WEIGHT));
+      this.wordOf.set(term, term);
+      if (exact === undefined) written.add(term);
+      else {
+        this.weights.set(exact, (this.weights.get(exact) ?? 0) + 1);
+        this.wordOf.set(exact, term);
+        this.origins.set(exact, { kind: 'exact' });
+      }
+    }
+    for (const term of this.counts.keys())
+      this.origins.set(term, { kind: written.has(term) ? 'exact' : 'stem' });
+  }
+
+  /**
+   * Offers the last word's completions, and returns those whose df class makes them small (see
+   * ExpandedQuery.small).
+   */
+  offerCompletions(
+    completed: readonly ClassedTerm[],
+    last: TypedWord | undefined,
+    whole: boolean,
+  ): Set<string> {
+    // The completions join the last word's own stem (when it is one: not a stopword), or a word of their own.
+    const stem = last?.stem;
+    const word = stem !== undefined && this.counts.has(stem) ? stem : '\u0000prefix';
+    const typedLength = last?.length ?? 0;
+    const small = new Set<string>();
+    for (const { term, dfClass: c } of completed) {
+      this.offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, word);
+      if (c !== undefined && dfRangeOfClass(c).max < SMALL_DF && this.origins.get(term)?.kind === 'prefix')
+        small.add(term);
+    }
+    return small;
+  }
+
+  /** Offers the corrections `found` of the query's stem `of`, weighted by its count and their edits. */
+  offerCorrections(of: string, found: readonly { term: string; edits: number }[]): void {
+    for (const { term, edits } of found)
+      this.offer(term, (this.counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
+  }
+
+  private offer(term: string, weight: number, origin: TermOrigin, word: string): void {
+    if (this.counts.has(term) || (this.weights.get(term) ?? 0) >= weight) return;
+    this.weights.set(term, weight);
+    this.origins.set(term, origin);
+    this.wordOf.set(term, word);
+  }
 }
 
 /** A typed last word this long whose stem is an indexed term may be a whole word (see completionWeight). */
@@ -130,10 +175,10 @@ export const WHOLE_WORD_MIN_LENGTH = TYPO_MIN_LENGTH;
 /** What a completion of a last word that may be whole weighs, times the share typed. */
 export const WHOLE_WORD_COMPLETION = 0.1;
 
-/** Whether the last word, typed `typedLength` code points long with stem `typed`, may be a whole word. */
-async function mayBeWhole(typedLength: number, typed: string | undefined, dictionary: Dictionary) {
-  if (typed === undefined || typedLength < WHOLE_WORD_MIN_LENGTH) return false;
-  return ((await dictionary.dfOf([typed])).get(typed) ?? 0) > 0;
+/** Whether the last word as typed may be a whole word. */
+async function mayBeWhole(last: TypedWord | undefined, dictionary: Dictionary) {
+  if (last?.stem === undefined || last.length < WHOLE_WORD_MIN_LENGTH) return false;
+  return ((await dictionary.dfOf([last.stem])).get(last.stem) ?? 0) > 0;
 }
 
 /**

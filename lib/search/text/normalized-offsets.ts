@@ -3,16 +3,18 @@
  * that a word found in the one can be shown in the other. Normalization changes lengths: the ligature `ﬁ` becomes
  * `fi`, `…` becomes `...`, `e` + U+0301 becomes `é`, `İ` lowercases to `i` + U+0307.
  *
- * The text is cut into units: a code point with the characters after it that normalization may join to it (see
- * JOINING). Each unit is normalized on its own, and the pieces must line up with the normalization of the whole
- * text; where one does not, the unit takes in the next until it does (a safeguard: the test of JOINING against
- * every code point says it never has to). Lowercasing is done on the whole normalized text, as the tokenizer does;
+ * The text is cut into units: a code point with the characters after it that normalization may join to it
+ * (text-units.ts). Each unit is normalized on its own, and the pieces must line up with the normalization of the
+ * whole text; where one does not, the unit takes in the next until it does (a safeguard: the test of the joining
+ * characters against every code point says it never has to). Lowercasing is done on the whole normalized text, as the tokenizer does;
  * no code point's lowercase length depends on its neighbours.
  *
  * Text that normalization leaves as it is costs nothing more; otherwise stretches of 64 units that it leaves as
  * they are map one to one, and the rest costs a `normalize` call per non-ASCII unit. Grapheme segmentation
  * (`Intl.Segmenter`) would give much the same units but costs about 2 ms per 5,000 characters.
  */
+
+import { isPair, joinsAt, unitBoundary, unitsAt } from './text-units.ts';
 
 /** The normalized text, and for each of its UTF-16 units the code points of the original it came from. */
 export interface NormalizedText {
@@ -26,29 +28,7 @@ export interface NormalizedText {
   readonly exact: boolean;
 }
 
-/**
- * Characters that normalization may join to the character before them: marks, Hangul vowel and final jamo (also
- * their compatibility and half-width forms, which NFKC maps to them), the half-width kana voicing marks, and the
- * Kirat Rai vowel signs E and AI (letters that compose with what precedes them, AI being E + E). A test checks
- * this against every code point: whatever composes with or reorders behind a preceding character, or normalizes
- * to something that does, is here.
- */
-const JOINING_CLASS = String.raw`[\p{M}\u1160-\u11FF\uD7B0-\uD7FF\u3131-\u318E\uFFA0-\uFFDC\uFF9E\uFF9F\u{16D67}\u{16D68}]`;
-const JOINING = new RegExp(JOINING_CLASS, 'uy');
-const JOINING_ALONE = new RegExp(`^${JOINING_CLASS}$`, 'u');
-
-/** True when normalization may join this code point to the one before it (see JOINING). */
-export const joinsPrevious = (codePoint: string): boolean => JOINING_ALONE.test(codePoint);
-
 const SURROGATE = /[\uD800-\uDFFF]/;
-/** No joining character comes before the combining marks at U+0300. */
-const FIRST_JOINING = 0x300;
-
-const isPair = (text: string, i: number) => {
-  const unit = text.charCodeAt(i);
-  const next = text.charCodeAt(i + 1);
-  return unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff;
-};
 
 /**
  * Lowercase with the final sigma folded: `toLowerCase` writes a capital sigma as `ς` or `σ` by what is around it,
@@ -82,21 +62,8 @@ function unchanged(text: string, value: string): NormalizedText {
 /** Code units per chunk tried as a whole before going unit by unit. */
 const CHUNK = 64;
 
-const joinsAt = (text: string, i: number) => {
-  JOINING.lastIndex = i;
-  return JOINING.test(text);
-};
-
-/** The first unit boundary at or after `i`: not inside a surrogate pair, not before a joining character. */
-function unitBoundary(text: string, i: number): number {
-  let at = i;
-  while (at < text.length) {
-    if (at > 0 && isPair(text, at - 1)) at++;
-    else if (text.charCodeAt(at) >= FIRST_JOINING && joinsAt(text, at)) at += isPair(text, at) ? 2 : 1;
-    else break;
-  }
-  return at;
-}
+/** An ASCII character that nothing joins normalizes to itself, and needs no `normalize` call. */
+const isLoneAscii = (text: string, i: number) => text.charCodeAt(i) < 0x80 && !joinsAt(text, i + 1);
 
 /**
  * Cuts `text` into units and lines their normalized pieces up with `nfkc`; undefined if they do not line up.
@@ -104,67 +71,121 @@ function unitBoundary(text: string, i: number): number {
  * does an ASCII character with no joining character after it.
  */
 function lineUp(text: string, nfkc: string, value: string): NormalizedText | undefined {
-  const starts = new Int32Array(value.length);
-  const ends = new Int32Array(value.length);
-  let from = 0; // UTF-16 index in text
-  let point = 0; // code point index in text
-  let at = 0; // UTF-16 index in nfkc
-  let out = 0; // UTF-16 index in value
-  let unitByUnitUntil = 0;
-  while (from < text.length) {
-    if (from >= unitByUnitUntil) {
-      const to = unitBoundary(text, Math.min(text.length, from + CHUNK));
-      const chunk = text.slice(from, to);
-      if (
-        chunk.normalize('NFKC') === chunk &&
-        nfkc.startsWith(chunk, at) &&
-        chunk.toLowerCase().length === chunk.length
-      ) {
-        for (; from < to; from++, out++) {
-          starts[out] = point;
-          ends[out] = point + 1;
-          if (!isPair(text, from)) point++;
-        }
-        at += chunk.length;
-        continue;
-      }
-      unitByUnitUntil = to;
+  const line = new LineUp(text, nfkc, value);
+  while (line.from < text.length) {
+    if (line.from >= line.unitByUnitUntil && line.copyChunk()) continue;
+    if (!line.alignUnits()) return undefined;
+  }
+  return line.result();
+}
+
+/**
+ * Where lining up stands: `from` (UTF-16) and `point` (code points) in the text, `at` in nfkc and `out` in value;
+ * `starts` and `ends` give each unit of value so far the code points of the text behind it. Chunks are not tried
+ * again before `unitByUnitUntil`, the end of the last one that normalization changed.
+ */
+class LineUp {
+  readonly text: string;
+  readonly nfkc: string;
+  readonly value: string;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  from = 0;
+  point = 0;
+  at = 0;
+  out = 0;
+  unitByUnitUntil = 0;
+
+  constructor(text: string, nfkc: string, value: string) {
+    this.text = text;
+    this.nfkc = nfkc;
+    this.value = value;
+    this.starts = new Int32Array(value.length);
+    this.ends = new Int32Array(value.length);
+  }
+
+  /**
+   * Maps the chunk at `from` one to one when normalization and lowercasing leave it as it is; otherwise marks it
+   * to be gone through unit by unit, and returns false.
+   */
+  copyChunk(): boolean {
+    const { text, starts, ends } = this;
+    const to = unitBoundary(text, Math.min(text.length, this.from + CHUNK));
+    const chunk = text.slice(this.from, to);
+    if (
+      chunk.normalize('NFKC') !== chunk ||
+      !this.nfkc.startsWith(chunk, this.at) ||
+      chunk.toLowerCase().length !== chunk.length
+    ) {
+      this.unitByUnitUntil = to;
+      return false;
     }
-    const code = text.charCodeAt(from);
-    if (code < 0x80 && !(text.charCodeAt(from + 1) >= FIRST_JOINING && joinsAt(text, from + 1))) {
-      if (nfkc.charCodeAt(at) !== code) return undefined;
+    let { from, point, out } = this;
+    for (; from < to; from++, out++) {
       starts[out] = point;
       ends[out] = point + 1;
-      from++;
-      point++;
-      at++;
-      out++;
-      continue;
+      if (!isPair(text, from)) point++;
     }
-    let to = from;
-    let endPoint = point;
-    let piece: string;
-    do {
-      // One code point and the joining ones after it; then the next unit too, while the pieces do not line up.
-      to += isPair(text, to) ? 2 : 1;
-      endPoint++;
-      while (to < text.length && text.charCodeAt(to) >= FIRST_JOINING && joinsAt(text, to)) {
-        to += isPair(text, to) ? 2 : 1;
-        endPoint++;
-      }
-      piece = text.slice(from, to).normalize('NFKC');
-    } while (!nfkc.startsWith(piece, at) && to < text.length);
-    const lowered = piece.toLowerCase().length;
-    if (!nfkc.startsWith(piece, at) || out + lowered > value.length) return undefined;
-    starts.fill(point, out, out + lowered);
-    ends.fill(endPoint, out, out + lowered);
-    at += piece.length;
-    out += lowered;
-    from = to;
-    point = endPoint;
+    this.from = from;
+    this.point = point;
+    this.out = out;
+    this.at += chunk.length;
+    return true;
   }
-  if (at !== nfkc.length || out !== value.length) return undefined;
-  return { value, start: (i) => starts[i] ?? 0, end: (i) => ends[i] ?? 0, exact: true };
+
+  /**
+   * Lines up unit by unit to `unitByUnitUntil` (or past it, where a unit takes in the next); false when a piece is
+   * not where nfkc has it. This is the per-character loop of changed text, so its state stays in locals.
+   */
+  alignUnits(): boolean {
+    const { text, nfkc, value, starts, ends, unitByUnitUntil } = this;
+    let { from, point, at, out } = this;
+    while (from < unitByUnitUntil) {
+      if (isLoneAscii(text, from)) {
+        if (nfkc.charCodeAt(at) !== text.charCodeAt(from)) return false;
+        starts[out] = point;
+        ends[out] = point + 1;
+        from++;
+        point++;
+        at++;
+        out++;
+        continue;
+      }
+      let to = from;
+      let endPoint = point;
+      let piece: string;
+      do {
+        // One code point and the joining ones after it; then the next unit too, while the pieces do not line up.
+        to += unitsAt(text, to);
+        endPoint++;
+        while (joinsAt(text, to)) {
+          to += unitsAt(text, to);
+          endPoint++;
+        }
+        piece = text.slice(from, to).normalize('NFKC');
+      } while (!nfkc.startsWith(piece, at) && to < text.length);
+      const lowered = piece.toLowerCase().length;
+      if (!nfkc.startsWith(piece, at) || out + lowered > value.length) return false;
+      starts.fill(point, out, out + lowered);
+      ends.fill(endPoint, out, out + lowered);
+      at += piece.length;
+      out += lowered;
+      from = to;
+      point = endPoint;
+    }
+    this.from = from;
+    this.point = point;
+    this.at = at;
+    this.out = out;
+    return true;
+  }
+
+  /** The offsets, when the units lined up with the whole of nfkc and of value. */
+  result(): NormalizedText | undefined {
+    const { value, starts, ends } = this;
+    if (this.at !== this.nfkc.length || this.out !== value.length) return undefined;
+    return { value, start: (i) => starts[i] ?? 0, end: (i) => ends[i] ?? 0, exact: true };
+  }
 }
 
 function whole(text: string, value: string): NormalizedText {

@@ -145,40 +145,16 @@ export async function applySealed(
  * in the term's home record. The new df is not known here: a stem's df class is removed, and the tail's next write
  * puts it back (docs/index-format.md, the dictionary).
  */
-function tailUpdate(
-  { tableName }: TermStore,
-  term: string,
-  {
-    delta,
-    relist,
-    directory,
-    v,
-  }: { delta: number; relist: boolean; directory: DirectoryEntry[] | undefined; v: number },
-): Action[] {
+function tailUpdate({ tableName }: TermStore, term: string, change: TailChange): Action[] {
+  const { delta, relist, directory, v } = change;
   if (delta === 0 && !relist) return [];
   const form = isExactForm(term);
-  // A form's attributes are paths in its home's map (ADD takes top-level attributes only: its df is SET).
-  const at = (name: string) => (form ? `#f.#t.${name}` : name);
-  const set = [
-    ...(form && delta !== 0 ? [`${at('df')} = ${at('df')} + :d`] : []),
-    ...(relist && directory?.length ? [`${at('d')} = :dir`] : []),
-  ];
-  const add = ['v :one', ...(!form && delta !== 0 ? ['df :d'] : [])];
-  const remove = [
-    ...(!form && delta !== 0 ? [DF_CLASS_ATTRIBUTE] : []),
-    ...(relist && !directory?.length ? [at('d')] : []),
-  ];
-  const expression = [
-    set.length ? `SET ${set.join(', ')}` : '',
-    `ADD ${add.join(', ')}`,
-    remove.length ? `REMOVE ${remove.join(', ')}` : '',
-  ];
   return [
     {
       Update: {
         TableName: tableName,
         Key: homeKey(term),
-        UpdateExpression: expression.filter(Boolean).join(' '),
+        UpdateExpression: tailExpression(form, change),
         ConditionExpression: relist ? 'v = :v' : form ? 'attribute_exists(#f.#t)' : 'attribute_exists(pk)',
         ...(form ? { ExpressionAttributeNames: { '#f': FORMS_ATTRIBUTE, '#t': term } } : {}),
         ExpressionAttributeValues: {
@@ -190,4 +166,35 @@ function tailUpdate(
       },
     },
   ];
+}
+
+/** The tail's change in a sealed part's transaction: the df's, and where it lists the directory, the new list. */
+interface TailChange {
+  delta: number;
+  relist: boolean;
+  directory: DirectoryEntry[] | undefined;
+  v: number;
+}
+
+/** A form's attributes are paths in its home's map (ADD takes top-level attributes only: its df is SET). */
+const attribute = (form: boolean, name: string) => (form ? `#f.#t.${name}` : name);
+
+/** The UpdateExpression of `tailUpdate`: SET, ADD and REMOVE clauses, the empty ones left out. */
+function tailExpression(form: boolean, { delta, relist, directory }: TailChange): string {
+  const dfChanges = delta !== 0;
+  const set = [
+    ...(form && dfChanges ? [`${attribute(form, 'df')} = ${attribute(form, 'df')} + :d`] : []),
+    ...(relist && directory?.length ? [`${attribute(form, 'd')} = :dir`] : []),
+  ];
+  const add = ['v :one', ...(!form && dfChanges ? ['df :d'] : [])];
+  const remove = [
+    ...(!form && dfChanges ? [DF_CLASS_ATTRIBUTE] : []),
+    ...(relist && !directory?.length ? [attribute(form, 'd')] : []),
+  ];
+  const expression = [
+    set.length ? `SET ${set.join(', ')}` : '',
+    `ADD ${add.join(', ')}`,
+    remove.length ? `REMOVE ${remove.join(', ')}` : '',
+  ];
+  return expression.filter(Boolean).join(' ');
 }

@@ -1,10 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  foldCase,
-  joinsPrevious,
-  normalizeWithOffsets,
-} from '../../../../lib/search/text/normalized-offsets.ts';
+import { foldCase, normalizeWithOffsets } from '../../../../lib/search/text/normalized-offsets.ts';
+import { joinsPrevious } from '../../../../lib/search/text/text-units.ts';
 
 /** Every code point but the surrogates, as strings. */
 const everyCodePoint = (): string[] => {
