@@ -9,19 +9,19 @@ export async function mapLimit<T, R>(
   task: (value: T, index: number) => Promise<R>,
 ): Promise<R[]> {
   const results: R[] = new Array(values.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
+  // The workers' shared cursor and first failure.
+  const run: { next: number; failure?: { error: unknown } } = { next: 0 };
   const worker = async () => {
-    while (!failure && next < values.length) {
-      const index = next++;
+    while (!run.failure && run.next < values.length) {
+      const index = run.next++;
       try {
         results[index] = await task(values[index] as T, index);
       } catch (error) {
-        failure ??= { error };
+        run.failure ??= { error };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, values.length)) }, worker));
-  if (failure) throw failure.error;
+  if (run.failure) throw run.failure.error;
   return results;
 }

@@ -12,18 +12,17 @@ export interface Lifecycle {
 /** A set of shutdown cleanups, each bounded by `timeoutMs`, run at most once however often shutdown is asked. */
 export function createLifecycle({ timeoutMs = 500 }: { timeoutMs?: number } = {}): Lifecycle {
   const cleanups: { name: string; run: Cleanup }[] = [];
-  let done: Promise<void> | undefined;
+  const state: { done?: Promise<void> } = {};
   return {
     onShutdown(name, run) {
       cleanups.push({ name, run });
     },
     shutdown() {
-      done ??= (async () => {
+      state.done ??= (async () => {
         for (const { name, run } of cleanups.splice(0).reverse()) {
-          let timer: NodeJS.Timeout | undefined;
-          const timedOut = new Promise<'timeout'>((resolve) => {
-            timer = setTimeout(() => resolve('timeout'), timeoutMs);
-          });
+          const deadline = Promise.withResolvers<'timeout'>();
+          const timer = setTimeout(() => deadline.resolve('timeout'), timeoutMs);
+          const timedOut = deadline.promise;
           try {
             const outcome = await Promise.race([Promise.resolve().then(run), timedOut]);
             if (outcome === 'timeout') logger.warn('cleanup timed out', { cleanup: name, timeoutMs });
@@ -34,7 +33,7 @@ export function createLifecycle({ timeoutMs = 500 }: { timeoutMs?: number } = {}
           }
         }
       })();
-      return done;
+      return state.done;
     },
   };
 }

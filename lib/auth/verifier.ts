@@ -65,7 +65,7 @@ export function createTokenVerifier({
     return created;
   };
   // Built on first use: a cold start that serves a request without a token (public routes) never pays for it.
-  let verifier: ReturnType<typeof build> | undefined;
+  const built: { verifier?: ReturnType<typeof build> } = {};
 
   return {
     async verify(token) {
@@ -73,23 +73,23 @@ export function createTokenVerifier({
       // checked for expiry. An RS256 verification costs a few hundred microseconds of every warm request.
       const cached = cache.get(token, Date.now() / 1000);
       if (cached) return cached;
-      verifier ??= build();
-      let claims: Claims | undefined;
+      built.verifier ??= build();
+      const checked: { claims?: Claims } = {};
       // The contract's own claim checks run inside aws-jwt-verify, after its standard ones (customJwtCheck).
-      await verifier.verify(token, {
+      await built.verifier.verify(token, {
         customJwtCheck: ({ payload }) => {
-          claims = parseClaims(payload);
+          checked.claims = parseClaims(payload);
         },
       });
-      if (!claims) throw new TokenClaimError('claims were not checked');
-      const { exp, ...caller } = claims;
+      if (!checked.claims) throw new TokenClaimError('claims were not checked');
+      const { exp, ...caller } = checked.claims;
       cache.set(token, caller, exp);
       return caller;
     },
     async hydrate() {
       if (jwks) return;
-      verifier ??= build();
-      await verifier.hydrate();
+      built.verifier ??= build();
+      await built.verifier.hydrate();
     },
   };
 }

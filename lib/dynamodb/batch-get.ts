@@ -18,17 +18,19 @@ export async function batchGet(
     keys.slice(i * 100, i * 100 + 100),
   );
   await mapLimit(chunks, options.concurrency ?? 1, async (chunk) => {
-    let pending = chunk;
+    const batch = { pending: chunk };
     await retry(
       async () => {
         const reply: BatchGetCommandOutput = await client.send(
           new BatchGetCommand({
-            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistent ?? false } },
+            RequestItems: {
+              [tableName]: { Keys: batch.pending, ConsistentRead: options.consistent ?? false },
+            },
           }),
         );
         found.push(...(reply.Responses?.[tableName] ?? []));
-        pending = reply.UnprocessedKeys?.[tableName]?.Keys ?? [];
-        return pending;
+        batch.pending = reply.UnprocessedKeys?.[tableName]?.Keys ?? [];
+        return batch.pending;
       },
       {
         attempts: 9,

@@ -85,13 +85,13 @@ export function createBedrockGenerator({ client, modelId, timeoutMs }: BedrockGe
         inferenceConfig: { maxTokens, temperature },
       });
       // Inside the SDK's retry loop, so the last attempt's error is known even if the time limit ends a retry wait.
-      let lastAttemptError: unknown;
+      const lastAttempt: { error?: unknown } = {};
       command.middlewareStack.add(
         (next) => async (args) => {
           try {
             return await next(args);
           } catch (error) {
-            lastAttemptError = error;
+            lastAttempt.error = error;
             throw error;
           }
         },
@@ -103,7 +103,12 @@ export function createBedrockGenerator({ client, modelId, timeoutMs }: BedrockGe
       try {
         reply = await client.send(command, { abortSignal: controller.signal });
       } catch (error) {
-        throw toGeneratorError({ error, lastAttemptError, aborted: controller.signal.aborted, timeoutMs });
+        throw toGeneratorError({
+          error,
+          lastAttemptError: lastAttempt.error,
+          aborted: controller.signal.aborted,
+          timeoutMs,
+        });
       } finally {
         clearTimeout(timer);
       }
