@@ -44,23 +44,23 @@ const malformed = (what: string) => new Error(`Malformed posting block entry (${
 
 /** Reads unsigned LEB128 varints one after another; each throws unless complete and within 2^53. */
 class Varints {
-  private readonly bytes: Uint8Array;
+  readonly #bytes: Uint8Array;
   /** The next byte to read. */
-  private at = 0;
+  #at = 0;
 
   constructor(bytes: Uint8Array) {
-    this.bytes = bytes;
+    this.#bytes = bytes;
   }
 
   done(): boolean {
-    return this.at >= this.bytes.length;
+    return this.#at >= this.#bytes.length;
   }
 
   next(): number {
     let value = 0;
     let scale = 1;
     while (true) {
-      const byte = this.bytes[this.at++];
+      const byte = this.#bytes[this.#at++];
       if (byte === undefined) throw malformed('a varint cut short');
       value += (byte & 0x7f) * scale;
       if (!Number.isSafeInteger(value)) throw malformed('a value past 2^53');

@@ -111,8 +111,8 @@ type Kept = { row: Record<string, unknown>; entry: Shrunk | undefined };
  * and a set read as it was is the same set, its ghosts counted once. It keeps the entries of its last read only.
  */
 class ShrunkSetReader {
-  private last = new Map<string, Kept>();
-  private set: ShrunkSet = { entries: [], ghosts: new Map() };
+  #last = new Map<string, Kept>();
+  #set: ShrunkSet = { entries: [], ghosts: new Map() };
 
   read(rows: readonly Record<string, unknown>[]): ShrunkSet {
     const next = new Map<string, Kept>();
@@ -120,19 +120,19 @@ class ShrunkSetReader {
     for (const row of rows) {
       const sk = String(row.sk);
       if (row.pk !== STATS_PK || !sk.startsWith(SHRUNK_PREFIX)) continue;
-      const kept = this.last.get(sk);
+      const kept = this.#last.get(sk);
       const keep = kept !== undefined && sameEntry(kept.row, row);
       if (!keep) changed = true;
       next.set(sk, keep ? kept : { row, entry: shrunkOf([row])[0] });
     }
-    if (changed || next.size !== this.last.size) {
+    if (changed || next.size !== this.#last.size) {
       const entries = [...next.values()]
         .flatMap(({ entry }) => (entry ? [entry] : []))
         .sort((a, b) => a.id - b.id);
-      this.set = { entries, ghosts: ghostCounts(entries) };
+      this.#set = { entries, ghosts: ghostCounts(entries) };
     }
-    this.last = next;
-    return this.set;
+    this.#last = next;
+    return this.#set;
   }
 }
 

@@ -27,26 +27,26 @@ export class ReadBudget {
   /** Blocks read so far. */
   read = 0;
   /** Whether this round left a piece over the budget. */
-  private starved = false;
+  #starved = false;
 
-  private limit: number;
+  #limit: number;
   /** The larger limit while a filter keeps rejecting candidates. */
-  private readonly filterLimit: number;
+  readonly #filterLimit: number;
 
   constructor(limit: number, filterLimit: number) {
-    this.limit = limit;
-    this.filterLimit = filterLimit;
+    this.#limit = limit;
+    this.#filterLimit = filterLimit;
   }
 
   /** A new round: not starved yet. */
   startRound(): void {
-    this.starved = false;
+    this.#starved = false;
   }
 
   /** Whether a round that has asked for `asked` blocks may ask for `more`; marks the round starved when not. */
   allows(asked: number, more: number): boolean {
-    if (this.read + asked + more <= this.limit) return true;
-    this.starved = true;
+    if (this.read + asked + more <= this.#limit) return true;
+    this.#starved = true;
     return false;
   }
 
@@ -57,13 +57,13 @@ export class ReadBudget {
 
   /** Blocks left to read. */
   left(): number {
-    return this.limit - this.read;
+    return this.#limit - this.read;
   }
 
   /** Raises the limit for a rejecting filter; false when it is raised already and a round was starved under it. */
   widen(): boolean {
-    if (this.starved && this.limit >= this.filterLimit) return false;
-    this.limit = Math.max(this.limit, this.filterLimit);
+    if (this.#starved && this.#limit >= this.#filterLimit) return false;
+    this.#limit = Math.max(this.#limit, this.#filterLimit);
     return true;
   }
 }
@@ -81,13 +81,13 @@ interface Allowance {
  * for the price of one); a block alone is read by key with the others.
  */
 export class BlockReader {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
   /** Wanted blocks of one term at most this many places apart are read by one range (0: each by key). */
-  private readonly rangeGap: number;
-  private readonly lists: readonly TermList[];
+  readonly #rangeGap: number;
+  readonly #lists: readonly TermList[];
   /** A block's postings as the query scores them (the shrunk set's lengths and cuts). */
-  private readonly atLengths: (columns: PostingColumns, term: string) => PostingColumns;
+  readonly #atLengths: (columns: PostingColumns, term: string) => PostingColumns;
 
   constructor(options: {
     client: DynamoDBDocumentClient;
@@ -96,31 +96,31 @@ export class BlockReader {
     lists: readonly TermList[];
     atLengths: (columns: PostingColumns, term: string) => PostingColumns;
   }) {
-    this.client = options.client;
-    this.tableName = options.tableName;
-    this.rangeGap = options.rangeGap;
-    this.lists = options.lists;
-    this.atLengths = options.atLengths;
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+    this.#rangeGap = options.rangeGap;
+    this.#lists = options.lists;
+    this.#atLengths = options.atLengths;
   }
 
   /** Reads `blocks` (and what lies beside them of `likely`), within `budget`; returns what it cost in reads by key. */
   async fetch(blocks: Block[], likely: Set<Block>, budget: number): Promise<number> {
-    const { single, ranges } = this.plan(blocks, likely, budget);
-    await Promise.all([this.readByKey(single), ...ranges.map((run) => this.readRange(run))]);
+    const { single, ranges } = this.#plan(blocks, likely, budget);
+    await Promise.all([this.#readByKey(single), ...ranges.map((run) => this.#readRange(run))]);
     // What the reads cost, counted in reads by key (a range of up to five compact blocks counts as one).
     return single.length + ranges.reduce((sum, run) => sum + runCost(run) / KEY_COST, 0);
   }
 
   /** The blocks read by key, and the runs read by range. */
-  private plan(blocks: Block[], likely: Set<Block>, budget: number) {
+  #plan(blocks: Block[], likely: Set<Block>, budget: number) {
     const wanted = new Set(blocks);
     const spare = budget - blocks.length;
     // Blocks taken along: at most a few per wanted block (what fills the 4 KB its own read is charged for anyway).
     const allowance: Allowance = { spare, along: Math.min(spare, ALONG_PER_BLOCK * blocks.length) };
     const single: Block[] = [];
     const ranges: Block[][] = [];
-    for (const list of this.lists)
-      for (const run of this.runsFor(list, wanted, likely, allowance)) {
+    for (const list of this.#lists)
+      for (const run of this.#runsFor(list, wanted, likely, allowance)) {
         list.spent += runCost(run);
         if (run.length > 1) ranges.push(run);
         else single.push(...run);
@@ -133,11 +133,13 @@ export class BlockReader {
    * range costs, they are read at once (a query of common words reads most of their lists; one of a common word,
    * little); until then a run is read whole where what it takes along fits the allowance.
    */
-  private runsFor(list: TermList, wanted: Set<Block>, likely: Set<Block>, allowance: Allowance): Block[][] {
+  #runsFor(list: TermList, wanted: Set<Block>, likely: Set<Block>, allowance: Allowance): Block[][] {
     const asked = list.blocks.filter((block) => wanted.has(block));
     if (asked.length === 0) return [];
-    const near = list.blocks.filter((block) => wanted.has(block) || (this.rangeGap > 0 && likely.has(block)));
-    const all = this.runsOf(near);
+    const near = list.blocks.filter(
+      (block) => wanted.has(block) || (this.#rangeGap > 0 && likely.has(block)),
+    );
+    const all = this.#runsOf(near);
     const buy = all.reduce((sum, run) => sum + runCost(run), 0);
     if (
       (list.spent + asked.length * KEY_COST) * BUY_FACTOR >= buy &&
@@ -154,43 +156,43 @@ export class BlockReader {
         allowance.along -= run.length - count;
         allowance.spare -= extra;
         runs.push(run);
-      } else runs.push(...this.runsOf(run.filter((block) => wanted.has(block))));
+      } else runs.push(...this.#runsOf(run.filter((block) => wanted.has(block))));
     }
     return runs;
   }
 
   /** Blocks of one term in id order, split into runs wherever two are more than rangeGap places apart. */
-  private runsOf(blocks: readonly Block[]): Block[][] {
+  #runsOf(blocks: readonly Block[]): Block[][] {
     const runs: Block[][] = [];
     for (const block of blocks) {
       const run = runs.at(-1);
       const last = run?.at(-1);
-      if (run && last && block.index - last.index <= this.rangeGap) run.push(block);
+      if (run && last && block.index - last.index <= this.#rangeGap) run.push(block);
       else runs.push([block]);
     }
     return runs;
   }
 
-  private termOf(block: Block): string {
-    return this.lists[block.term]?.term ?? '';
+  #termOf(block: Block): string {
+    return this.#lists[block.term]?.term ?? '';
   }
 
-  private async readByKey(single: Block[]): Promise<void> {
-    const keys = single.map((block) => ({ pk: termPk(this.termOf(block)), sk: block.sk }));
-    const rows = await batchGet(this.client, this.tableName, keys, { concurrency: 4 });
+  async #readByKey(single: Block[]): Promise<void> {
+    const keys = single.map((block) => ({ pk: termPk(this.#termOf(block)), sk: block.sk }));
+    const rows = await batchGet(this.#client, this.#tableName, keys, { concurrency: 4 });
     const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
     for (const block of single) {
-      const row = byKey.get(`${this.lists[block.term]?.term}\u0000${block.sk}`);
-      block.postings = row ? this.atLengths(decodeColumns(row.p), this.termOf(block)) : EMPTY;
+      const row = byKey.get(`${this.#lists[block.term]?.term}\u0000${block.sk}`);
+      block.postings = row ? this.#atLengths(decodeColumns(row.p), this.#termOf(block)) : EMPTY;
     }
   }
 
-  private async readRange(run: Block[]): Promise<void> {
-    const list = this.lists[run[0]?.term ?? 0] as TermList;
+  async #readRange(run: Block[]): Promise<void> {
+    const list = this.#lists[run[0]?.term ?? 0] as TermList;
     const first = run[0] as Block;
     const last = run.at(-1) as Block;
-    const rows = await queryAll(this.client, {
-      TableName: this.tableName,
+    const rows = await queryAll(this.#client, {
+      TableName: this.#tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': termPk(list.term), ':from': first.sk, ':to': last.sk },
     });
@@ -199,7 +201,7 @@ export class BlockReader {
     for (const block of list.blocks.slice(first.index, last.index + 1)) {
       if (block.postings) continue;
       const row = bySk.get(block.sk);
-      block.postings = row ? this.atLengths(decodeColumns(row.p), list.term) : EMPTY;
+      block.postings = row ? this.#atLengths(decodeColumns(row.p), list.term) : EMPTY;
     }
   }
 }

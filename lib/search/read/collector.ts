@@ -44,17 +44,17 @@ export class TopKCollector {
   readonly rejected = new Set<number>();
   readonly accepted = new Set<number>();
   /** The best k scores of items not rejected, in descending order (rebuilt when the filter rejects). */
-  private best: number[] = [];
+  #best: number[] = [];
 
   readonly topK: number;
   readonly minScore: number;
   /** Whether a hit's matched terms are listed from its postings (else from its item, `matchedTermsOf`). */
-  private readonly listsMatched: boolean;
+  readonly #listsMatched: boolean;
 
   constructor(topK: number, minScore: number, listsMatched: boolean) {
     this.topK = topK;
     this.minScore = minScore;
-    this.listsMatched = listsMatched;
+    this.#listsMatched = listsMatched;
   }
 
   /** Whether a bound (or score) can still make the answer: it reaches the threshold and is above minScore. */
@@ -64,7 +64,7 @@ export class TopKCollector {
 
   /** The k-th score (−∞ while fewer than k are scored). */
   kth(): number {
-    return this.best.length >= this.topK ? (this.best.at(-1) ?? 0) : Number.NEGATIVE_INFINITY;
+    return this.#best.length >= this.topK ? (this.#best.at(-1) ?? 0) : Number.NEGATIVE_INFINITY;
   }
 
   /** What a piece or a candidate must reach now: the k-th score, or minScore. */
@@ -83,12 +83,12 @@ export class TopKCollector {
    */
   record(id: number, score: number, matched: () => string[]): void {
     // Without listsMatched, the answer's are listed from its item (`answer`).
-    this.scored.set(id, { id, score, matchedTerms: this.listsMatched ? matched() : [] });
-    this.keep(score);
+    this.scored.set(id, { id, score, matchedTerms: this.#listsMatched ? matched() : [] });
+    this.#keep(score);
   }
 
-  private keep(score: number): void {
-    const best = this.best;
+  #keep(score: number): void {
+    const best = this.#best;
     if (best.length >= this.topK && score <= (best.at(-1) ?? 0)) return;
     const at = best.findIndex((other) => other < score);
     best.splice(at === -1 ? best.length : at, 0, score);
@@ -126,8 +126,8 @@ export class TopKCollector {
       if (score > this.minScore) this.scored.set(hit.id, { ...hit, score });
       else this.rejected.add(hit.id);
     }
-    this.best = [];
-    for (const hit of this.scored.values()) if (!this.rejected.has(hit.id)) this.keep(hit.score);
+    this.#best = [];
+    for (const hit of this.scored.values()) if (!this.rejected.has(hit.id)) this.#keep(hit.score);
     return outcome;
   }
 

@@ -21,35 +21,35 @@ type Entry = { at: number; size: number; value: unknown; version: number | undef
  * it holds. Concurrent requests for one key share its read; a failed read is not kept.
  */
 export class ReadCache {
-  private readonly options: CacheOptions;
+  readonly #options: CacheOptions;
   /** In order of use, the least recently used first. */
-  private readonly entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Entry>();
   /** The terms the entries hold. */
-  private size = 0;
+  #size = 0;
 
   constructor(options: CacheOptions) {
-    this.options = options;
+    this.#options = options;
   }
 
   /** The version a read begun now is kept under. */
   versionNow(): number | undefined {
-    return this.options.versionAt(this.options.now());
+    return this.#options.versionAt(this.#options.now());
   }
 
   /** The read of `key`, from the cache while usable, else from `read` (and kept). */
   get<T extends readonly unknown[]>(key: string, read: () => Promise<T>, relied?: Set<number>): Promise<T> {
-    const entry = this.usable(key, relied);
+    const entry = this.#usable(key, relied);
     if (entry) return entry.value as Promise<T>;
-    const at = this.options.now();
+    const at = this.#options.now();
     const pending = read();
-    const kept = { at, size: 1, value: pending, version: this.options.versionAt(at) };
-    this.put(key, kept);
+    const kept = { at, size: 1, value: pending, version: this.#options.versionAt(at) };
+    this.#put(key, kept);
     pending.then(
       (value) => {
-        if (this.entries.get(key) === kept) this.put(key, { ...kept, size: Math.max(1, value.length) });
+        if (this.#entries.get(key) === kept) this.#put(key, { ...kept, size: Math.max(1, value.length) });
       },
       () => {
-        if (this.entries.get(key) === kept) this.drop(key);
+        if (this.#entries.get(key) === kept) this.#drop(key);
       },
     );
     return pending;
@@ -57,19 +57,19 @@ export class ReadCache {
 
   /** A df kept under `key`, while usable. */
   peek(key: string, relied?: Set<number>): number | undefined {
-    return this.usable(key, relied)?.value as number | undefined;
+    return this.#usable(key, relied)?.value as number | undefined;
   }
 
   /** Keeps a df read under `version`. */
   keep(key: string, value: number, version: number | undefined): void {
-    this.put(key, { at: this.options.now(), size: 1, value, version });
+    this.#put(key, { at: this.#options.now(), size: 1, value, version });
   }
 
-  private usable(key: string, relied: Set<number> | undefined): Entry | undefined {
-    const entry = this.entries.get(key);
+  #usable(key: string, relied: Set<number> | undefined): Entry | undefined {
+    const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    this.drop(key);
-    const { ms, versionedMs, now, current } = this.options;
+    this.#drop(key);
+    const { ms, versionedMs, now, current } = this.#options;
     const age = now() - entry.at;
     if (age >= ms) {
       // Past `ms`, only a session may use it, and only under the current version (which it must then check).
@@ -77,49 +77,49 @@ export class ReadCache {
       relied.add(entry.version);
     }
     // Moved to the end: the most recently used.
-    return this.put(key, entry);
+    return this.#put(key, entry);
   }
 
-  private put(key: string, entry: Entry): Entry {
-    if (this.options.ms <= 0) return entry;
-    if (this.entries.has(key)) this.drop(key);
-    this.entries.set(key, entry);
-    this.size += entry.size;
-    for (const [oldest, kept] of this.entries) {
-      if (this.size <= this.options.limit) break;
-      this.entries.delete(oldest);
-      this.size -= kept.size;
+  #put(key: string, entry: Entry): Entry {
+    if (this.#options.ms <= 0) return entry;
+    if (this.#entries.has(key)) this.#drop(key);
+    this.#entries.set(key, entry);
+    this.#size += entry.size;
+    for (const [oldest, kept] of this.#entries) {
+      if (this.#size <= this.#options.limit) break;
+      this.#entries.delete(oldest);
+      this.#size -= kept.size;
     }
     return entry;
   }
 
-  private drop(key: string): void {
-    this.size -= this.entries.get(key)?.size ?? 0;
-    this.entries.delete(key);
+  #drop(key: string): void {
+    this.#size -= this.#entries.get(key)?.size ?? 0;
+    this.#entries.delete(key);
   }
 }
 
 /** The index's version as queries observe it, and since when it has been seen. */
 export class SeenVersion {
-  private seen: { version: number; since: number } | undefined;
-  private readonly now: () => number;
-  private readonly settleMs: number;
+  #seen: { version: number; since: number } | undefined;
+  readonly #now: () => number;
+  readonly #settleMs: number;
 
   constructor(now: () => number, settleMs: number) {
-    this.now = now;
-    this.settleMs = settleMs;
+    this.#now = now;
+    this.#settleMs = settleMs;
   }
 
   observe(version: number): void {
-    if (this.seen?.version !== version) this.seen = { version, since: this.now() };
+    if (this.#seen?.version !== version) this.#seen = { version, since: this.#now() };
   }
 
   /** The version a read begun at `at` holds every committed term of: the one seen, once seen for settleMs. */
   at(at: number): number | undefined {
-    return this.seen && this.seen.since <= at - this.settleMs ? this.seen.version : undefined;
+    return this.#seen && this.#seen.since <= at - this.#settleMs ? this.#seen.version : undefined;
   }
 
   current(): number | undefined {
-    return this.seen?.version;
+    return this.#seen?.version;
   }
 }

@@ -149,7 +149,7 @@ class QueryTerms {
     const typedLength = last?.length ?? 0;
     const small = new Set<string>();
     for (const { term, dfClass: c } of completed) {
-      this.offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, word);
+      this.#offer(term, completionWeight(typedLength, [...term].length, whole), { kind: 'prefix' }, word);
       if (c !== undefined && dfRangeOfClass(c).max < SMALL_DF && this.origins.get(term)?.kind === 'prefix')
         small.add(term);
     }
@@ -159,10 +159,10 @@ class QueryTerms {
   /** Offers the corrections `found` of the query's stem `of`, weighted by its count and their edits. */
   offerCorrections(of: string, found: readonly { term: string; edits: number }[]): void {
     for (const { term, edits } of found)
-      this.offer(term, (this.counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
+      this.#offer(term, (this.counts.get(of) ?? 1) / (1 + edits), { kind: 'typo', of, edits }, of);
   }
 
-  private offer(term: string, weight: number, origin: TermOrigin, word: string): void {
+  #offer(term: string, weight: number, origin: TermOrigin, word: string): void {
     if (this.counts.has(term) || (this.weights.get(term) ?? 0) >= weight) return;
     this.weights.set(term, weight);
     this.origins.set(term, origin);

@@ -28,29 +28,29 @@ interface Scan {
  */
 export class MaxScoreEvaluator {
   /** Each piece's table of the items of its read blocks. */
-  private readonly tables = new Map<Piece, PieceTable>();
+  readonly #tables = new Map<Piece, PieceTable>();
 
-  private readonly scorer: Scorer;
-  private readonly collector: TopKCollector;
+  readonly #scorer: Scorer;
+  readonly #collector: TopKCollector;
   /** Whether an answer's matched terms come from its item (`matchedTermsOf`), not from every block around it. */
-  private readonly matchedFromItems: boolean;
+  readonly #matchedFromItems: boolean;
 
   constructor(scorer: Scorer, collector: TopKCollector, matchedFromItems: boolean) {
-    this.scorer = scorer;
-    this.collector = collector;
-    this.matchedFromItems = matchedFromItems;
+    this.#scorer = scorer;
+    this.#collector = collector;
+    this.#matchedFromItems = matchedFromItems;
   }
 
   /** Evaluates a piece at `threshold`; returns the blocks it needs read next (none: settled, `passedOver` set). */
   evaluate(piece: Piece, threshold: number): Block[] {
-    const { essential, rest } = this.split(piece, threshold);
+    const { essential, rest } = this.#split(piece, threshold);
     const unreadEssential = essential.filter((block) => !block.postings);
     if (unreadEssential.length > 0) return unreadEssential;
     const unread = piece.blocks.filter((block) => !block.postings);
-    if (unread.length === 0 && piece.blocks.length === 1) return this.scoreAlone(piece, threshold);
-    const table = PieceTable.of(piece, essential, this.scorer, this.tables.get(piece));
-    this.tables.set(piece, table);
-    const unreadBounds = new Float64Array(this.scorer.width);
+    if (unread.length === 0 && piece.blocks.length === 1) return this.#scoreAlone(piece, threshold);
+    const table = PieceTable.of(piece, essential, this.#scorer, this.#tables.get(piece));
+    this.#tables.set(piece, table);
+    const unreadBounds = new Float64Array(this.#scorer.width);
     for (const [word, blocks] of wordsOf(unread)) unreadBounds[word] = blocks.bound;
     // An item of a piece read whole is in its table unless it is in none of the essential blocks, so bounded by
     // `rest`: what the piece passes over is that and what it scored below the threshold.
@@ -66,7 +66,7 @@ export class MaxScoreEvaluator {
       wanting: new Set(),
     };
     for (let row = 0; row < table.ids.length; row++)
-      if (!this.collector.decided(table.ids[row] as number)) this.visit(scan, row);
+      if (!this.#collector.decided(table.ids[row] as number)) this.#visit(scan, row);
     if (scan.needed) return unread;
     if (scan.wanting.size > 0) return [...scan.wanting];
     piece.passedOver = scan.passedOver;
@@ -80,7 +80,7 @@ export class MaxScoreEvaluator {
    * essential until that sum is below the threshold: a word of one term is taken whole, as MaxScore takes it, and a
    * prefix's weak completions stay unread where no item can reach the threshold through them alone.
    */
-  private split(piece: Piece, threshold: number): { essential: Block[]; rest: number } {
+  #split(piece: Piece, threshold: number): { essential: Block[]; rest: number } {
     const byWord = [...wordsOf(piece.blocks).values()].map((word) => ({
       blocks: word.blocks.sort((x, y) => y.bound - x.bound),
       taken: 0,
@@ -90,7 +90,7 @@ export class MaxScoreEvaluator {
     const caps = () => byWord.reduce((sum, word) => sum + cap(word), 0);
     let rest = caps();
     const essential: Block[] = [];
-    while (this.collector.reaches(rest, threshold)) {
+    while (this.#collector.reaches(rest, threshold)) {
       let strongest = byWord[0];
       for (const word of byWord) if (strongest === undefined || cap(word) > cap(strongest)) strongest = word;
       const block = strongest?.blocks[strongest.taken];
@@ -103,32 +103,32 @@ export class MaxScoreEvaluator {
   }
 
   /** Looks at one candidate: scored, passed over, or marked as needing blocks. */
-  private visit(scan: Scan, row: number): void {
+  #visit(scan: Scan, row: number): void {
     if (scan.unread.length === 0) {
-      this.scoreRow(scan, row);
+      this.#scoreRow(scan, row);
       return;
     }
     const { table, threshold, unreadBounds } = scan;
-    const at = row * this.scorer.width;
+    const at = row * this.#scorer.width;
     let bound = 0;
-    for (let word = 0; word < this.scorer.width; word++)
+    for (let word = 0; word < this.#scorer.width; word++)
       bound += Math.max(table.best[at + word] as number, unreadBounds[word] as number);
-    if (!this.collector.reaches(bound, threshold)) scan.passedOver = Math.max(scan.passedOver, bound);
-    else if (!this.matchedFromItems) scan.needed = true;
+    if (!this.#collector.reaches(bound, threshold)) scan.passedOver = Math.max(scan.passedOver, bound);
+    else if (!this.#matchedFromItems) scan.needed = true;
     // Only the blocks that can change its score are needed; with none, its score is known.
-    else if (!this.wantsBlocks(scan, row, bound)) this.scoreRow(scan, row);
+    else if (!this.#wantsBlocks(scan, row, bound)) this.#scoreRow(scan, row);
   }
 
   /** Adds to the scan's wanted blocks those that can change the candidate's score; whether there were any. */
-  private wantsBlocks(scan: Scan, row: number, bound: number): boolean {
-    const at = row * this.scorer.width;
+  #wantsBlocks(scan: Scan, row: number, bound: number): boolean {
+    const at = row * this.#scorer.width;
     let wants = false;
     for (const block of scan.unread) {
       const word = Math.max(
         scan.table.best[at + block.word] as number,
         scan.unreadBounds[block.word] as number,
       );
-      if (!this.changes(scan.table, row, block, bound - word, scan.threshold)) continue;
+      if (!this.#changes(scan.table, row, block, bound - word, scan.threshold)) continue;
       scan.wanting.add(block);
       wants = true;
     }
@@ -136,11 +136,11 @@ export class MaxScoreEvaluator {
   }
 
   /** Scores a candidate whose every block that matters is read: recorded, or passed over. */
-  private scoreRow(scan: Scan, row: number): void {
+  #scoreRow(scan: Scan, row: number): void {
     const id = scan.table.ids[row] as number;
     const score = scan.table.rowScore(row);
-    if (this.collector.reaches(score, scan.threshold))
-      this.collector.record(id, score, () => this.matchedTerms(scan.piece, id));
+    if (this.#collector.reaches(score, scan.threshold))
+      this.#collector.record(id, score, () => this.#matchedTerms(scan.piece, id));
     else scan.passedOver = Math.max(scan.passedOver, score);
   }
 
@@ -151,15 +151,15 @@ export class MaxScoreEvaluator {
    * may move the word ahead of that one in the sum (rowScore adds the words in the order of their first terms: the
    * in-memory ranking's order, to the last bit).
    */
-  private changes(table: PieceTable, row: number, block: Block, others: number, threshold: number): boolean {
-    const width = this.scorer.width;
+  #changes(table: PieceTable, row: number, block: Block, others: number, threshold: number): boolean {
+    const width = this.#scorer.width;
     const at = row * width;
     if (
       block.bound > (table.best[at + block.word] as number) &&
-      this.collector.reaches(others + block.bound, threshold)
+      this.#collector.reaches(others + block.bound, threshold)
     )
       return true;
-    if (!this.scorer.alternatives || block.bound <= 0) return false;
+    if (!this.#scorer.alternatives || block.bound <= 0) return false;
     const first = table.first[at + block.word] as number;
     if (first < 0 || block.term > first) return false;
     for (let word = 0; word < width; word++) {
@@ -170,17 +170,17 @@ export class MaxScoreEvaluator {
   }
 
   /** A piece that lies in one block of one term, read: each item scored from its posting alone. */
-  private scoreAlone(piece: Piece, threshold: number): Block[] {
+  #scoreAlone(piece: Piece, threshold: number): Block[] {
     const [block] = piece.blocks as [Block];
-    const list = this.scorer.lists[block.term] as TermList;
+    const list = this.#scorer.lists[block.term] as TermList;
     const { ids, tfs, dls, length } = block.postings ?? EMPTY;
     let passedOver = Number.NEGATIVE_INFINITY;
     for (let i = firstAfter(ids, length, piece.after); i < length; i++) {
       const id = ids[i] as number;
       if (id > piece.to) break;
-      if (this.collector.decided(id)) continue;
-      const score = this.scorer.scoreOf(tfs[i] as number, dls[i] as number, list.weight);
-      if (this.collector.reaches(score, threshold)) this.collector.record(id, score, () => [list.term]);
+      if (this.#collector.decided(id)) continue;
+      const score = this.#scorer.scoreOf(tfs[i] as number, dls[i] as number, list.weight);
+      if (this.#collector.reaches(score, threshold)) this.#collector.record(id, score, () => [list.term]);
       else passedOver = Math.max(passedOver, score);
     }
     piece.passedOver = passedOver;
@@ -188,12 +188,12 @@ export class MaxScoreEvaluator {
   }
 
   /** The terms of a piece's blocks that hold `id`, in term order. */
-  private matchedTerms(piece: Piece, id: number): string[] {
+  #matchedTerms(piece: Piece, id: number): string[] {
     const matched: string[] = [];
     for (const block of piece.blocks) {
       const { ids, length } = block.postings ?? EMPTY;
       const i = firstAfter(ids, length, id - 1);
-      if (i < length && ids[i] === id) matched.push((this.scorer.lists[block.term] as TermList).term);
+      if (i < length && ids[i] === id) matched.push((this.#scorer.lists[block.term] as TermList).term);
     }
     return matched;
   }

@@ -28,10 +28,10 @@ export class PieceTable {
   /** How many blocks were added for known items only. */
   partial = 0;
 
-  private readonly scorer: Scorer;
+  readonly #scorer: Scorer;
 
   constructor(scorer: Scorer) {
-    this.scorer = scorer;
+    this.#scorer = scorer;
   }
 
   /**
@@ -58,17 +58,17 @@ export class PieceTable {
 
   /** Adds a read block's postings in the piece: with `rows`, an item not yet in the table gets one. */
   add(block: Block, piece: Piece, rows: boolean): void {
-    const { alternatives } = this.scorer;
+    const { alternatives } = this.#scorer;
     const { ids, tfs, dls, length } = block.postings ?? EMPTY;
-    const list = this.scorer.lists[block.term] as TermList;
+    const list = this.#scorer.lists[block.term] as TermList;
     const end = firstAfter(ids, length, piece.to);
     for (let j = firstAfter(ids, length, piece.after); j < end; j++) {
-      const row = this.rowOf(ids[j] as number, rows);
+      const row = this.#rowOf(ids[j] as number, rows);
       if (row === undefined) continue;
-      const cell = row * this.scorer.width + list.word;
+      const cell = row * this.#scorer.width + list.word;
       this.best[cell] = Math.max(
         this.best[cell] as number,
-        this.scorer.scoreOf(tfs[j] as number, dls[j] as number, list.weight),
+        this.#scorer.scoreOf(tfs[j] as number, dls[j] as number, list.weight),
       );
       // The word's first alternative the item holds, in term order: its score adds the words up in that order.
       // Which came first matters only where a word has several (rowScore).
@@ -80,15 +80,15 @@ export class PieceTable {
   }
 
   /** An item's row; a new one when `make` (undefined for an item not in the table otherwise). */
-  private rowOf(id: number, make: boolean): number | undefined {
+  #rowOf(id: number, make: boolean): number | undefined {
     const row = this.rows.get(id);
     if (row !== undefined || !make) return row;
     const added = this.ids.length;
     this.ids.push(id);
     this.rows.set(id, added);
-    for (let word = 0; word < this.scorer.width; word++) {
+    for (let word = 0; word < this.#scorer.width; word++) {
       this.best.push(0);
-      if (this.scorer.alternatives) this.first.push(-1);
+      if (this.#scorer.alternatives) this.first.push(-1);
     }
     return added;
   }
@@ -98,11 +98,11 @@ export class PieceTable {
    * order the in-memory ranking adds them in, so equal scores are equal to the last bit).
    */
   rowScore(row: number): number {
-    const width = this.scorer.width;
+    const width = this.#scorer.width;
     const at = row * width;
     let score = 0;
     // Words of one term each: their order is the terms' order, the words' own.
-    if (!this.scorer.alternatives) {
+    if (!this.#scorer.alternatives) {
       for (let word = 0; word < width; word++) score += this.best[at + word] as number;
       return score;
     }

@@ -23,14 +23,14 @@ const key = (block: Block) => `${block.term}\u0000${block.sk}`;
  * or rescored some.
  */
 export class QueryRun {
-  private readonly pieces: readonly Piece[];
-  private readonly evaluator: MaxScoreEvaluator;
-  private readonly collector: TopKCollector;
-  private readonly reader: BlockReader;
-  private readonly budget: ReadBudget;
-  private readonly request: RunRequest;
+  readonly #pieces: readonly Piece[];
+  readonly #evaluator: MaxScoreEvaluator;
+  readonly #collector: TopKCollector;
+  readonly #reader: BlockReader;
+  readonly #budget: ReadBudget;
+  readonly #request: RunRequest;
   /** Candidates the filter is asked about next: doubles while it rejects. */
-  private asking: number;
+  #asking: number;
 
   constructor(parts: {
     pieces: readonly Piece[];
@@ -40,49 +40,49 @@ export class QueryRun {
     budget: ReadBudget;
     request: RunRequest;
   }) {
-    this.pieces = parts.pieces;
-    this.evaluator = parts.evaluator;
-    this.collector = parts.collector;
-    this.reader = parts.reader;
-    this.budget = parts.budget;
-    this.request = parts.request;
-    this.asking = parts.collector.topK;
+    this.#pieces = parts.pieces;
+    this.#evaluator = parts.evaluator;
+    this.#collector = parts.collector;
+    this.#reader = parts.reader;
+    this.#budget = parts.budget;
+    this.#request = parts.request;
+    this.#asking = parts.collector.topK;
   }
 
   /** The best k hits that pass the filter. */
   async run(): Promise<Hit[]> {
     // Pieces whose blocks are all tails (read with the first round trip) are scored first, at no cost: their items
     // give the k-th score a start, so the first blocks read are already only the essential ones.
-    for (const piece of this.pieces)
+    for (const piece of this.#pieces)
       if (piece.blocks.every((block) => block.postings))
-        this.evaluator.evaluate(piece, Number.NEGATIVE_INFINITY);
+        this.#evaluator.evaluate(piece, Number.NEGATIVE_INFINITY);
     while (true) {
-      const wanted = this.round();
+      const wanted = this.#round();
       if (wanted.length > 0) {
-        const likely = this.likelyNeeded(this.collector.threshold());
-        this.budget.spend(await this.reader.fetch(wanted, likely, this.budget.left()));
+        const likely = this.#likelyNeeded(this.#collector.threshold());
+        this.#budget.spend(await this.#reader.fetch(wanted, likely, this.#budget.left()));
         continue;
       }
-      const answer = await this.settle();
+      const answer = await this.#settle();
       if (answer) return answer;
     }
   }
 
   /** A round's wanted blocks (none: every piece settled, or left over the budget). */
-  private round(): Block[] {
+  #round(): Block[] {
     const wanted = new Map<string, Block>();
-    this.budget.startRound();
-    for (const piece of this.pieces) {
+    this.#budget.startRound();
+    for (const piece of this.#pieces) {
       // The k-th score rises as pieces are scored, within the round too.
-      const threshold = this.collector.threshold();
-      if (!this.collector.reaches(piece.bound, threshold)) break;
-      if (piece.passedOver !== undefined && !this.collector.reaches(piece.passedOver, threshold)) continue;
-      const needs = this.evaluator.evaluate(piece, threshold).filter((block) => !wanted.has(key(block)));
+      const threshold = this.#collector.threshold();
+      if (!this.#collector.reaches(piece.bound, threshold)) break;
+      if (piece.passedOver !== undefined && !this.#collector.reaches(piece.passedOver, threshold)) continue;
+      const needs = this.#evaluator.evaluate(piece, threshold).filter((block) => !wanted.has(key(block)));
       if (needs.length === 0) continue;
       // Over the budget: this piece is left, and cheaper ones (their blocks read already) still scored.
-      if (!this.budget.allows(wanted.size, needs.length)) continue;
+      if (!this.#budget.allows(wanted.size, needs.length)) continue;
       for (const block of needs) wanted.set(key(block), block);
-      if (wanted.size >= this.request.blocksPerRound) break;
+      if (wanted.size >= this.#request.blocksPerRound) break;
     }
     return [...wanted.values()];
   }
@@ -91,11 +91,11 @@ export class QueryRun {
    * The unread blocks of every piece that can still reach the threshold: what the query may read next unless the
    * k-th score rises first. A range read takes them along where they lie beside the blocks it reads.
    */
-  private likelyNeeded(threshold: number): Set<Block> {
+  #likelyNeeded(threshold: number): Set<Block> {
     const likely = new Set<Block>();
-    for (const piece of this.pieces) {
-      if (!this.collector.reaches(piece.bound, threshold)) break;
-      if (piece.passedOver !== undefined && !this.collector.reaches(piece.passedOver, threshold)) continue;
+    for (const piece of this.#pieces) {
+      if (!this.#collector.reaches(piece.bound, threshold)) break;
+      if (piece.passedOver !== undefined && !this.#collector.reaches(piece.passedOver, threshold)) continue;
       for (const block of piece.blocks) if (!block.postings) likely.add(block);
     }
     return likely;
@@ -106,16 +106,16 @@ export class QueryRun {
    * the best `asking` not yet asked about, a number that doubles while it rejects, so a filter that rejects nearly
    * everything costs a few calls, not one per k candidates. Undefined: more rounds are needed.
    */
-  private async settle(): Promise<Hit[] | undefined> {
-    const { accept, rescore, matchedTermsOf } = this.request;
-    const outcome = await this.collector.consult(this.asking, accept, rescore);
-    if (!outcome.rejecting && !outcome.rescored) return this.collector.answer(outcome, matchedTermsOf);
+  async #settle(): Promise<Hit[] | undefined> {
+    const { accept, rescore, matchedTermsOf } = this.#request;
+    const outcome = await this.#collector.consult(this.#asking, accept, rescore);
+    if (!outcome.rejecting && !outcome.rescored) return this.#collector.answer(outcome, matchedTermsOf);
     // A score made lower lowers the k-th score, as a rejection does: pieces passed over may reach it now, and the
     // best k may hold items not yet asked about.
     if (!outcome.rejecting) return undefined;
     // A filter that rejects candidates lowers the k-th score: more pieces may qualify, under a larger budget.
-    if (!this.budget.widen()) return this.collector.answer(outcome, matchedTermsOf);
-    this.asking *= 2;
+    if (!this.#budget.widen()) return this.#collector.answer(outcome, matchedTermsOf);
+    this.#asking *= 2;
     return undefined;
   }
 }

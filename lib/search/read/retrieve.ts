@@ -43,11 +43,11 @@ export function itemTerms(item: Item): ItemTerms {
  */
 class FetchedItems {
   readonly fetched = new Map<number, Item>();
-  private readonly analysed = new Map<number, ItemTerms>();
-  private readonly items: ItemRepository;
+  readonly #analysed = new Map<number, ItemTerms>();
+  readonly #items: ItemRepository;
 
   constructor(items: ItemRepository) {
-    this.items = items;
+    this.#items = items;
   }
 
   /** The ids whose items exist and pass `filter` and `where` (items deleted after they were indexed never appear). */
@@ -56,7 +56,7 @@ class FetchedItems {
     { filter, where }: Pick<RetrieveInput, 'filter' | 'where'>,
   ): Promise<Set<number>> {
     const missing = ids.filter((id) => !this.fetched.has(id));
-    for (const [id, item] of await this.items.getMany(missing, { consistent: false }))
+    for (const [id, item] of await this.#items.getMany(missing, { consistent: false }))
       this.fetched.set(id, item);
     return new Set(
       ids.filter((id) => {
@@ -70,8 +70,8 @@ class FetchedItems {
   itemOf(id: number): ItemTerms | undefined {
     const item = this.fetched.get(id);
     if (!item) return undefined;
-    const held = this.analysed.get(id) ?? itemTerms(item);
-    if (!this.analysed.has(id)) this.analysed.set(id, held);
+    const held = this.#analysed.get(id) ?? itemTerms(item);
+    if (!this.#analysed.has(id)) this.#analysed.set(id, held);
     return held;
   }
 }

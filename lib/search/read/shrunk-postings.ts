@@ -8,20 +8,20 @@ import type { Shrunk } from '../format/keys.ts';
  */
 export class ShrunkPostings {
   /** The set in id order. */
-  private readonly entries: readonly Shrunk[];
-  private readonly byId: Map<number, Shrunk>;
+  readonly #entries: readonly Shrunk[];
+  readonly #byId: Map<number, Shrunk>;
 
   constructor(entries: readonly Shrunk[]) {
-    this.entries = entries;
-    this.byId = new Map(entries.map((entry) => [entry.id, entry]));
+    this.#entries = entries;
+    this.#byId = new Map(entries.map((entry) => [entry.id, entry]));
   }
 
   /** A term's postings with its shrunk items' lengths and cut tfs (changed in place), without its ghosts. */
   atLengths(columns: PostingColumns, term: string): PostingColumns {
-    if (this.byId.size === 0) return columns;
+    if (this.#byId.size === 0) return columns;
     let ghost = false;
     for (let i = 0; i < columns.length; i++) {
-      const entry = this.byId.get(columns.ids[i] as number);
+      const entry = this.#byId.get(columns.ids[i] as number);
       if (!entry) continue;
       columns.dls[i] = entry.dl;
       const tf = Object.hasOwn(entry.cut, term) ? entry.cut[term] : undefined;
@@ -33,7 +33,7 @@ export class ShrunkPostings {
 
   /** The maximum impact `max` of a block over (after, to], raised for every shrunk item in that range. */
   raised(after: number, to: number, max: number): number {
-    const shrunk = this.entries;
+    const shrunk = this.#entries;
     let bound = max;
     for (let i = firstShrunkAfter(shrunk, after); i < shrunk.length; i++) {
       const entry = shrunk[i] as Shrunk;
