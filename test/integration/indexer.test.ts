@@ -13,7 +13,7 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { docKey, STATS_PK, shrunkOf, statsKey, termRows } from '../../lib/search/format/keys.ts';
+import { docKey, homeKey, STATS_PK, shrunkOf, statsKey, termRows } from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
@@ -394,6 +394,34 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(stopped.docs).toStrictEqual([{ id: `D#${boot.id}`, pending: [expect.anything()] }]);
     await later({ ...table, items }).reindexItem(boot.id);
     expect(await snapshot(table)).toMatchObject(expected([boot]));
+  });
+
+  it('puts a term back in the dictionary when a sealed block gains its first posting after its df fell to 0 (regression: found by the model test)', async () => {
+    const t = await freshTable();
+    const repo = createItemRepository(t);
+    const indexer = createIndexer({ ...t, items: repo, blockCapacity: 3 });
+    // Past twice the item's norm: the edit rewrites all its postings, the word's taken out rather than kept as a ghost.
+    const plain = { ...text, description: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') };
+    const made = [];
+    // Four items with the word: the first three seal a block, the fourth stays in the tail.
+    for (let i = 0; i < 4; i++) made.push(await repo.create({ ...text, description: 'lantern boot' }));
+    for (const item of made) await indexer.reindexItem(item.id);
+    // Every posting of the word removed, the sealed block's first (the block stays, empty).
+    const without = [];
+    for (const item of made.slice(0, 3)) without.push(await repo.update(item.id, () => plain));
+    await indexer.reindexItems(made.slice(0, 3).map((item) => item.id));
+    // The last posting, in the tail, goes last: that tail write sees df 0 and leaves the dictionary.
+    await repo.delete((made[3] as Item).id);
+    await indexer.reindexItem((made[3] as Item).id);
+    // The word back in an item of the sealed block: only the sealed part changes, and the df with it.
+    const first = made[0] as Item;
+    const back = await repo.update(first.id, () => ({ ...text, description: 'lantern boot' }));
+    await indexer.reindexItem(first.id);
+    expect(await snapshot(t, 3)).toMatchObject(expected([back, ...without.slice(1)]));
+    const lantern = await t.client.send(
+      new GetCommand({ TableName: t.tableName, Key: homeKey('lantern'), ConsistentRead: true }),
+    );
+    expect(lantern.Item?.wt).toBe('lantern');
   });
 
   it('indexes and finds words that are also JavaScript property names (regression: found by fuzzing)', async () => {

@@ -6,7 +6,14 @@ import {
   encodeDirectory,
   splitInto,
 } from '../format/blocks.ts';
-import { DF_CLASS_ATTRIBUTE, FORMS_ATTRIBUTE, homeKey, sealedSk, termPk } from '../format/keys.ts';
+import {
+  DF_CLASS_ATTRIBUTE,
+  dictionaryEntry,
+  FORMS_ATTRIBUTE,
+  homeKey,
+  sealedSk,
+  termPk,
+} from '../format/keys.ts';
 import { isExactForm } from '../text/tokenizer.ts';
 import { covering } from './home-read.ts';
 import { relisted } from './tail-plan.ts';
@@ -143,22 +150,25 @@ export async function applySealed(
 /**
  * The tail's share of a sealed part's transaction: the df's change and, where it lists the directory, the new list,
  * in the term's home record. The new df is not known here: a stem's df class is removed, and the tail's next write
- * puts it back (docs/index-format.md, the dictionary).
+ * puts it back (docs/index-format.md, the dictionary). A stem whose df rises is (again) in the dictionary: a tail
+ * written at df 0 left it, and a sealed block that gains the term's only posting must put it back.
  */
 function tailUpdate({ tableName }: TermStore, term: string, change: TailChange): Action[] {
   const { delta, relist, directory, v } = change;
   if (delta === 0 && !relist) return [];
   const form = isExactForm(term);
+  const entry = !form && delta > 0 ? dictionaryKeys(term) : {};
   return [
     {
       Update: {
         TableName: tableName,
         Key: homeKey(term),
-        UpdateExpression: tailExpression(form, change),
+        UpdateExpression: tailExpression(form, change, Object.keys(entry)),
         ConditionExpression: relist ? 'v = :v' : form ? 'attribute_exists(#f.#t)' : 'attribute_exists(pk)',
         ...(form ? { ExpressionAttributeNames: { '#f': FORMS_ATTRIBUTE, '#t': term } } : {}),
         ExpressionAttributeValues: {
           ':one': 1,
+          ...Object.fromEntries(Object.entries(entry).map(([name, value]) => [`:${name}`, value])),
           ...(delta === 0 ? {} : { ':d': delta }),
           ...(relist && directory?.length ? { ':dir': encodeDirectory(directory) } : {}),
           ...(relist ? { ':v': v } : {}),
@@ -179,10 +189,17 @@ interface TailChange {
 /** A form's attributes are paths in its home's map (ADD takes top-level attributes only: its df is SET). */
 const attribute = (form: boolean, name: string) => (form ? `#f.#t.${name}` : name);
 
+/** A stem's dictionary attributes that its df does not decide (all but the df class). */
+function dictionaryKeys(term: string): Record<string, string> {
+  const { [DF_CLASS_ATTRIBUTE]: _class, ...keys } = dictionaryEntry(term, 1);
+  return keys;
+}
+
 /** The UpdateExpression of `tailUpdate`: SET, ADD and REMOVE clauses, the empty ones left out. */
-function tailExpression(form: boolean, { delta, relist, directory }: TailChange): string {
+function tailExpression(form: boolean, { delta, relist, directory }: TailChange, entry: string[]): string {
   const dfChanges = delta !== 0;
   const set = [
+    ...entry.map((name) => `${name} = :${name}`),
     ...(form && dfChanges ? [`${attribute(form, 'df')} = ${attribute(form, 'df')} + :d`] : []),
     ...(relist && directory?.length ? [`${attribute(form, 'd')} = :dir`] : []),
   ];
