@@ -80,9 +80,7 @@ export class KeyClaim {
         new DeleteCommand({
           TableName: tableName,
           Key: this.#key,
-          ConditionExpression: '#token = :token AND #status = :inProgress',
-          ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
-          ExpressionAttributeValues: { ':token': this.#token, ':inProgress': 'in_progress' },
+          ...heldBy(this.#token),
         }),
       )
       .catch(() => {});
@@ -133,18 +131,20 @@ export class KeyClaim {
           TableName: tableName,
           Key: this.#key,
           UpdateExpression: 'SET #token = :token, lockedUntil = :until',
-          ConditionExpression: '#token = :old AND #status = :inProgress',
-          ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':token': this.#token,
-            ':until': this.#lockedUntil(),
-            ':old': oldToken,
-            ':inProgress': 'in_progress',
-          },
+          ...heldBy(oldToken, { ':token': this.#token, ':until': this.#lockedUntil() }),
         }),
       )
       .catch((e: unknown) => {
         throw isConditionFailure(e) ? new IdempotencyInProgressError() : e;
       });
   }
+}
+
+/** The condition that the record is still unfinished under `token`, with the names and values it needs (and `values`). */
+function heldBy(token: string, values: Record<string, unknown> = {}) {
+  return {
+    ConditionExpression: '#token = :held AND #status = :inProgress',
+    ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
+    ExpressionAttributeValues: { ...values, ':held': token, ':inProgress': 'in_progress' },
+  };
 }
