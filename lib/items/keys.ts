@@ -40,9 +40,6 @@ export const blockPk = (block: number): string => shardPk(block % ITEM_SHARDS);
 /** The table key of an item. */
 export const itemKey = (id: number) => ({ pk: blockPk(blockOf(id)), sk: itemSk(id) });
 
-/** The partition keys of every shard. */
-export const allShardPks = (): string[] => Array.from({ length: ITEM_SHARDS }, (_, shard) => shardPk(shard));
-
 const SHARD_PK = /^ITEM#(0|[1-9][0-9]*)$/;
 const ITEM_SK = /^[0-9]{16}$/;
 
