@@ -40,6 +40,9 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           maxWorkers: 2,
+          // Two files share one DynamoDB Local: a test of many sequential calls (the dictionary's backfill, 18 s
+          // alone) passed 30 s beside another file's load. A test that hangs still fails, at 2 minutes.
+          testTimeout: 120_000,
         },
       },
       // Over HTTP: DynamoDB Local, the stream consumer and serverless-offline, started once on free ports.
