@@ -2,10 +2,12 @@ import { createdResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
 import { createIdempotency } from '../lib/idempotency/store.ts';
 import { createItemOperation } from '../lib/items/create.ts';
+import { createItemRepository } from '../lib/items/repository.ts';
 import { ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
-const { client, config, items, verifier } = getRuntime();
+const { client, config, table, verifier } = getRuntime();
+const items = createItemRepository(table);
 const create = createItemOperation({
   items,
   once: createIdempotency({ client, tableName: config.tableName }),

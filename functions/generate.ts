@@ -2,10 +2,12 @@ import { createAnswerer } from '../lib/generate/answer.ts';
 import { createGenerator } from '../lib/generate/factory.ts';
 import { GenerateRequestSchema, GenerateResponseSchema } from '../lib/generate/schema.ts';
 import { httpRoute } from '../lib/http/route.ts';
+import { createItemLookup } from '../lib/items/reader.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { createServiceRetriever } from '../lib/search/read/retrieve.ts';
 
-const { client, config, items, verifier } = getRuntime();
+const { client, config, table, verifier } = getRuntime();
+const items = createItemLookup(table);
 const answer = createAnswerer({
   retrieve: createServiceRetriever({ client, tableName: config.tableName, items }),
   generator: await createGenerator(config.generator),

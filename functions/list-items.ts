@@ -1,9 +1,13 @@
 import { nextLink } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
+import { createCursorCodec } from '../lib/items/cursor.ts';
+import { createItemRepository } from '../lib/items/repository.ts';
 import { ItemListSchema, ListQuerySchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
-const { items, verifier, cursors, config } = getRuntime();
+const { table, verifier, config } = getRuntime();
+const items = createItemRepository(table);
+const cursors = createCursorCodec(config.cursorKey);
 
 export const handler = httpRoute('listItems', {
   verifier,

@@ -2,11 +2,13 @@ import { itemResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../lib/http/types.ts';
 import { applyMergePatch, writableFields } from '../lib/items/merge-patch.ts';
+import { createItemRepository } from '../lib/items/repository.ts';
 import { ItemPatchSchema, ItemPathSchema, ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { parseOrReject } from '../lib/validation.ts';
 
-const { items, verifier } = getRuntime();
+const { table, verifier } = getRuntime();
+const items = createItemRepository(table);
 
 export const handler = httpRoute('patchItem', {
   verifier,

@@ -1,9 +1,11 @@
 import { itemResponse } from '../lib/http/items.ts';
 import { httpRoute } from '../lib/http/route.ts';
+import { createItemRepository } from '../lib/items/repository.ts';
 import { ItemPathSchema, ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
-const { items, verifier } = getRuntime();
+const { table, verifier } = getRuntime();
+const items = createItemRepository(table);
 
 export const handler = httpRoute('replaceItem', {
   verifier,

@@ -1,9 +1,11 @@
 import { httpRoute } from '../lib/http/route.ts';
+import { createItemLookup } from '../lib/items/reader.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { createServiceRetriever } from '../lib/search/read/retrieve.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../lib/search/read/schema.ts';
 
-const { client, config, items, verifier } = getRuntime();
+const { client, config, table, verifier } = getRuntime();
+const items = createItemLookup(table);
 const retrieve = createServiceRetriever({ client, tableName: config.tableName, items });
 
 export const handler = httpRoute('retrieve', {

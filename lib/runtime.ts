@@ -2,18 +2,20 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTokenVerifier, type TokenVerifier } from './auth/verifier.ts';
 import { type Config, getConfig } from './config.ts';
 import { createDocumentClient } from './dynamodb/client.ts';
-import { type CursorCodec, createCursorCodec } from './items/cursor.ts';
-import { createItemRepository, type ItemRepository } from './items/repository.ts';
+import type { ItemTable } from './items/table.ts';
 import { installShutdownHook, lifecycle } from './lifecycle.ts';
 import { logger, metrics } from './observability.ts';
 
 export interface Runtime {
   config: Config;
   client: DynamoDBDocumentClient;
-  items: ItemRepository;
+  /**
+   * The items' table. Each handler builds the part of lib/items it uses over it (the repository, or only the reads
+   * by id), so a handler that never writes an item does not bundle the writes.
+   */
+  table: ItemTable;
   /** Built on its first use; routes that always need a token prefetch the JWKS (`authenticate`). */
   verifier: TokenVerifier;
-  cursors: CursorCodec;
 }
 
 let runtime: Runtime | undefined;
@@ -33,9 +35,8 @@ export function getRuntime(): Runtime {
   runtime = {
     config,
     client,
-    items: createItemRepository({ client, tableName: config.tableName }),
+    table: { client, tableName: config.tableName },
     verifier: createTokenVerifier(config.auth),
-    cursors: createCursorCodec(config.cursorKey),
   };
   return runtime;
 }

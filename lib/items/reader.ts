@@ -13,6 +13,22 @@ type TableRecord = Record<string, unknown>;
 const getRecord = async ({ client, tableName }: ItemTable, key: Record<string, string>) =>
   (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
+/** The reads by id, all that the index's writers and the retriever need of the items. */
+export interface ItemLookup {
+  get(id: number): Promise<Item>;
+  /**
+   * The items among `ids` that exist, keyed by id: strongly consistent, unless `consistent: false` (half the read
+   * units; a write may take a moment to show, as it does in DynamoDB's eventually consistent reads).
+   */
+  getMany(ids: readonly number[], options?: { consistent?: boolean }): Promise<Map<number, Item>>;
+}
+
+/** The reads by id over one table: the handlers that never write an item bundle this, not the repository. */
+export const createItemLookup = (table: ItemTable): ItemLookup => ({
+  get: (id) => getItem(table, id),
+  getMany: (ids, { consistent = true } = {}) => getItems(table, ids, consistent),
+});
+
 /** The item with this id (a consistent read); ItemNotFoundError when there is none. */
 export async function getItem(table: ItemTable, id: number): Promise<Item> {
   const record = await getRecord(table, itemKey(id));

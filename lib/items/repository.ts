@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createIdAllocator } from './ids.ts';
-import { getItem, getItems, recordsAfter } from './reader.ts';
+import { createItemLookup, type ItemLookup, recordsAfter } from './reader.ts';
 import { fromRecord } from './record.ts';
 import type { Item, ItemWrite } from './schema.ts';
 import type { ItemTable } from './table.ts';
@@ -18,19 +18,13 @@ export interface ItemPage {
   hasMore: boolean;
 }
 
-export interface ItemRepository {
+export interface ItemRepository extends ItemLookup {
   list(options: { limit: number; afterId?: number | undefined }): Promise<ItemPage>;
   /** Item ids in id order after `afterId` (keys only: an item whose record does not parse is still listed). */
   listIds(options: {
     limit: number;
     afterId?: number | undefined;
   }): Promise<{ ids: number[]; more: boolean }>;
-  get(id: number): Promise<Item>;
-  /**
-   * The items among `ids` that exist, keyed by id: strongly consistent, unless `consistent: false` (half the read
-   * units; a write may take a moment to show, as it does in DynamoDB's eventually consistent reads).
-   */
-  getMany(ids: readonly number[], options?: { consistent?: boolean }): Promise<Map<number, Item>>;
   /** Creates an item; `alsoWrite` adds a write committed in the same transaction (an idempotency record). */
   create(fields: ItemWrite, options?: { alsoWrite?: (item: Item) => Record<string, unknown> }): Promise<Item>;
   /** Replaces the writable fields with the result of `change`; retried on a lost race unless `ifMatch` is set. */
@@ -71,8 +65,7 @@ export function createItemRepository({
         more: records.length > limit,
       };
     },
-    get: (id) => getItem(table, id),
-    getMany: (ids, { consistent = true } = {}) => getItems(table, ids, consistent),
+    ...createItemLookup(table),
     async create(fields, { alsoWrite } = {}) {
       const id = await nextId();
       const timestamp = now().toISOString();

@@ -1,4 +1,4 @@
-import type { ItemRepository } from '../../items/repository.ts';
+import type { ItemLookup } from '../../items/reader.ts';
 import type { Item } from '../../items/schema.ts';
 import { termFrequencies } from '../format/bm25.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
@@ -44,9 +44,9 @@ export function itemTerms(item: Item): ItemTerms {
 class FetchedItems {
   readonly fetched = new Map<number, Item>();
   readonly #analysed = new Map<number, ItemTerms>();
-  readonly #items: ItemRepository;
+  readonly #items: ItemLookup;
 
-  constructor(items: ItemRepository) {
+  constructor(items: ItemLookup) {
     this.#items = items;
   }
 
@@ -108,7 +108,7 @@ export function createRetriever({
   dictionary,
 }: {
   search: Search;
-  items: ItemRepository;
+  items: ItemLookup;
   dictionary: Dictionary | VersionedDictionary;
 }): Retriever {
   const versioned = 'session' in dictionary ? dictionary : undefined;
@@ -130,7 +130,7 @@ export function createRetriever({
 /** The query expanded through `words`; undefined if it relied on a version of the dictionary the index has left. */
 async function retrieveOnce(
   search: Search,
-  items: ItemRepository,
+  items: ItemLookup,
   request: RetrieveInput,
   words: Words,
   holds: (started: FirstReads | undefined, reliedOn: ReadonlySet<number>) => Promise<boolean>,
@@ -182,7 +182,7 @@ export function createServiceRetriever({
 }: {
   client: Parameters<typeof createSearch>[0]['client'];
   tableName: string;
-  items: ItemRepository;
+  items: ItemLookup;
 }): Retriever {
   return createRetriever({
     search: createSearch({ client, tableName }),

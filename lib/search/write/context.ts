@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ItemRepository } from '../../items/repository.ts';
+import type { ItemLookup } from '../../items/reader.ts';
 import type { Item } from '../../items/schema.ts';
 import type { Indexed } from './doc-record.ts';
 import type { Lease } from './lease.ts';
@@ -9,7 +9,7 @@ import type { PostingWriter } from './postings.ts';
 export interface WriterContext {
   client: DynamoDBDocumentClient;
   tableName: string;
-  items: ItemRepository;
+  items: ItemLookup;
   postings: PostingWriter;
   /** Requests in flight at once (doc records, terms). */
   concurrency: number;

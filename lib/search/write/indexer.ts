@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ItemRepository } from '../../items/repository.ts';
+import type { ItemLookup } from '../../items/reader.ts';
 import { retry } from '../../retry.ts';
 import { COMPACT_AT, COMPACT_BYTES, compact } from './compaction.ts';
 import type { IndexOutcome, Run, WriterContext } from './context.ts';
@@ -28,7 +28,7 @@ export interface Indexer {
 export interface IndexerOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
-  items: ItemRepository;
+  items: ItemLookup;
   /** Postings per index block (see blocks.ts); tests use tiny blocks. */
   blockCapacity?: number;
   /** How long a writer holds an item (tests of dead writers use short leases). */
