@@ -28,7 +28,7 @@ import {
   snapshot,
   type Table,
 } from '../support/index-state.ts';
-import { freshTable } from '../support/stack.ts';
+import { copyOf, freshTable } from '../support/stack.ts';
 
 let table: Table;
 let items: ItemRepository;
@@ -624,23 +624,25 @@ describe('index maintenance on DynamoDB Local', () => {
     });
 
     it('converges after a crash at any step of a batch that splits and empties blocks', async () => {
+      // Set up once: seven items indexed one by one, then a batch of two items changed, one deleted, one new.
+      const start = await freshTable();
+      const setup = createItemRepository(start);
+      const indexed = [];
+      for (let i = 0; i < 7; i++) indexed.push(await setup.create(describe_(i)));
+      for (const item of indexed)
+        await createIndexer({ ...start, items: setup, blockCapacity: 3 }).reindexItem(item.id);
+      const [first, second, gone, ...rest] = indexed as [Item, Item, Item, ...Item[]];
+      const changed = [
+        await setup.update(first.id, () => describe_(first.id, 3)),
+        await setup.update(second.id, () => describe_(second.id, 6)),
+      ];
+      await setup.delete(gone.id);
+      const fresh = await setup.create(describe_(11));
+      const batch = [first.id, second.id, gone.id, fresh.id];
       let crashes = 0;
       for (let failAt = 1; failAt < 200; failAt++) {
-        const t = await freshTable();
+        const t = await copyOf(start);
         const repo = createItemRepository(t);
-        const indexed = [];
-        for (let i = 0; i < 7; i++) indexed.push(await repo.create(describe_(i)));
-        for (const item of indexed)
-          await createIndexer({ ...t, items: repo, blockCapacity: 3 }).reindexItem(item.id);
-        // One batch: two items changed, one deleted, one new.
-        const [first, second, gone, ...rest] = indexed as [Item, Item, Item, ...Item[]];
-        const changed = [
-          await repo.update(first.id, () => describe_(first.id, 3)),
-          await repo.update(second.id, () => describe_(second.id, 6)),
-        ];
-        await repo.delete(gone.id);
-        const fresh = await repo.create(describe_(11));
-        const batch = [first.id, second.id, gone.id, fresh.id];
         const crashed = await createIndexer({
           client: crashingClient(t, failAt),
           tableName: t.tableName,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { Role } from '../../lib/auth/policy.ts';
 import { ensureTable, localClient } from '../../scripts/local/dynamodb.ts';
@@ -20,6 +20,40 @@ export async function freshTable() {
   const tableName = `test-${randomUUID()}`;
   await ensureTable(client, tableName);
   return { client: DynamoDBDocumentClient.from(client), tableName };
+}
+
+/**
+ * A fresh table holding exactly the records of `source`: a state set up once (items created, updated and indexed
+ * through the service, one call at a time) starts many runs that each change it, for the cost of a scan and a few
+ * batch writes instead of the calls that built it.
+ */
+export async function copyOf(source: { client: DynamoDBDocumentClient; tableName: string }) {
+  const copy = await freshTable();
+  const records: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await source.client.send(
+      new ScanCommand({ TableName: source.tableName, ExclusiveStartKey: startKey, ConsistentRead: true }),
+    );
+    records.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  const batches = Array.from({ length: Math.ceil(records.length / 25) }, (_, i) =>
+    records.slice(25 * i, 25 * i + 25),
+  );
+  await Promise.all(batches.map((batch) => writeAll(copy, batch)));
+  return copy;
+}
+
+/** One BatchWriteItem's puts, with whatever DynamoDB leaves unprocessed sent again. */
+async function writeAll(table: { client: DynamoDBDocumentClient; tableName: string }, records: object[]) {
+  let requests = records.map((Item) => ({ PutRequest: { Item } }));
+  while (requests.length > 0) {
+    const { UnprocessedItems } = await table.client.send(
+      new BatchWriteCommand({ RequestItems: { [table.tableName]: requests } }),
+    );
+    requests = (UnprocessedItems?.[table.tableName] ?? []) as typeof requests;
+  }
 }
 
 /**
