@@ -22,13 +22,15 @@ const records = async (table: Table) => {
 
 // The benchmarks' collections are bulk-loaded (scripts/bench/synthetic.ts) with the records the posting writer leaves
 // after appends (appendedTerm); they must be exactly those the repository and the indexer write, item by item.
+const ITEMS = 20;
+
 describe("the benchmark's bulk loader", () => {
   // The two block sizes at once, and in each the bulk load beside the items' own writes: each waits on DynamoDB
   // Local's replies, not on the CPU.
   it.concurrent.for([BLOCK_CAPACITY, 4])(
     'writes the records the repository and the indexer write (blocks of %i)',
-    // Thirty items written and indexed one at a time in each: 10-20 s on a quiet machine, past 30 s under a suite's
-    // load.
+    // Twenty items written and indexed one at a time in each (enough for sealed blocks and directory pages at
+    // blocks of 4, checked below): 7-14 s on a quiet machine, longer under a suite's load.
     { timeout: 180_000 },
     async (blockCapacity, { expect }) => {
       const timestamp = '2026-01-01T00:00:00.000Z';
@@ -37,8 +39,8 @@ describe("the benchmark's bulk loader", () => {
       // unused ids would move it past, by how fast the leases went).
       const items = createItemRepository({ ...real, now: () => new Date(timestamp), maxLease: 1 });
       const indexer = createIndexer({ ...real, items, blockCapacity });
-      const loaded = bulkLoad(bulk.client, bulk.tableName, 30, { timestamp, blockCapacity });
-      for (let id = 1; id <= 30; id++) {
+      const loaded = bulkLoad(bulk.client, bulk.tableName, ITEMS, { timestamp, blockCapacity });
+      for (let id = 1; id <= ITEMS; id++) {
         const {
           id: _id,
           createdAt: _c,

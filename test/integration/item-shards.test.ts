@@ -8,6 +8,11 @@ import type { Item, ItemWrite } from '../../lib/items/schema.ts';
 import { freshTable } from '../support/stack.ts';
 
 type Table = Awaited<ReturnType<typeof freshTable>>;
+/**
+ * Runs of each list-page property: 2 in `npm test`, 12 in `npm run test:soak` (LIST_RUNS). A sparse page reads every
+ * shard, so a run of a few hundred ids is thousands of Queries.
+ */
+const LIST_RUNS = Number(process.env.LIST_RUNS ?? 2);
 const fields = (name: string): ItemWrite => ({ name, description: '', tags: [], attributes: {} });
 const item = (id: number): Item => ({
   id,
@@ -57,7 +62,8 @@ describe('items over shards (DynamoDB Local)', { timeout: 180_000 }, () => {
   it('stores each item under its block’s shard, and a container’s creates move on from shard to shard', async () => {
     const repo = createItemRepository(table);
     const created = [];
-    for (let i = 0; i < 3 * ID_BLOCK; i++) created.push(await repo.create(fields(`n${i}`)));
+    // Ids 1 to 2 × ID_BLOCK + 1: three blocks, the first and last partly.
+    for (let i = 0; i <= 2 * ID_BLOCK; i++) created.push(await repo.create(fields(`n${i}`)));
     const shards = new Set<string>();
     for (const { id } of created) {
       const { Item } = await table.client.send(
@@ -113,7 +119,7 @@ describe('list pages over shards (DynamoDB Local)', { timeout: 180_000 }, () => 
     )
     .map((list) => list.sort((a, b) => a - b));
 
-  test.prop([ids, fc.integer({ min: 7, max: 100 })], { numRuns: 6 })(
+  test.prop([ids, fc.integer({ min: 7, max: 100 })], { numRuns: LIST_RUNS })(
     'visits every item exactly once, in id order, whatever the gaps between ids',
     async (list, limit) => {
       const t = await freshTable();
@@ -122,7 +128,9 @@ describe('list pages over shards (DynamoDB Local)', { timeout: 180_000 }, () => 
     },
   );
 
-  test.prop([fc.integer({ min: 4, max: 30 }), fc.infiniteStream(fc.nat(1000))], { numRuns: 6 })(
+  test.prop([fc.integer({ min: 4, max: 30 }), fc.infiniteStream(fc.nat(1000))], {
+    numRuns: LIST_RUNS,
+  })(
     'visits every item that exists throughout exactly once, in id order, while others are created and deleted',
     async (limit, choices) => {
       const t = await freshTable();
