@@ -83,8 +83,10 @@ export async function startStack(options: StackOptions) {
     const tableDone = progress('table', LOCAL_TABLE);
     const client = localClient(dynamodb.endpoint);
     let indexes: IndexChanges | undefined;
-    const created = await ensureTable(client, LOCAL_TABLE, (changes) => {
-      indexes = changes;
+    const created = await ensureTable(client, LOCAL_TABLE, {
+      onIndexes: (changes) => {
+        indexes = changes;
+      },
     }).finally(() => client.destroy());
     tableDone(
       created

@@ -655,7 +655,7 @@ describe('a local table whose indexes differ from infra/table.json', { timeout: 
       },
     ]);
     const heard: IndexChanges[] = [];
-    expect(await ensureTable(raw, tableName, (changes) => heard.push(changes))).toBe(false);
+    expect(await ensureTable(raw, tableName, { onIndexes: (changes) => heard.push(changes) })).toBe(false);
     // Created in infra/table.json's order; deleted in the order the table lists them.
     expect(heard.map(({ created, deleted }) => ({ created, deleted: [...deleted].sort() }))).toStrictEqual([
       {
@@ -673,7 +673,7 @@ describe('a local table whose indexes differ from infra/table.json', { timeout: 
       ['terms-by-prefix-v2', ['wp', 'wt'], { ProjectionType: 'INCLUDE', NonKeyAttributes: ['wf'] }],
     ]);
     // Once in line, nothing more happens.
-    expect(await ensureTable(raw, tableName, (changes) => heard.push(changes))).toBe(false);
+    expect(await ensureTable(raw, tableName, { onIndexes: (changes) => heard.push(changes) })).toBe(false);
     expect(heard).toHaveLength(1);
     raw.destroy();
   });

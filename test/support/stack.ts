@@ -14,11 +14,14 @@ export const tokenFor = (...groups: Role[]) => token({ groups });
 /** A document client on DynamoDB Local (the caller destroys it). */
 export const documentClient = () => DynamoDBDocumentClient.from(localClient(stack.dynamodbEndpoint));
 
-/** A fresh table in DynamoDB Local, created from infra/table.json, with a document client on it. */
-export async function freshTable() {
+/**
+ * A fresh table in DynamoDB Local, created from infra/table.json, with a document client on it; with a stream only
+ * when the test reads it (`stream: true`), since stream records slow every later write (`ensureTable`).
+ */
+export async function freshTable({ stream = false }: { stream?: boolean } = {}) {
   const client = localClient(stack.dynamodbEndpoint);
   const tableName = `test-${randomUUID()}`;
-  await ensureTable(client, tableName);
+  await ensureTable(client, tableName, { stream });
   return { client: DynamoDBDocumentClient.from(client), tableName };
 }
 
