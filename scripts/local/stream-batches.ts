@@ -13,8 +13,8 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { isItemKey } from '../../lib/items/keys.ts';
 import type { FailureRecord } from '../redrive.ts';
+import { type FilterPattern, passesFilters } from './stream-filter.ts';
 
 export interface StreamSettings {
   batchSize: number;
@@ -22,6 +22,8 @@ export interface StreamSettings {
   maximumRetryAttempts: number;
   maximumRecordAgeInSeconds: number;
   parallelizationFactor: number;
+  /** The records that invoke the function (Lambda's event filtering; serverless.yml deploys the same). */
+  filterPatterns: FilterPattern[];
 }
 
 /** The stream event's settings, as serverless.yml reads them. */
@@ -70,8 +72,9 @@ export async function discoverShards(
 /**
  * Reads one batch as Lambda's poller makes it: GetRecords after GetRecords until `batchSize` item records are in
  * hand or the shard has nothing more for now (with a batching window of 0 Lambda invokes with what there is).
- * Records of other kinds (the index's own, idempotency records) are dropped as serverless.yml's filter pattern drops
- * them, and do not count towards the batch: on this one table they are most of the stream.
+ * Records the filter patterns do not pass (the index's own, idempotency records) are dropped as the deployed event
+ * source mapping drops them (infra/stream.json), and do not count towards the batch: on this one table they are most
+ * of the stream.
  */
 export async function readBatch(
   streams: DynamoDBStreamsClient,
@@ -88,9 +91,7 @@ export async function readBatch(
     const page = (reply.Records ?? []) as unknown as DynamoDBRecord[];
     read += page.length;
     next = reply.NextShardIterator;
-    records.push(
-      ...page.filter((r) => isItemKey({ pk: r.dynamodb?.Keys?.pk?.S, sk: r.dynamodb?.Keys?.sk?.S })),
-    );
+    records.push(...page.filter((record) => passesFilters(streamSettings.filterPatterns, record)));
     if (page.length === 0) break;
   }
   return { records, read, next };

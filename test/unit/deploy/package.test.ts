@@ -257,6 +257,10 @@ describe('osls package --stage prod', () => {
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['IndexFailuresQueue', 'Arn'] } } },
+      // The patterns the local consumer applies (test/unit/scripts/stream-filter.test.ts: items in every shard pass).
+      FilterCriteria: {
+        Filters: STREAM.filterPatterns.map((p: unknown) => ({ Pattern: JSON.stringify(p) })),
+      },
     });
     // Bounded: retries well below the default (infinite), records dropped to the queue while the stream still has them.
     expect(STREAM).toStrictEqual({
@@ -265,6 +269,7 @@ describe('osls package --stage prod', () => {
       maximumRetryAttempts: 10,
       maximumRecordAgeInSeconds: 3600,
       parallelizationFactor: 1,
+      filterPatterns: [{ dynamodb: { Keys: { pk: { S: [{ prefix: 'ITEM#' }] } } } }],
     });
     expect(resources.IndexFailuresQueue).toStrictEqual({
       Type: 'AWS::SQS::Queue',
