@@ -126,7 +126,7 @@ export interface IndexChanges {
  *
  * `stream: false` leaves out the table's stream, for tests that call the service's modules in-process and read no
  * stream: DynamoDB Local keeps every stream record of every table (24 hours) and each write slows as they pile up
- * (600 calls took 3.5× as long after 140 tables of 100 items with streams, and no longer after as many without).
+ * (600 calls took 3.4× as long after 140 tables of 100 items with streams, and no longer after as many without).
  */
 export async function ensureTable(
   client: DynamoDBClient,
