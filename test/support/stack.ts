@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { Role } from '../../lib/auth/policy.ts';
 import { ensureTable, localClient } from '../../scripts/local/dynamodb.ts';
 import { mintToken, type TokenOptions } from '../../scripts/local/issuer.ts';
+import { scanAll } from './index-state.ts';
 
 export const stack = inject('stack');
 
@@ -32,15 +33,7 @@ export async function freshTable({ stream = false }: { stream?: boolean } = {}) 
  */
 export async function copyOf(source: { client: DynamoDBDocumentClient; tableName: string }) {
   const copy = await freshTable();
-  const records: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await source.client.send(
-      new ScanCommand({ TableName: source.tableName, ExclusiveStartKey: startKey, ConsistentRead: true }),
-    );
-    records.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const records = await scanAll(source);
   const batches = Array.from({ length: Math.ceil(records.length / 25) }, (_, i) =>
     records.slice(25 * i, 25 * i + 25),
   );
