@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createItemLookup } from '../lib/items/reader.ts';
+import { metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { createIndexer } from '../lib/search/write/indexer.ts';
 import { indexChanges } from '../lib/search/write/stream.ts';
@@ -9,5 +10,11 @@ const { client, config, table } = getRuntime();
 const items = createItemLookup(table);
 const indexer = createIndexer({ client, tableName: config.tableName, items });
 
-export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
-  indexChanges(indexer, event.Records);
+// Each invocation publishes its batch's figures (indexChanges): one EMF line, as the HTTP routes' logMetrics does.
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  try {
+    return await indexChanges(indexer, event.Records);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

@@ -27,6 +27,8 @@ export interface BatchResult {
   invalid: { id: number; error: unknown }[];
   /** Items that failed for another reason (a retry may succeed). */
   failed: { id: number; error: unknown }[];
+  /** The batch failed as one and its items were indexed one by one. */
+  split: boolean;
 }
 
 /**
@@ -38,16 +40,14 @@ export async function reindexBatch(
   ids: readonly number[],
   concurrency = 4,
 ): Promise<BatchResult> {
-  if (ids.length === 0) return { outcomes: new Map(), invalid: [], failed: [] };
-  let all: Map<number, IndexOutcome>;
-  let failed: { id: number; error: unknown }[] = [];
-  try {
-    all = await indexer.reindexItems(ids);
-  } catch {
-    const each = await eachBounded(ids, concurrency, (id) => indexer.reindexItem(id));
-    all = each.done;
-    failed = each.failed;
-  }
+  if (ids.length === 0) return { outcomes: new Map(), invalid: [], failed: [], split: false };
+  const { all, failed, split } = await indexer.reindexItems(ids).then(
+    (done) => ({ all: done, failed: [], split: false }),
+    async () => {
+      const each = await eachBounded(ids, concurrency, (id) => indexer.reindexItem(id));
+      return { all: each.done, failed: each.failed, split: true };
+    },
+  );
   const outcomes = new Map<number, Outcome>();
   const invalid: { id: number; error: unknown }[] = [];
   for (const [id, outcome] of all) {
@@ -55,5 +55,5 @@ export async function reindexBatch(
       invalid.push({ id, error: new Error(`the stored record of item ${id} is invalid`) });
     else outcomes.set(id, outcome);
   }
-  return { outcomes, invalid, failed };
+  return { outcomes, invalid, failed, split };
 }

@@ -1,6 +1,7 @@
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { itemIdOf } from '../../items/keys.ts';
-import { logger } from '../../observability.ts';
+import { logger, metrics as serviceMetrics } from '../../observability.ts';
 import { reindexBatch } from './batch.ts';
 import type { Indexer } from './indexer.ts';
 
@@ -20,14 +21,24 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
  * from its current state, so order, duplicates and retries do not matter. If the batch fails, its items are taken
  * one by one and the failed ones reported, so Lambda retries from the first of them (and, after its retries, sends
  * the rest of the batch to the failures queue: docs/operations.md, redrive).
+ *
+ * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
+ * touched, whether it was split into single items, the items that failed or are invalid, and its latency.
  */
 export async function indexChanges(
   indexer: Indexer,
   records: readonly DynamoDBRecord[],
-  concurrency = 4,
+  { concurrency = 4, metrics = serviceMetrics }: { concurrency?: number; metrics?: Metrics } = {},
 ): Promise<DynamoDBBatchResponse> {
+  const started = process.hrtime.bigint();
   const changed = changedItems(records);
-  const { invalid, failed } = await reindexBatch(indexer, [...changed.keys()], concurrency);
+  const { invalid, failed, split } = await reindexBatch(indexer, [...changed.keys()], concurrency);
+  metrics.addDimension('operation', 'indexItems');
+  metrics.addMetric('indexedItems', MetricUnit.Count, changed.size);
+  metrics.addMetric('batchSplits', MetricUnit.Count, split ? 1 : 0);
+  metrics.addMetric('failedItems', MetricUnit.Count, failed.length);
+  metrics.addMetric('invalidItems', MetricUnit.Count, invalid.length);
+  metrics.addMetric('batchLatency', MetricUnit.Milliseconds, Number(process.hrtime.bigint() - started) / 1e6);
   // A stored record that does not parse cannot be fixed by retrying: say so and move on, so one bad record never
   // holds up the index for every change behind it (rewriting the item brings a new stream record).
   for (const { id, error } of invalid)

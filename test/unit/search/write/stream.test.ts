@@ -1,0 +1,87 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { itemKey } from '../../../../lib/items/keys.ts';
+import type { Indexer, IndexOutcome } from '../../../../lib/search/write/indexer.ts';
+import { indexChanges } from '../../../../lib/search/write/stream.ts';
+
+/** A stream record of a write to item `id` (what the handler reads of it: the keys and the sequence number). */
+const recordOf = (id: number, sequence: number) =>
+  ({
+    dynamodb: {
+      Keys: { pk: { S: itemKey(id).pk }, sk: { S: itemKey(id).sk } },
+      SequenceNumber: `${sequence}`,
+    },
+  }) as DynamoDBRecord;
+
+/**
+ * An indexer whose batches fail when `batchFails`, and whose single items fail or are invalid as listed: what the
+ * handler does with each outcome, without a table (the indexer itself is tested on DynamoDB Local).
+ */
+function indexerWith({
+  batchFails = false,
+  failing = [] as number[],
+  invalid = [] as number[],
+} = {}): Indexer {
+  const outcome = (id: number): IndexOutcome => (invalid.includes(id) ? 'invalid' : 'indexed');
+  return {
+    async reindexItems(ids) {
+      if (batchFails) throw new Error('the batch failed');
+      return new Map(ids.map((id) => [id, outcome(id)]));
+    },
+    async reindexItem(id) {
+      if (failing.includes(id)) throw new Error(`item ${id} failed`);
+      return outcome(id);
+    },
+    compact: async () => 0,
+  };
+}
+
+/** Runs indexChanges with a metrics object of its own and returns its response and the EMF record it published. */
+async function run(indexer: Indexer, records: DynamoDBRecord[]) {
+  const lines: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => lines.push(String(chunk)) > 0);
+  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  const metrics = new Metrics({ namespace: 'Test', serviceName: 'items' });
+  const response = await indexChanges(indexer, records, { metrics });
+  metrics.publishStoredMetrics();
+  vi.restoreAllMocks();
+  const emf = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"'));
+  expect(emf).toHaveLength(1);
+  return { response, emf: JSON.parse(emf[0] ?? '{}') };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('the stream handler’s metrics (operation indexItems)', () => {
+  it('counts the items a batch touched, once each, and no split or failure when the batch succeeds', async () => {
+    const { response, emf } = await run(indexerWith(), [recordOf(1, 10), recordOf(2, 11), recordOf(1, 12)]);
+    expect(response).toStrictEqual({ batchItemFailures: [] });
+    expect(emf).toMatchObject({
+      operation: 'indexItems',
+      indexedItems: 2,
+      batchSplits: 0,
+      failedItems: 0,
+      invalidItems: 0,
+    });
+    expect(emf.batchLatency).toBeGreaterThanOrEqual(0);
+    expect(emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toStrictEqual([
+      'indexedItems',
+      'batchSplits',
+      'failedItems',
+      'invalidItems',
+      'batchLatency',
+    ]);
+  });
+
+  it('counts a batch split into single items, and the items that failed or are invalid', async () => {
+    const indexer = indexerWith({ batchFails: true, failing: [3], invalid: [4] });
+    const { response, emf } = await run(
+      indexer,
+      [1, 2, 3, 4].map((id) => recordOf(id, 20 + id)),
+    );
+    // Lambda retries from the first failed item's record; the invalid one is logged and skipped.
+    expect(response).toStrictEqual({ batchItemFailures: [{ itemIdentifier: '23' }] });
+    expect(emf).toMatchObject({ indexedItems: 4, batchSplits: 1, failedItems: 1, invalidItems: 1 });
+  });
+});
