@@ -105,7 +105,10 @@ describe('items over shards (DynamoDB Local)', { timeout: 180_000 }, () => {
   );
 });
 
-describe('list pages over shards (DynamoDB Local)', { timeout: 180_000 }, () => {
+// A run is seconds alone and several times that beside the soak's other loops: the bound grows with the runs.
+describe('list pages over shards (DynamoDB Local)', {
+  timeout: Math.max(180_000, LIST_RUNS * 30_000),
+}, () => {
   // Ids in dense runs, in blocks far apart (more than a cycle of shards), and alone.
   const ids = fc
     .uniqueArray(
