@@ -6,11 +6,11 @@ import { createItemRepository } from '../lib/items/repository.ts';
 import { ItemSchema, ItemWriteSchema } from '../lib/items/schema.ts';
 import { getRuntime } from '../lib/runtime.ts';
 
-const { client, config, table, verifier } = getRuntime();
+const { table, verifier } = getRuntime();
 const items = createItemRepository(table);
 const create = createItemOperation({
   items,
-  once: createIdempotency({ client, tableName: config.tableName }),
+  once: createIdempotency(table),
 });
 
 export const handler = httpRoute('createItem', {

@@ -6,10 +6,9 @@ import { createItemLookup } from '../lib/items/reader.ts';
 import { getRuntime } from '../lib/runtime.ts';
 import { createServiceRetriever } from '../lib/search/read/retrieve.ts';
 
-const { client, config, table, verifier } = getRuntime();
-const items = createItemLookup(table);
+const { config, table, verifier } = getRuntime();
 const answer = createAnswerer({
-  retrieve: createServiceRetriever({ client, tableName: config.tableName, items }),
+  retrieve: createServiceRetriever({ ...table, items: createItemLookup(table) }),
   generator: await createGenerator(config.generator),
 });
 

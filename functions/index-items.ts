@@ -6,9 +6,8 @@ import { createIndexer } from '../lib/search/write/indexer.ts';
 import { indexChanges } from '../lib/search/write/stream.ts';
 
 // The table's stream consumer: keeps the BM25 index in step with the items (not an HTTP route).
-const { client, config, table } = getRuntime();
-const items = createItemLookup(table);
-const indexer = createIndexer({ client, tableName: config.tableName, items });
+const { table } = getRuntime();
+const indexer = createIndexer({ ...table, items: createItemLookup(table) });
 
 // Each invocation publishes its batch's figures (indexChanges): one EMF line, as the HTTP routes' logMetrics does.
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {

@@ -4,9 +4,8 @@ import { getRuntime } from '../lib/runtime.ts';
 import { createServiceRetriever } from '../lib/search/read/retrieve.ts';
 import { RetrieveRequestSchema, RetrieveResponseSchema } from '../lib/search/read/schema.ts';
 
-const { client, config, table, verifier } = getRuntime();
-const items = createItemLookup(table);
-const retrieve = createServiceRetriever({ client, tableName: config.tableName, items });
+const { table, verifier } = getRuntime();
+const retrieve = createServiceRetriever({ ...table, items: createItemLookup(table) });
 
 export const handler = httpRoute('retrieve', {
   verifier,

@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTokenVerifier, type TokenVerifier } from './auth/verifier.ts';
 import { type Config, getConfig } from './config.ts';
 import { createDocumentClient } from './dynamodb/client.ts';
@@ -8,9 +7,8 @@ import { logger, metrics } from './observability.ts';
 
 export interface Runtime {
   config: Config;
-  client: DynamoDBDocumentClient;
   /**
-   * The items' table. Each handler builds the part of lib/items it uses over it (the repository, or only the reads
+   * The items' table and the DynamoDB client on it (the index and the idempotency records share both). Each handler builds the part of lib/items it uses over it (the repository, or only the reads
    * by id), so a handler that never writes an item does not bundle the writes.
    */
   table: ItemTable;
@@ -34,7 +32,6 @@ export function getRuntime(): Runtime {
   installShutdownHook();
   runtime = {
     config,
-    client,
     table: { client, tableName: config.tableName },
     verifier: createTokenVerifier(config.auth),
   };
