@@ -159,13 +159,40 @@ function writeActions(command: string, input: Record<string, unknown>, sizes: Ma
   });
 }
 
+/**
+ * A read's RCU by the partition key it read: a Query's its key condition's partition (an index's prefixed with its
+ * name), a BatchGetItem's each key's by AWS's rule (per item, each 4 KB or part of it half a unit, eventually
+ * consistent, as the search reads), any other read the key `<command>`.
+ */
+export function readKeys(
+  command: string,
+  input: Record<string, unknown>,
+  output: Record<string, unknown>,
+  rcu: number,
+) {
+  if (command === 'Query') {
+    const [, placeholder = ''] = /=\s*(:\w+)/.exec(String(input.KeyConditionExpression)) ?? [];
+    const value = text((input.ExpressionAttributeValues as AttributeMap | undefined)?.[placeholder]);
+    return [[`${input.IndexName ? `${input.IndexName} ` : ''}${value}`, rcu] as const];
+  }
+  if (command !== 'BatchGetItem') return [[command, rcu] as const];
+  // The reply's items are a document client's here (unmarshalled), the request's keys marshalled.
+  const found = Object.values((output.Responses ?? {}) as Record<string, Record<string, unknown>[]>).flat();
+  const bytes = new Map(found.map((item) => [keyOf(item as AttributeMap), recordBytes(item)]));
+  const requested = Object.values((input.RequestItems ?? {}) as Record<string, { Keys: AttributeMap[] }>);
+  return requested
+    .flatMap((r) => r.Keys)
+    .map((key) => [text(key.pk), 0.5 * Math.max(1, Math.ceil((bytes.get(keyOf(key)) ?? 0) / 4096))] as const);
+}
+
 /** What the commands sent through a metered client consumed while the tally was the meter's. */
 export const newTally = () => ({
   ...{ calls: 0, reported: 0, units: 0, rcu: 0, wcu: 0, reportedWcu: 0, indexWcu: 0 },
   /** Sealed posting blocks in the replies, and the sealed blocks their directory pages list. */
   ...{ blocks: 0, listed: 0 },
-  /** WCU by partition key. */
+  /** WCU by partition key, and RCU (`reads`: `<index> <partition>` for an index's). */
   keys: new Map<string, number>(),
+  reads: new Map<string, number>(),
 });
 export type Tally = ReturnType<typeof newTally>;
 
@@ -223,7 +250,10 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
         if (Array.isArray(rows)) countRecords(tally, rows);
       // DynamoDB Local answers CapacityUnits only: classified by command.
       if (!write) {
-        tally.rcu += units('ReadCapacityUnits') || units('CapacityUnits');
+        const rcu = units('ReadCapacityUnits') || units('CapacityUnits');
+        tally.rcu += rcu;
+        for (const [key, units] of readKeys(command, args.input as Record<string, unknown>, output, rcu))
+          tally.reads.set(key, (tally.reads.get(key) ?? 0) + units);
         return result;
       }
       tally.reportedWcu += units('WriteCapacityUnits') || units('CapacityUnits');

@@ -48,7 +48,11 @@ const VARIANTS = [
 ];
 type Variant = (typeof VARIANTS)[number];
 
-const newTally = () => series('latencies', 'units', 'calls', 'terms', 'found', 'returned');
+// reads: each query's RCU by partition key (bench:capacity models the read path's hot keys from them).
+const newTally = () => ({
+  ...series('latencies', 'units', 'calls', 'terms', 'found', 'returned'),
+  reads: [] as Record<string, number>[],
+});
 const tallies = new Map<string, ReturnType<typeof newTally>>();
 const tallyOf = (size: number, variant: string) => {
   const key = `${size} ${variant}`;
@@ -74,6 +78,7 @@ await withCollections(SIZES, async (endpoints) => {
         const { value, tally } = await measure(request, retrieverOf(variant));
         const t = tallyOf(size, variant.name);
         t.units.push(tally.units);
+        t.reads.push(Object.fromEntries(tally.reads));
         t.calls.push(tally.calls);
         t.terms.push((await expandQuery(request.query, request, dictionary)).weights.size);
         const ids = value.results.map((r) => r.item.id);

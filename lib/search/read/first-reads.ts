@@ -10,6 +10,7 @@ import {
   formInHome,
   homeOf,
   type ShrunkSet,
+  STATS_PK,
   shrunkReader,
   statsQuery,
   sumCounts,
@@ -19,6 +20,7 @@ import {
   termPk,
 } from '../format/keys.ts';
 import { isExactForm } from '../text/tokenizer.ts';
+import { ReadCache } from './dictionary-cache.ts';
 
 type Row = Record<string, unknown>;
 /** A term's first read: its tail record, and its directory when read beside it. */
@@ -64,37 +66,74 @@ async function readDirectory({ client, tableName }: Table, term: string): Promis
  * nothing of the term's lies between): DynamoDB charges a Query by the bytes it returns, so the two cost one half
  * unit where a read of each cost one each.
  */
-async function readTailAndDirectory({ client, tableName }: Table, term: string): Promise<TermRead> {
-  const rows = await queryAll(client, {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND sk >= :tail',
-    ExpressionAttributeValues: { ':pk': termPk(term), ':tail': TAIL_SK },
-  });
-  return { tail: rows.find((row) => row.sk === TAIL_SK), entries: directoryEntries(rows) };
+const tailAndDirectoryQuery = (tableName: string, term: string) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND sk >= :tail',
+  ExpressionAttributeValues: { ':pk': termPk(term), ':tail': TAIL_SK },
+});
+const tailAndDirectoryOf = (rows: readonly Row[]): TermRead => ({
+  tail: rows.find((row) => row.sk === TAIL_SK),
+  entries: directoryEntries(rows),
+});
+
+/**
+ * How long a warm container reuses a query's first reads (the counts partition, a term's tail and directory): 1 s,
+ * the dictionary's time (dictionary.ts DICTIONARY_CACHE_MS) for the same reason. Contract §5: a write shows in
+ * results within 2 s; the index has it about 1 s after the write, and a first read made after that is used for at
+ * most this long, so within those 2 s. Every query reads the counts partition, and one term's tail is read by every
+ * query of that term: kept, each is read by a container at most once a second whatever its traffic
+ * (bench:capacity, the read path). What a query reads after its first round (blocks, a directory re-read after a
+ * seal its tail shows, the items) is never kept: a kept first read is one made earlier, as a slow query's is.
+ */
+export const FIRST_READS_CACHE_MS = 1_000;
+/** Records a container keeps at most (the least recently used go first): ~10 MB at most, 1 KB a record or so. */
+export const FIRST_READS_CACHE_RECORDS = 10_000;
+
+export interface FirstReadsOptions {
+  /** How long a first read is reused (0: never). */
+  cacheMs?: number;
+  /** Records kept at most (a counts part, a shrunk-set entry, a tail, a directory page: one each). */
+  cacheRecords?: number;
+  now?: () => number;
 }
 
-/** A query's first reads over one table: the counts, the shrunk set (parsed once while it stays the same), tails. */
-export function createFirstReads(client: DynamoDBDocumentClient, tableName: string) {
+/**
+ * A query's first reads over one table: the counts, the shrunk set (parsed once while it stays the same), tails;
+ * each Query of them kept `cacheMs` (FIRST_READS_CACHE_MS).
+ */
+export function createFirstReads(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  { cacheMs = 0, cacheRecords = FIRST_READS_CACHE_RECORDS, now = Date.now }: FirstReadsOptions = {},
+) {
   const table = { client, tableName };
   const readShrunk = shrunkReader();
+  const kept = new ReadCache({
+    ...{ ms: cacheMs, versionedMs: 0, limit: cacheRecords, now },
+    ...{ versionAt: () => undefined, current: () => undefined },
+  });
+  const keptQuery = (key: string, input: Parameters<typeof queryAll>[1]) =>
+    kept.get(key, () => queryAll(client, input));
+  const termRead = (term: string) =>
+    keptQuery(termPk(term), tailAndDirectoryQuery(tableName, term)).then(tailAndDirectoryOf);
   /**
    * Starts the first reads: the counts, and the tail and directory of each of `terms` by one Query. The retriever
    * starts them for the words as written while the dictionary finds their alternatives (`SearchRequest.started`).
    */
   const start = (terms: Iterable<string>): FirstReads => ({
     stats: observed(
-      queryAll(client, statsQuery(tableName)).then((rows) => ({
+      keptQuery(STATS_PK, statsQuery(tableName)).then((rows) => ({
         ...sumCounts(countParts(rows)),
         shrunk: readShrunk(rows),
       })),
     ),
-    terms: new Map([...new Set(terms)].map((term) => [term, observed(readTailAndDirectory(table, term))])),
+    terms: new Map([...new Set(terms)].map((term) => [term, observed(termRead(term))])),
   });
   return {
     start,
     /** The first reads of `terms`, those `started` has not begun (by default none) begun now. */
     readTerms: (terms: readonly string[], small: ReadonlySet<string> = new Set(), started?: FirstReads) =>
-      readTerms(table, terms, small, started ?? start([])),
+      readTerms({ ...table, termRead }, terms, small, started ?? start([])),
   };
 }
 
@@ -105,7 +144,7 @@ export function createFirstReads(client: DynamoDBDocumentClient, tableName: stri
  * shows, or not read beside a tail that does not list it, is read after it.
  */
 async function readTerms(
-  table: Table,
+  table: Table & { termRead: (term: string) => Promise<TermRead> },
   terms: readonly string[],
   small: ReadonlySet<string>,
   started: FirstReads,
@@ -124,9 +163,7 @@ async function readTerms(
   for (const term of rest)
     reads.set(
       term,
-      small.has(term)
-        ? byKey.then((tails) => ({ tail: tails.get(term) }))
-        : readTailAndDirectory(table, term),
+      small.has(term) ? byKey.then((tails) => ({ tail: tails.get(term) })) : table.termRead(term),
     );
   /** A term's tail: a stem's own, a form's from its home. */
   const tailOf = async (term: string, own: Row | undefined) => {

@@ -3,7 +3,7 @@ import { idf, K1 } from '../format/bm25.ts';
 import { REFERENCE_LENGTH } from '../format/keys.ts';
 import { BlockReader, ReadBudget } from './block-reads.ts';
 import { type Hit, rescoreWith, TopKCollector } from './collector.ts';
-import { createFirstReads, type FirstReads, type FoundTerm } from './first-reads.ts';
+import { createFirstReads, type FirstReads, type FirstReadsOptions, type FoundTerm } from './first-reads.ts';
 import { MaxScoreEvaluator } from './max-score.ts';
 import { piecesOf, type TermList } from './pieces.ts';
 import { QueryRun } from './query-run.ts';
@@ -67,6 +67,8 @@ export interface SearchOptions {
    * between (and likely-needed ones beside them) taken along; 0: every block read by key, only the wanted ones.
    */
   rangeGap?: number;
+  /** What a warm container keeps of the first reads (first-reads.ts; by default nothing). */
+  firstReads?: FirstReadsOptions;
 }
 
 /**
@@ -139,8 +141,9 @@ export function createSearch({
   filterMaxBlocks = SEARCH_DEFAULTS.filterMaxBlocks,
   blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
   rangeGap = SEARCH_DEFAULTS.rangeGap,
+  firstReads: kept,
 }: SearchOptions) {
-  const firstReads = createFirstReads(client, tableName);
+  const firstReads = createFirstReads(client, tableName, kept);
 
   async function search(request: SearchRequest): Promise<Hit[]> {
     const { terms, small, started, topK, minScore, accept, matchedTermsOf, itemOf } = request;

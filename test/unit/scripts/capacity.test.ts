@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dictionaryEntry } from '../../../lib/search/format/keys.ts';
-import { entryOfItem, indexWrites, updatedItem } from '../../../scripts/bench/capacity.ts';
+import { entryOfItem, indexWrites, readKeys, updatedItem } from '../../../scripts/bench/capacity.ts';
 
 // The benchmarks' cost model of the dictionary's index writes (AWS: an index is written when an item enters or
 // leaves it, or a key or projected attribute of it changes), on tails as the posting writer writes them.
@@ -55,5 +55,35 @@ describe('indexWrites (scripts/bench/capacity.ts)', () => {
     expect(indexWrites(entryOfItem(after), entryOfItem(remove(after)))).toStrictEqual([]);
     // An update of other attributes leaves the entry as it was.
     expect(updatedItem('ADD df :d, v :one', {}, marshall({ ':d': 1, ':one': 1 }) as never)).toBeUndefined();
+  });
+});
+
+describe('readKeys (scripts/bench/capacity.ts)', () => {
+  it('charges a Query to the partition of its key condition, an index’s under the index’s name', () => {
+    const query = (input: Record<string, unknown>) =>
+      readKeys('Query', { KeyConditionExpression: 'pk = :pk AND sk >= :tail', ...input }, {}, 1.5);
+    expect(query({ ExpressionAttributeValues: marshall({ ':pk': 'T#boot', ':tail': 'K#~' }) })).toStrictEqual(
+      [['T#boot', 1.5]],
+    );
+    expect(
+      query({
+        IndexName: 'terms-by-prefix-v2',
+        ExpressionAttributeValues: marshall({ ':pk': 'P#bo', ':tail': 'x' }),
+      }),
+    ).toStrictEqual([['terms-by-prefix-v2 P#bo', 1.5]]);
+  });
+
+  it('charges a BatchGetItem per key by AWS’s rule: half a unit each 4 KB of an item, half for a missing one', () => {
+    const keys = ['ITEM#1', 'ITEM#2', 'ITEM#3'].map((pk) => marshall({ pk, sk: 'x' }));
+    const found = [
+      { pk: 'ITEM#1', sk: 'x', body: 'a'.repeat(100) },
+      { pk: 'ITEM#2', sk: 'x', body: 'a'.repeat(5_000) },
+    ];
+    const input = { RequestItems: { items: { Keys: keys } } };
+    expect(readKeys('BatchGetItem', input, { Responses: { items: found } }, 3)).toStrictEqual([
+      ['ITEM#1', 0.5],
+      ['ITEM#2', 1],
+      ['ITEM#3', 0.5],
+    ]);
   });
 });
