@@ -1,15 +1,10 @@
 // `npm run bench:bundle`: every function's bundle exactly as deployed (`serverless package --stage prod`).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { table, writeResult } from './common.ts';
-import { packageFunctions } from './service.ts';
+import { withDeployed } from './service.ts';
 
 const ITEM_HANDLERS = ['listItems', 'getItem', 'createItem', 'replaceItem', 'patchItem', 'deleteItem'];
 const started = Date.now();
-const dir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
-try {
-  const deployed = packageFunctions(dir);
+await withDeployed((deployed) => {
   const kb = (bytes: number) => (bytes / 1000).toFixed(1);
   const rows = deployed.map((fn) => [
     fn.name,
@@ -21,6 +16,4 @@ try {
   ]);
   const head = ['function', 'handler', 'bytes', 'KB', 'zip KB', 'budget (≤ 400 KB)'];
   writeResult('bundle', table(head, rows), deployed, started);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+});

@@ -1,34 +1,26 @@
 // `npm run bench:cold`: a fresh Node process imports a deployed bundle and serves one request against DynamoDB
 // Local, every handler once a round, get-item next to the floor (floor/get-item.ts: only the raw GetCommand).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   bootstrap,
   buildBundle,
   envNumber,
   median,
+  medianRatioInterval,
   ms,
   quantile,
   raisePriority,
   verdictOf,
   writeResult,
 } from './common.ts';
-import {
-  apiEvent,
-  deployedBundle,
-  getItemEvent,
-  packageFunctions,
-  postEvent,
-  SAMPLE_ITEM,
-  withLocalService,
-} from './service.ts';
+import { apiEvent, getItemEvent, postEvent, SAMPLE_ITEM, withDeployedService } from './service.ts';
 
 const ROUNDS = envNumber('BENCH_COLD_ROUNDS', 101);
 const PRIORITY = raisePriority();
 const started = Date.now();
-const dir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
+const RETRIEVE = { query: 'waterproof boot', topK: 3 };
 const DRIVER = `const start = performance.now();
 const { handler } = await import(process.argv[2]);
 const imported = performance.now();
@@ -43,7 +35,7 @@ process.exit(0);
 /** The driver's figures (CPU: user + system up to the response) and spawn → response, measured here. */
 type Sample = { status: number; importMs: number; invokeMs: number; cpuMs: number; totalMs: number };
 
-function coldRun(bundle: string, event: unknown, env: Record<string, string>): Promise<Sample> {
+function coldRun(dir: string, bundle: string, event: unknown, env: Record<string, string>): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const begin = performance.now();
     const child = spawn(process.execPath, [join(dir, 'driver.mjs'), bundle], {
@@ -66,46 +58,37 @@ function coldRun(bundle: string, event: unknown, env: Record<string, string>): P
   });
 }
 
-await withLocalService(async (service) => {
+await withDeployedService(async (service, deployed, dir) => {
   writeFileSync(join(dir, 'driver.mjs'), DRIVER);
-  const deployed = packageFunctions(join(dir, 'deployed'));
-  const deployedCase = (name: string, event: unknown) => {
-    const { bundlePath, bundleBytes } = deployedBundle(deployed, name);
-    return { name, bundle: bundlePath, bytes: bundleBytes, event };
-  };
-  const floorName = 'floor (raw GetCommand)';
-  const built = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor'));
-  const floorEvent = getItemEvent(service.itemId);
-  const [floor, get, ...rest] = [
-    { name: floorName, bundle: built.entryPath, bytes: built.entryBytes, event: floorEvent },
-    deployedCase('getItem', getItemEvent(service.itemId)),
-    deployedCase('listItems', apiEvent('GET /items', '/items')),
-    deployedCase('createItem', postEvent('POST /items', service.token('editor'), SAMPLE_ITEM)),
-    deployedCase(
-      'retrieve',
-      postEvent('POST /retrieve', service.token('reader'), { query: 'waterproof boot', topK: 3 }),
-    ),
-  ] as const;
-  const cases = [floor, get, ...rest];
+  const run = (c: { bundlePath: string; event: unknown }) => coldRun(dir, c.bundlePath, c.event, service.env);
+  const handler = (name: string, event: unknown) => ({ ...deployed(name), event });
+  const floorBundle = await buildBundle('scripts/bench/floor/get-item.ts', join(dir, 'floor'));
+  const floor = { name: 'floor (raw GetCommand)', event: getItemEvent(service.itemId), ...floorBundle };
+  const get = handler('getItem', getItemEvent(service.itemId));
+  const others = [
+    handler('listItems', apiEvent('GET /items', '/items')),
+    handler('createItem', postEvent('POST /items', service.token('editor'), SAMPLE_ITEM)),
+    handler('retrieve', postEvent('POST /retrieve', service.token('reader'), RETRIEVE)),
+  ];
+  const cases = [floor, get, ...others];
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // One unmeasured round warms the OS file cache.
-  for (const c of cases) await coldRun(c.bundle, c.event, service.env);
+  for (const c of cases) await run(c);
   // The floor and get-item back to back (which goes first alternates); the others around them in rotating order.
-  const others = rest;
   for (let round = 0; round < ROUNDS; round++) {
     const pair = round % 2 === 0 ? [floor, get] : [get, floor];
-    const rotated = others.map((_, i) => others[(round + i) % others.length]);
+    const shift = round % others.length;
+    const rotated = [...others.slice(shift), ...others.slice(0, shift)];
     const at = round % (others.length + 1);
     for (const c of [...rotated.slice(0, at), ...pair, ...rotated.slice(at)]) {
-      if (!c) continue;
-      const sample = await coldRun(c.bundle, c.event, service.env);
+      const sample = await run(c);
       if (sample.status >= 300) throw new Error(`${c.name} answered ${sample.status}`);
       samples.get(c.name)?.push(sample);
     }
   }
   const of = (name: string) => samples.get(name) ?? [];
   const medianOf = (list: Sample[], key: keyof Sample) => median(list.map((s) => s[key]));
-  const floorSamples = of(floorName);
+  const floorSamples = of(floor.name);
   const [floorTotal, floorImport] = [medianOf(floorSamples, 'totalMs'), medianOf(floorSamples, 'importMs')];
   // Per round: a handler over the floor of the same round (wall time), and its CPU time minus the floor's.
   const paired = (list: Sample[]) => list.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
@@ -114,23 +97,17 @@ await withLocalService(async (service) => {
   const rows = cases.map((c) => {
     const list = of(c.name);
     const [total, imported] = [medianOf(list, 'totalMs'), medianOf(list, 'importMs')];
-    return `| ${c.name} | ${(c.bytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(medianOf(list, 'invokeMs'), 1)} | ${ms(medianOf(list, 'cpuMs'), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
+    return `| ${c.name} | ${(c.bundleBytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(medianOf(list, 'invokeMs'), 1)} | ${ms(medianOf(list, 'cpuMs'), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
   const getSamples = of('getItem');
-  const getTotal = medianOf(getSamples, 'totalMs');
   const pairedRatios = paired(getSamples);
-  const [ratio, pairedRatio] = [getTotal / floorTotal, median(pairedRatios)];
+  const [ratio, pairedRatio] = [medianOf(getSamples, 'totalMs') / floorTotal, median(pairedRatios)];
   // 95 % bootstrap intervals over the rounds: a verdict only when both figures' intervals are on one side of 1.05.
-  const rounds = getSamples.map((s, i) => ({
-    get: s.totalMs,
-    floor: floorSamples[i]?.totalMs ?? Number.NaN,
-  }));
-  const ratioInterval = bootstrap(rounds, (r) => median(r.map((x) => x.get)) / median(r.map((x) => x.floor)));
-  const pairedInterval = bootstrap(rounds, (r) => median(r.map((x) => x.get / x.floor)));
-  const verdict = verdictOf(
-    [0, 1].map((i) => Math.max(ratioInterval[i] ?? 0, pairedInterval[i] ?? 0)),
-    1.05,
-  );
+  const totals = (list: Sample[]) => list.map((s) => s.totalMs);
+  const ratioInterval = medianRatioInterval(totals(getSamples), totals(floorSamples));
+  const pairedInterval = bootstrap(pairedRatios, median);
+  const bounds = [0, 1].map((i) => Math.max(ratioInterval[i] ?? 0, pairedInterval[i] ?? 0));
+  const verdict = verdictOf(bounds, 1.05);
   const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
   const interval = (range: number[]) => range.map((x) => x.toFixed(3)).join('–');
   const markdown = `${ROUNDS} rounds, Node ${process.version}, nice ${PRIORITY}; medians.
@@ -143,13 +120,6 @@ get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians
 median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${interval(pairedInterval)}; quartiles of
 the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
 CPU time over the floor's, median per round: get-item ${signed(cpuOver(getSamples))} ms.`;
-  const data = {
-    samples: Object.fromEntries(samples),
-    ratio,
-    pairedRatio,
-    ratioInterval,
-    pairedInterval,
-    verdict,
-  };
-  writeResult('cold', markdown, data, started);
-}).finally(() => rmSync(dir, { recursive: true, force: true }));
+  const figures = { ratio, pairedRatio, ratioInterval, pairedInterval, verdict };
+  writeResult('cold', markdown, { samples: Object.fromEntries(samples), ...figures }, started);
+});

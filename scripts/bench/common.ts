@@ -70,6 +70,11 @@ export function bootstrap<T>(items: readonly T[], statistic: (sample: T[]) => nu
   );
   return [quantile(values, 0.025), quantile(values, 0.975)];
 }
+/** The 95 % interval of median(a) ÷ median(b) over seeded resamples of the pairs (a[i], b[i]). */
+export function medianRatioInterval(a: readonly number[], b: readonly number[]): [number, number] {
+  const pairs = a.map((x, i) => [x, b[i] ?? Number.NaN] as const);
+  return bootstrap(pairs, (sample) => median(sample.map(([x]) => x)) / median(sample.map(([, y]) => y)));
+}
 /** A budget's verdict: met or not met only when the whole interval is on one side of `bound`. */
 export const verdictOf = ([low, high]: readonly number[], bound: number): string =>
   (high ?? Number.NaN) <= bound ? 'met' : (low ?? Number.NaN) > bound ? 'not met' : 'not decided by this run';
@@ -106,12 +111,8 @@ export async function buildBundle(entry: string, outdir: string) {
   const yaml = readFileSync(join(ROOT, 'serverless.yml'), 'utf8');
   const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*\n)+)/.exec(yaml)?.[1];
   if (!block) throw new Error('serverless.yml has no custom.esbuild block');
-  const {
-    exclude: _exclude,
-    outputWorkFolder: _work,
-    outputFileExtension,
-    ...options
-  } = load(block.replace(/^ {4}/gm, '')) as Record<string, unknown>;
+  const config = load(block.replace(/^ {4}/gm, '')) as Record<string, unknown>;
+  const { exclude: _exclude, outputWorkFolder: _work, outputFileExtension, ...options } = config;
   const result = await esbuild.build({
     ...(options as esbuild.BuildOptions),
     outExtension: { '.js': String(outputFileExtension ?? '.js') },
@@ -122,7 +123,7 @@ export async function buildBundle(entry: string, outdir: string) {
     logLevel: 'error',
   });
   const [path, output] = Object.entries(result.metafile.outputs).find(([, out]) => out.entryPoint) ?? [];
-  return { entryPath: join(ROOT, path ?? ''), entryBytes: output?.bytes ?? 0 };
+  return { bundlePath: join(ROOT, path ?? ''), bundleBytes: output?.bytes ?? 0 };
 }
 
 /** Raises this process's priority where permitted (children inherit it); the priority measured at. */

@@ -4,12 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-interface CranfieldDoc {
-  id: number;
-  title: string;
-  text: string;
-}
-export interface Cranfield {
+type CranfieldDoc = { id: number; title: string; text: string };
+interface Cranfield {
   docs: CranfieldDoc[];
   /** `id` is the judgment id qrels.tsv uses. */
   queries: { id: number; text: string }[];
@@ -50,12 +46,8 @@ export async function evaluate(rankFn: RankFn, { queries, qrels }: Cranfield) {
   for (const query of queries) {
     const ranking = await rankFn(query.text, 100);
     const judgments = qrels.get(query.id) ?? new Map<number, number>();
-    const ideal = dcg(
-      [...judgments.values()]
-        .map(gain)
-        .sort((a, b) => b - a)
-        .slice(0, 10),
-    );
+    const gains = [...judgments.values()].map(gain).sort((a, b) => b - a);
+    const ideal = dcg(gains.slice(0, 10));
     if (ideal > 0) ndcg += dcg(ranking.slice(0, 10).map((id) => gain(judgments.get(id)))) / ideal;
     let [hits, precision] = [0, 0];
     for (const [i, id] of ranking.slice(0, 100).entries())
@@ -75,6 +67,3 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   tags: [],
   attributes: {},
 });
-
-/** The sentence the benches' edits append to a Cranfield item's description (bench:ingest). */
-export const REVISION = ' Revised: measured again with newer apparatus.';

@@ -40,20 +40,15 @@ async function retrieve(words: string[]): Promise<Set<number>> {
   return new Set(body.results.map((r) => r.item.id));
 }
 
-async function measure(
-  name: string,
-  run: number,
-  count: number,
-  clients: number,
-  text: (i: number) => string,
-) {
+/** `count` creates by `clients` at once, then how long until each one is retrievable. */
+async function measure(name: string, count: number, clients: number, text: (i: number) => string) {
   const missing = new Map<number, string>();
   let [next, last201] = [0, 0];
   const loadAtStart = loadavg()[0] ?? 0;
   const begin = performance.now();
   const client = async () => {
     for (let i = next++; i < count; i = next++) {
-      const word = wordOf(run, i);
+      const word = wordOf(0, i);
       const id = await create({ name: `Freshness probe ${word}`, description: `${text(i)} ${word}` });
       last201 = Math.max(last201, performance.now());
       missing.set(id, word);
@@ -61,6 +56,7 @@ async function measure(
   };
   await Promise.all(Array.from({ length: clients }, client));
   const createSeconds = (last201 - begin) / 1000;
+  const createsPerSecond = count / createSeconds;
   console.log(`  ${name}: ${count} creates in ${createSeconds.toFixed(1)} s`);
 
   // Up to 20 words a query, 4 queries at a time.
@@ -94,14 +90,7 @@ async function measure(
   );
   const halfSeconds = Math.max(0, (halfFound - last201) / 1000);
   const loadAverage = [loadAtStart, loadavg()[0] ?? 0];
-  return {
-    name,
-    createsPerSecond: count / createSeconds,
-    freshSeconds,
-    halfSeconds,
-    missing: missing.size,
-    loadAverage,
-  };
+  return { name, createsPerSecond, freshSeconds, halfSeconds, missing: missing.size, loadAverage };
 }
 
 const runs: Awaited<ReturnType<typeof measure>>[] = [];
@@ -122,7 +111,7 @@ try {
   localPace.push(await stack.localPutRate());
   const abstract = (i: number) => (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
   runs.push(
-    await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, 0, BURST, 8, abstract),
+    await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, BURST, 8, abstract),
   );
   localPace.push(await stack.localPutRate());
 } finally {

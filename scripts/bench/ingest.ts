@@ -1,7 +1,7 @@
 // `npm run bench:ingest`: how fast and at what cost the index keeps up with Cranfield's new items and edits through
 // the stream consumer's path on DynamoDB Local (method: BENCHMARKS.md, Ingest).
 import { loadavg } from 'node:os';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mapLimit } from '../../lib/concurrency.ts';
@@ -14,7 +14,7 @@ import { COMPACT_AT, createIndexer, indexChanges } from '../../lib/search/index.
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
 import { envNumber, fmt, pause, raisePriority, sum, table, writeResult } from './common.ts';
-import { cranfieldWrite, loadCranfield, REVISION } from './cranfield.ts';
+import { cranfieldWrite, loadCranfield } from './cranfield.ts';
 import { localPutRate, withDynamoDb } from './service.ts';
 
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
@@ -29,6 +29,8 @@ const PARALLEL = envNumber('BENCH_INGEST_PARALLEL', streamSettings.parallelizati
 const LIMIT_SECONDS = 3600;
 const WRITERS = 8;
 const TABLE = 'ingest';
+/** The sentence the edits append to a Cranfield item's description. */
+const REVISION = ' Revised: measured again with newer apparatus.';
 const started = Date.now();
 raisePriority();
 
@@ -255,16 +257,11 @@ async function measureEdits(run: Run, ids: number[]) {
   };
   return { edited, single, cut: await shrink('cut'), halving: await shrink('halve') };
 }
+type Edits = Awaited<ReturnType<typeof measureEdits>>;
 type Shrinking = Edits['cut'];
 
-type Edits = Awaited<ReturnType<typeof measureEdits>>;
-
 /** Cranfield created by WRITERS clients and indexed through the stream, then edited; every figure of the run. */
-async function measure(
-  endpoint: string,
-  raw: Parameters<typeof localPutRate>[0],
-  writes: ReturnType<typeof cranfieldWrite>[],
-) {
+async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType<typeof cranfieldWrite>[]) {
   const ratedBefore = await localPutRate(raw);
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
   if (!Table?.LatestStreamArn) throw new Error('the table has no stream');
@@ -341,6 +338,9 @@ function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
 /** The run's table. */
 function rows(c: Measured) {
   const hot = c.hotKeys[0];
+  /** A figure of the hottest key's WCU per 1,000 items, and the key. */
+  const onHot = (figure: (wcu: number) => number) =>
+    hot ? `${fmt(figure(hot.wcuPer1000), 0)} (\`${hot.key}\`)` : '—';
   const stream = c.consumer;
   return [
     ['items indexed', `${c.label}${c.settled ? '' : `: ${c.indexed} before the time limit`}`],
@@ -363,11 +363,8 @@ function rows(c: Measured) {
     ],
     ['index RCU per new item', fmt(c.index.rcu)],
     ...editRows(c),
-    ['hottest partition key: WCU per 1,000 items', hot ? `${fmt(hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—'],
-    [
-      'ingest ceiling at 1,000 WCU/s on that key (items/s)',
-      hot ? `${fmt(1_000_000 / hot.wcuPer1000, 0)} (\`${hot.key}\`)` : '—',
-    ],
+    ['hottest partition key: WCU per 1,000 items', onHot((wcu) => wcu)],
+    ['ingest ceiling at 1,000 WCU/s on that key (items/s)', onHot((wcu) => 1_000_000 / wcu)],
     ['machine load average (1 min) at start / end', c.loadAverage.map((x) => fmt(x)).join(' / ')],
     [
       'stream: batches (item records in each), records read (item records)',

@@ -81,16 +81,12 @@ for (const load of loads) {
       const truth = truthOf(size, i);
       const { value, tally } = await service.measure(request(query));
       check(value.results, truth, `"${query}" at ${size}`, false);
-      r.units.push(tally.units);
-      r.calls.push(tally.calls);
-      r.blocks.push(tally.blocks);
+      for (const key of ['units', 'calls', 'blocks'] as const) r[key].push(tally[key]);
       r.recall.push(recall(value.results, truth));
       r.scoreShare.push(scoreShare(value.results, truth));
       const best = await proof.measure(request(query));
       check(best.value.results, truth, `maxBlocks: Infinity, "${query}" at ${size}`, true);
-      r.exact.units.push(best.tally.units);
-      r.exact.blocks.push(best.tally.blocks);
-      r.exact.listed.push(best.tally.listed);
+      for (const key of ['units', 'blocks', 'listed'] as const) r.exact[key].push(best.tally[key]);
     }
     for (const retriever of [service, proof]) retriever.raw.destroy();
   });

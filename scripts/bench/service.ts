@@ -2,7 +2,8 @@
 // and context. What is started here runs under the reaper (scripts/local/children.ts).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -49,7 +50,7 @@ export async function withDynamoDb<T>(
   }
 }
 
-/** The item cold, warm and ab create and read. */
+/** The item cold and warm create and read. */
 export const SAMPLE_ITEM = {
   name: 'Trail Boot',
   description: 'Waterproof hiking boot with a grippy sole',
@@ -64,14 +65,20 @@ async function localService(endpoint: string) {
   const env = { ...local, POWERTOOLS_SERVICE_NAME: 'items', POWERTOOLS_LOG_LEVEL: 'WARN' };
   const client = createDocumentClient({ region: 'us-east-1', endpoint });
   const item = await createItemRepository({ client, tableName: LOCAL_TABLE }).create(SAMPLE_ITEM);
-  return { tableName: LOCAL_TABLE, issuer, env, token: tokenOf(issuer), client, itemId: item.id };
+  return { tableName: LOCAL_TABLE, env, token: tokenOf(issuer), client, itemId: item.id };
 }
-export function withLocalService<T>(work: (service: Awaited<ReturnType<typeof localService>>) => Promise<T>) {
+
+/** Runs `work` on `localService` with every function packaged as deployed (`withDeployed`), each found by its name. */
+export function withDeployedService<T>(
+  work: (service: LocalService, deployed: (name: string) => Deployed[number], dir: string) => Promise<T>,
+) {
   return withDynamoDb([LOCAL_TABLE], async ({ endpoint }) => {
     const service = await localService(endpoint);
-    return work(service).finally(() => service.client.destroy());
+    const run = withDeployed((deployed, dir) => work(service, byName(deployed), dir));
+    return run.finally(() => service.client.destroy());
   });
 }
+type LocalService = Awaited<ReturnType<typeof localService>>;
 
 /** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
 export async function startBenchStack() {
@@ -93,13 +100,9 @@ export async function startBenchStack() {
     reader: token('reader'),
     post,
     /** DynamoDB Local's own pace now (`localPutRate`), on a client of its own. */
-    localPutRate: async () => {
+    localPutRate: () => {
       const raw = localClient(`http://127.0.0.1:${ports.dynamodbPort}`);
-      try {
-        return await localPutRate(raw);
-      } finally {
-        raw.destroy();
-      }
+      return localPutRate(raw).finally(() => raw.destroy());
     },
     stop: stack.stop,
   };
@@ -124,7 +127,7 @@ function readZip(zip: Buffer): Map<string, Buffer> {
 }
 
 /** Runs `serverless package --stage prod` (exactly as deployed) and extracts every function to `dir`. */
-export function packageFunctions(dir: string) {
+function packageFunctions(dir: string) {
   const packageDir = join(dir, 'package');
   const cli = join(ROOT, 'node_modules/serverless/bin/serverless.js');
   const run = spawnSync(process.execPath, [cli, 'package', '--stage', 'prod', '--package', packageDir], {
@@ -150,11 +153,23 @@ export function packageFunctions(dir: string) {
   });
 }
 
-export function deployedBundle(deployed: ReturnType<typeof packageFunctions>, name: string) {
+type Deployed = ReturnType<typeof packageFunctions>;
+
+/** Runs `work` on every function packaged as deployed, in a scratch directory (`dir`) removed after. */
+export async function withDeployed<T>(work: (deployed: Deployed, dir: string) => Promise<T> | T): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-deployed-'));
+  try {
+    return await work(packageFunctions(join(dir, 'deployed')), dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const byName = (deployed: Deployed) => (name: string) => {
   const fn = deployed.find((f) => f.name === name);
   if (!fn) throw new Error(`no function ${name}`);
   return fn;
-}
+};
 
 /** An API Gateway HTTP API (payload 2.0) event. */
 export function apiEvent(
@@ -207,9 +222,8 @@ const CONTEXT = {
   getRemainingTimeInMillis: () => 10_000,
 };
 
-/** Calls `handler` as Lambda would; throws unless it answers `status` (any 2xx when not given). */
-export async function invoke(handler: Handler, event: unknown, status?: number): Promise<void> {
+/** Calls `handler` as Lambda would; throws unless it answers `status`. */
+export async function invoke(handler: Handler, event: unknown, status: number): Promise<void> {
   const { statusCode } = await handler(event, CONTEXT);
-  if (status === undefined ? statusCode >= 300 : statusCode !== status)
-    throw new Error(`the handler answered ${statusCode}`);
+  if (statusCode !== status) throw new Error(`the handler answered ${statusCode}`);
 }

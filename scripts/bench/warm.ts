@@ -1,17 +1,13 @@
 // `npm run bench:warm`: the deployed get-item and create-item bundles invoked in-process against DynamoDB Local,
 // alternating call by call with the raw SDK calls each one makes.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createIdAllocator } from '../../lib/items/ids.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import {
   alternating,
-  bootstrap,
   envNumber,
-  median,
+  medianRatioInterval,
   ms,
   quantile,
   raisePriority,
@@ -19,35 +15,29 @@ import {
   writeResult,
 } from './common.ts';
 import {
-  deployedBundle,
   getItemEvent,
   type Handler,
   invoke,
-  packageFunctions,
   postEvent,
   SAMPLE_ITEM,
-  withLocalService,
+  withDeployedService,
 } from './service.ts';
 
 const N = envNumber('BENCH_WARM_N', 2000);
 const WARMUP = 50;
 const PRIORITY = raisePriority();
 const started = Date.now();
-const dir = mkdtempSync(join(tmpdir(), 'bench-warm-'));
 
-await withLocalService(async (service) => {
+await withDeployedService(async (service, deployed) => {
   Object.assign(process.env, service.env);
-  const deployed = packageFunctions(dir);
-  const load = async (name: string): Promise<Handler> =>
-    (await import(deployedBundle(deployed, name).bundlePath)).handler;
+  const load = async (name: string): Promise<Handler> => (await import(deployed(name).bundlePath)).handler;
   const [getItem, createItem] = [await load('getItem'), await load('createItem')];
   const { client, tableName: TableName, itemId } = service;
   const getEvent = getItemEvent(itemId);
   const createEvent = (token: string) => postEvent('POST /items', token, SAMPLE_ITEM);
   const reusedTokenEvent = createEvent(service.token('editor'));
   // A new token every request, each verified in full.
-  const fresh = (count: number) => Array.from({ length: count }, () => service.token('editor'));
-  const freshEvents = fresh(WARMUP + N).map(createEvent);
+  const freshEvents = Array.from({ length: WARMUP + N }, () => createEvent(service.token('editor')));
 
   const rawGet = () => client.send(new GetCommand({ TableName, Key: itemKey(itemId), ConsistentRead: true }));
   // What create-item sends without an Idempotency-Key: a conditional PutItem, and an ADD on the counter a lease.
@@ -70,23 +60,19 @@ await withLocalService(async (service) => {
     const Item = toRecord({ id, ...SAMPLE_ITEM, createdAt: now, updatedAt: now, version: 1 });
     await client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
   };
+  const createWithReusedToken = () => invoke(createItem, reusedTokenEvent, 201);
   let freshTokens = 0;
   const createWithFreshToken = () =>
     invoke(createItem, freshEvents[freshTokens++ % freshEvents.length] ?? reusedTokenEvent, 201);
 
   const rawCreateCalls = 'raw `PutCommand` (+ `UpdateCommand` on the counter a lease)';
-  const newToken = 'create-item, a new token every request';
+  const [sameToken, newToken] = ['the same token every request', 'a new token every request'];
   const pairs = [
     ['get-item', 'get-item', () => invoke(getItem, getEvent, 200), 'raw `GetCommand` (consistent)', rawGet],
-    [
-      'create-item',
-      'create-item, the same token every request',
-      () => invoke(createItem, reusedTokenEvent, 201),
-      rawCreateCalls,
-      rawCreate,
-    ],
-    ['create-item fresh token', newToken, createWithFreshToken, rawCreateCalls, rawCreate],
+    ['create-item', `create-item, ${sameToken}`, createWithReusedToken, rawCreateCalls, rawCreate],
+    ['create-item fresh token', `create-item, ${newToken}`, createWithFreshToken, rawCreateCalls, rawCreate],
   ] as const;
+  const percentiles = (times: number[]) => ({ p50: quantile(times, 0.5), p99: quantile(times, 0.99) });
   // One row at a time, as a Lambda instance runs one function; within a row the two sides alternate.
   const rows: string[] = [];
   const data: Record<string, unknown> = {};
@@ -101,15 +87,10 @@ await withLocalService(async (service) => {
       await side.call();
       if (i >= WARMUP) side.times.push(performance.now() - begin);
     });
-    const h = { p50: quantile(handlerTimes, 0.5), p99: quantile(handlerTimes, 0.99) };
-    const r = { p50: quantile(rawTimes, 0.5), p99: quantile(rawTimes, 0.99) };
+    const [h, r] = [percentiles(handlerTimes), percentiles(rawTimes)];
     const overhead = (h.p50 / r.p50 - 1) * 100;
     // 95 % bootstrap interval over the iterations (a handler call and its raw calls, side by side).
-    const iterations = handlerTimes.map((handler, i) => ({ handler, raw: rawTimes[i] ?? Number.NaN }));
-    const interval = bootstrap(
-      iterations,
-      (sample) => (median(sample.map((x) => x.handler)) / median(sample.map((x) => x.raw)) - 1) * 100,
-    );
+    const interval = medianRatioInterval(handlerTimes, rawTimes).map((ratio) => (ratio - 1) * 100);
     const verdict = verdictOf(interval, 10);
     data[key] = { handler: h, raw: r, overheadPercent: overhead, overheadInterval: interval, verdict };
     rows.push(
@@ -122,5 +103,5 @@ await withLocalService(async (service) => {
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
   writeResult('warm', markdown, data, started);
-}).finally(() => rmSync(dir, { recursive: true, force: true }));
+});
 process.exit(0);
