@@ -10,3 +10,11 @@ export async function queryAll(
   for await (const page of queryPages(client, input)) items.push(...(page.Items ?? []));
   return items;
 }
+
+/** Every item each of the Queries matches (run side by side), in the Queries' order. */
+export async function queryEach(
+  client: DynamoDBDocumentClient,
+  inputs: readonly QueryCommandInput[],
+): Promise<Record<string, unknown>[]> {
+  return (await Promise.all(inputs.map((input) => queryAll(client, input)))).flat();
+}

@@ -11,6 +11,7 @@ const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteIte
 
 type AttributeValue = Record<string, unknown>;
 type AttributeMap = Record<string, AttributeValue>;
+type Fields = Record<string, unknown>;
 
 /** Bytes of a marshalled attribute value as DynamoDB sizes it. */
 function valueBytes(value: AttributeValue): number {
@@ -164,12 +165,7 @@ function writeActions(command: string, input: Record<string, unknown>, sizes: Ma
  * name), a BatchGetItem's each key's by AWS's rule (per item, each 4 KB or part of it half a unit, eventually
  * consistent, as the search reads), any other read the key `<command>`.
  */
-export function readKeys(
-  command: string,
-  input: Record<string, unknown>,
-  output: Record<string, unknown>,
-  rcu: number,
-) {
+export function readKeys(command: string, input: Fields, output: Fields, rcu: number) {
   if (command === 'Query') {
     const [, placeholder = ''] = /=\s*(:\w+)/.exec(String(input.KeyConditionExpression)) ?? [];
     const value = text((input.ExpressionAttributeValues as AttributeMap | undefined)?.[placeholder]);
@@ -252,7 +248,7 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       if (!write) {
         const rcu = units('ReadCapacityUnits') || units('CapacityUnits');
         tally.rcu += rcu;
-        for (const [key, units] of readKeys(command, args.input as Record<string, unknown>, output, rcu))
+        for (const [key, units] of readKeys(command, args.input as Fields, output, rcu))
           tally.reads.set(key, (tally.reads.get(key) ?? 0) + units);
         return result;
       }

@@ -6,9 +6,16 @@ import * as v from 'valibot';
 import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import { ItemWriteSchema } from '../../lib/items/schema.ts';
-import { STATS_SHARDS } from '../../lib/search/index.ts';
+import {
+  COMPACT_BYTES,
+  FIRST_READS_CACHE_MS,
+  isStatsPk,
+  STATS_PARTITIONS,
+  STATS_SHARDS,
+} from '../../lib/search/index.ts';
 import { recordBytes } from './capacity.ts';
-import { RESULTS_DIR } from './common.ts';
+import { mean, quantile, RESULTS_DIR } from './common.ts';
+import { benchQueries } from './synthetic.ts';
 
 const [KEY_WCU, KEY_RCU, HEADROOM, TARGET, MAX_LEASE, PAGE] = [1000, 3000, 0.5, 10_000, 100, 100];
 /** $ per million: write and read request units, Lambda requests, API Gateway and CloudFront requests; $ a GB-s. */
@@ -87,9 +94,12 @@ function ceilingRow(batch: number, measured: Measured): string {
   const rounds = Math.ceil((batch * measured.index.requests) / CONCURRENCY);
   const rate = (latency: number) => batch / ((rounds * latency) / 1000);
   const commitsPerItem = Math.ceil(batch / 99) / batch;
-  // Each part held about two requests' time a commit; the parts share the partition STATS.
+  // Each part held about two requests' time a commit; the parts spread over the counts partitions.
   const statsCap = (latency: number) =>
-    Math.min(STATS_SHARDS / (commitsPerItem * ((2 * latency) / 1000)), KEY_WCU / (2 * commitsPerItem));
+    Math.min(
+      STATS_SHARDS / (commitsPerItem * ((2 * latency) / 1000)),
+      (STATS_PARTITIONS * KEY_WCU) / (2 * commitsPerItem),
+    );
   const hot = measured.hotKeys[0];
   const keyCap = hot ? `\`${hot.key}\` ${fmt((KEY_WCU * 1000) / hot.wcuPer1000)}` : '—';
   const rates = FACTORS.map((p) => fmt(p * rate(LATENCY_MS[1] ?? 10))).join(' | ');
@@ -114,3 +124,61 @@ ${[1000, 100].map((batch) => ceilingRow(batch, measured)).join('\n')}
 A shard's consumer ingests the column of its parallelizationFactor; the table's stream has a shard per partition, and
 the hottest keys and the counts bound the whole table whatever the number of shards.`);
 }
+
+// The read path's hot keys: bench:options's RCU by partition key of each query (a miss, and the same query again in a
+// container that keeps its first reads). A kept read is made at most once every FIRST_READS_CACHE_MS a container, so
+// its key sees at most containers ÷ that time reads a second; containers = queries/s × D (Little's law; D: the run's
+// p50, DynamoDB Local's latency in it). At 1,000,000 each query's hottest key grows as over the last tenfold measured.
+const optionsFile = join(RESULTS_DIR, 'options.json');
+type Tallied = { reads: Record<string, number>[]; keptReads?: Record<string, number>[]; latencies: number[] };
+type KeyRcu = [key: string, rcu: number];
+const biggest = (entries: KeyRcu[]) => entries.reduce((best, e) => (e[1] > best[1] ? e : best), ['—', 0]);
+/** A query's hottest key but the counts partitions' (kept), with its RCU. */
+const hottest = (reads: Record<string, number> = {}) =>
+  biggest(Object.entries(reads).filter(([key]) => !isStatsPk(key)));
+const keptSeconds = FIRST_READS_CACHE_MS / 1000;
+
+function readRow(size: string, name: string, t: Tallied, grow = (_query: number) => 1) {
+  const statsReads = t.reads.flatMap((r) => Object.entries(r).filter(([key]) => isStatsPk(key)));
+  const empty = Math.max(0.5, ...statsReads.map(([, rcu]) => rcu));
+  // A counts partition with a full shrunk set: its share of COMPACT_BYTES more, half a unit each 4 KB.
+  const stats = [empty, empty + 0.5 * Math.ceil(COMPACT_BYTES / STATS_PARTITIONS / 4096)];
+  const d = quantile(t.latencies, 0.5) / 1000;
+  const hot = (t.keptReads ?? []).map((reads, i): KeyRcu => [hottest(reads)[0], hottest(reads)[1] * grow(i)]);
+  const [key, worst] = biggest(hot);
+  const average = mean(hot.map(([, rcu]) => rcu));
+  const q = (rcu: number) => fmt((KEY_RCU * HEADROOM) / rcu);
+  const both = (values: number[], f = q) => values.map(f).join(' / ');
+  return `| ${size} | ${name} | ${both(stats, String)} | ${both(stats)} | ${fmt(d * 1000)} | ${both(stats, (rcu) => q((rcu * d) / keptSeconds))} | ${average.toFixed(1)} / ${worst.toFixed(1)} (\`${key}\`) | ${both([average, worst])} |`;
+}
+
+if (existsSync(optionsFile)) {
+  const data: Record<string, Tallied> = JSON.parse(readFileSync(optionsFile, 'utf8')).data;
+  const sizes = [...new Set(Object.keys(data).map((key) => Number(key.split(' ')[0])))].sort((a, b) => a - b);
+  const rows = ['plain', 'prefix (', 'typos: 1 ('].flatMap((variant) => {
+    const of = (size = 0) => Object.entries(data).find(([key]) => key.startsWith(`${size} ${variant}`))?.[1];
+    const name = variant.replace(' (', '');
+    const [last, before] = [of(sizes.at(-1)), of(sizes.at(-2))];
+    const grow = (i: number) =>
+      Math.max(1, hottest(last?.keptReads?.[i])[1] / Math.max(0.5, hottest(before?.keptReads?.[i])[1]));
+    const measured = sizes.map((size) => [en(size), of(size)] as const);
+    const rows = measured.flatMap(([size, t]) => (t?.keptReads?.length ? [readRow(size, name, t)] : []));
+    return last && before ? [...rows, readRow('1,000,000 (modelled)', name, last, grow)] : rows;
+  });
+  console.log(`
+### The read path's hot keys (AWS, a model)
+
+Each query's read units by partition key, measured by \`npm run bench:options\` (${sizes.map(en).join(', ')} items, ${benchQueries.length} queries):
+the ${STATS_PARTITIONS} counts partitions \`STATS#k\` are read by every query, a term's key by the queries of that term. A
+container keeps its first reads (the counts, each term's tail and directory) ${FIRST_READS_CACHE_MS} ms (first-reads.ts), so
+it reads each \`STATS#k\` at most once in that time: the key takes containers ÷ ${keptSeconds} s reads a second,
+containers = queries/s × D. A full shrunk set adds ${COMPACT_BYTES / 1024 / STATS_PARTITIONS} KB to each. Queries/s at which a key
+reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s:
+
+| items | query | \`STATS#k\` RCU a read (empty / full set) | q/s, read by every query (empty / full) | D ms (p50) | q/s, kept (empty / full) | hottest other key, RCU a query kept (mean / worst query) | q/s of one query on it (mean / worst) |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+A query's own keys (its terms' blocks, the items it returns) are read by every repetition of it.`);
+} else
+  console.log("\nThe read path's model takes bench:options's figures: run `npm run bench:options` first.");

@@ -1,6 +1,7 @@
 // `npm run bench:options`: what the search options of contract §8 cost on the bench:scale collections, each fixed
 // query plain and with each option, interleaved across sizes and variants.
 import { expandQuery, type RetrieveInput } from '../../lib/search/index.ts';
+import { newTally as newMeterTally } from './capacity.ts';
 import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, max, mean, ms, pairedRatio, quantile, series, writeResult } from './common.ts';
 import { benchQueries } from './synthetic.ts';
@@ -48,10 +49,11 @@ const VARIANTS = [
 ];
 type Variant = (typeof VARIANTS)[number];
 
-// reads: each query's RCU by partition key (bench:capacity models the read path's hot keys from them).
+// reads: each query's RCU by partition key; keptReads: the same query's again in a container that keeps its first
+// reads (made just before): bench:capacity models the read path's hot keys from them.
 const newTally = () => ({
   ...series('latencies', 'units', 'calls', 'terms', 'found', 'returned'),
-  reads: [] as Record<string, number>[],
+  ...{ reads: [] as Record<string, number>[], keptReads: [] as Record<string, number>[] },
 });
 const tallies = new Map<string, ReturnType<typeof newTally>>();
 const tallyOf = (size: number, variant: string) => {
@@ -67,10 +69,18 @@ await withCollections(SIZES, async (endpoints) => {
     const { retrieve, withDictionary, measure, ...rest } = collectionRetriever(endpoints.get(size) ?? '');
     const cold = withDictionary({ cacheMs: 0 });
     const retrieverOf = (variant: Variant) => (variant.cold ? cold : retrieve);
-    return { size, retrieverOf, measure, ...rest };
+    const kept = collectionRetriever(endpoints.get(size) ?? '', { firstReads: { cacheMs: 3_600_000 } });
+    /** The RCU by key of a query made right after the same one on a retriever that keeps its first reads. */
+    const keptReads = async (request: RetrieveInput) => {
+      await kept.retrieve(request);
+      kept.meter.tally = newMeterTally();
+      await kept.retrieve(request);
+      return Object.fromEntries(kept.meter.tally.reads);
+    };
+    return { size, retrieverOf, measure, keptReads, ...rest, raws: [rest.raw, kept.raw] };
   });
   // Read units, calls, terms and agreement: once per query, variant and size.
-  for (const { size, retrieverOf, measure, dictionary } of running)
+  for (const { size, retrieverOf, measure, keptReads, dictionary } of running)
     for (const query of benchQueries) {
       let plainIds: number[] = [];
       for (const variant of VARIANTS) {
@@ -79,6 +89,7 @@ await withCollections(SIZES, async (endpoints) => {
         const t = tallyOf(size, variant.name);
         t.units.push(tally.units);
         t.reads.push(Object.fromEntries(tally.reads));
+        if (!variant.cold) t.keptReads.push(await keptReads(request));
         t.calls.push(tally.calls);
         t.terms.push((await expandQuery(request.query, request, dictionary)).weights.size);
         const ids = value.results.map((r) => r.item.id);
@@ -98,7 +109,7 @@ await withCollections(SIZES, async (endpoints) => {
     (target, query) => target.retrieverOf(target.variant)(target.variant.request(query)),
     (target, ms) => tallyOf(target.size, target.variant.name).latencies.push(ms),
   );
-  for (const { raw } of running) raw.destroy();
+  for (const raw of running.flatMap((r) => r.raws)) raw.destroy();
 });
 
 const rows = SIZES.flatMap((size) =>

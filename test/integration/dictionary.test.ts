@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryAll } from '../../lib/dynamodb/query-all.ts';
+import { queryEach } from '../../lib/dynamodb/query-all.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import {
@@ -14,7 +14,7 @@ import {
   ghostCounts,
   isDictionaryTerm,
   shrunkOf,
-  statsQuery,
+  statsQueries,
   TAIL_SK,
   termOfPk,
   termPk,
@@ -131,7 +131,7 @@ beforeAll(async () => {
     changed.push(id);
   }
   await indexer.reindexItems(changed);
-  ghosts = ghostCounts(shrunkOf(await queryAll(table.client, statsQuery(table.tableName, true))));
+  ghosts = ghostCounts(shrunkOf(await queryEach(table.client, statsQueries(table.tableName, true))));
   counted = lessGhosts(dictionary, Promise.resolve(ghosts));
 }, 180_000);
 

@@ -1,7 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '../../dynamodb/query-all.ts';
+import { queryEach } from '../../dynamodb/query-all.ts';
 import { updateIfUnchanged } from '../../dynamodb/transactions.ts';
-import { countsQuery, DOC_PK_PREFIX, idOfDocKey, STATS_SHARDS, statsKey, sumCounts } from '../format/keys.ts';
+import {
+  countsQueries,
+  DOC_PK_PREFIX,
+  idOfDocKey,
+  STATS_SHARDS,
+  statsKey,
+  sumCounts,
+} from '../format/keys.ts';
 import { scan } from './scan.ts';
 
 /**
@@ -16,7 +23,7 @@ export async function repairCounts(
   client: DynamoDBDocumentClient,
   tableName: string,
 ): Promise<'ok' | 'repaired' | 'skipped'> {
-  const parts = await queryAll(client, countsQuery(tableName, true));
+  const parts = await queryEach(client, countsQueries(tableName, true));
   const counts = sumCounts(parts);
   let docs = 0;
   let len = 0;
@@ -30,12 +37,12 @@ export async function repairCounts(
   /** Every part as read: its `commits` unchanged, or still absent. */
   const unchanged = (part: number) => {
     const key = statsKey(part);
-    const read = parts.find((row) => row.sk === key.sk);
+    const read = parts.find((row) => row.pk === key.pk && row.sk === key.sk);
     return typeof read?.commits === 'number'
       ? { ConditionExpression: 'commits = :c', ExpressionAttributeValues: { ':c': read.commits } }
       : { ConditionExpression: 'attribute_not_exists(commits)' };
   };
-  const first = parts.find((row) => row.sk === statsKey(0).sk);
+  const first = parts.find((row) => row.pk === statsKey(0).pk && row.sk === statsKey(0).sk);
   const own = (name: 'docs' | 'len') => (typeof first?.[name] === 'number' ? (first[name] as number) : 0);
   // Only a commit that landed meanwhile (a changed part, or one being written) is passed over.
   const written = await updateIfUnchanged(

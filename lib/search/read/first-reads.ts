@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import { decodeColumns, decodeDirectory, type PostingColumns } from '../format/blocks.ts';
@@ -10,9 +10,8 @@ import {
   formInHome,
   homeOf,
   type ShrunkSet,
-  STATS_PK,
   shrunkReader,
-  statsQuery,
+  statsQueries,
   sumCounts,
   TAIL_SK,
   tailKey,
@@ -28,7 +27,7 @@ type TermRead = { tail: Row | undefined; entries?: [end: number, max: number][] 
 
 /** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
 export interface FirstReads {
-  /** The corpus counts, and the shrunk set: one Query of their partition. */
+  /** The corpus counts, and the shrunk set: one Query of each counts partition. */
   stats: Promise<Counts & { shrunk: ShrunkSet }>;
   terms: Map<string, Promise<TermRead>>;
 }
@@ -77,10 +76,10 @@ const tailAndDirectoryOf = (rows: readonly Row[]): TermRead => ({
 });
 
 /**
- * How long a warm container reuses a query's first reads (the counts partition, a term's tail and directory): 1 s,
+ * How long a warm container reuses a query's first reads (the counts partitions, a term's tail and directory): 1 s,
  * the dictionary's time (dictionary.ts DICTIONARY_CACHE_MS) for the same reason. Contract §5: a write shows in
  * results within 2 s; the index has it about 1 s after the write, and a first read made after that is used for at
- * most this long, so within those 2 s. Every query reads the counts partition, and one term's tail is read by every
+ * most this long, so within those 2 s. Every query reads the counts partitions, and one term's tail is read by every
  * query of that term: kept, each is read by a container at most once a second whatever its traffic
  * (bench:capacity, the read path). What a query reads after its first round (blocks, a directory re-read after a
  * seal its tail shows, the items) is never kept: a kept first read is one made earlier, as a slow query's is.
@@ -112,20 +111,21 @@ export function createFirstReads(
     ...{ ms: cacheMs, versionedMs: 0, limit: cacheRecords, now },
     ...{ versionAt: () => undefined, current: () => undefined },
   });
-  const keptQuery = (key: string, input: Parameters<typeof queryAll>[1]) =>
-    kept.get(key, () => queryAll(client, input));
+  /** A Query of one partition, kept under its partition key. */
+  const keptQuery = (input: { ExpressionAttributeValues: { ':pk': string } } & QueryCommandInput) =>
+    kept.get(input.ExpressionAttributeValues[':pk'], () => queryAll(client, input));
   const termRead = (term: string) =>
-    keptQuery(termPk(term), tailAndDirectoryQuery(tableName, term)).then(tailAndDirectoryOf);
+    keptQuery(tailAndDirectoryQuery(tableName, term)).then(tailAndDirectoryOf);
   /**
    * Starts the first reads: the counts, and the tail and directory of each of `terms` by one Query. The retriever
    * starts them for the words as written while the dictionary finds their alternatives (`SearchRequest.started`).
    */
   const start = (terms: Iterable<string>): FirstReads => ({
     stats: observed(
-      keptQuery(STATS_PK, statsQuery(tableName)).then((rows) => ({
-        ...sumCounts(countParts(rows)),
-        shrunk: readShrunk(rows),
-      })),
+      Promise.all(statsQueries(tableName).map(keptQuery)).then((partitions) => {
+        const rows = partitions.flat();
+        return { ...sumCounts(countParts(rows)), shrunk: readShrunk(rows) };
+      }),
     ),
     terms: new Map([...new Set(terms)].map((term) => [term, observed(termRead(term))])),
   });

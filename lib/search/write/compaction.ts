@@ -1,5 +1,5 @@
-import { queryAll } from '../../dynamodb/query-all.ts';
-import { shrunkBytes, shrunkOf, shrunkQuery } from '../format/keys.ts';
+import { queryEach } from '../../dynamodb/query-all.ts';
+import { shrunkBytes, shrunkOf, shrunkQueries } from '../format/keys.ts';
 import type { IndexOutcome, WriterContext } from './context.ts';
 import { runPass } from './pass.ts';
 
@@ -19,7 +19,7 @@ export const COMPACT_BYTES = 64 * 1024;
  * another). Returns how many it took out.
  */
 export async function compact(ctx: WriterContext, atLeast: number): Promise<number> {
-  const rows = await queryAll(ctx.client, shrunkQuery(ctx.tableName));
+  const rows = await queryEach(ctx.client, shrunkQueries(ctx.tableName));
   const entries = shrunkOf(rows);
   if (entries.length === 0 || (entries.length < atLeast && shrunkBytes(rows) < ctx.compactBytes)) return 0;
   const ids = entries.map((entry) => entry.id);
