@@ -5,8 +5,8 @@ const table = { 'Fn::GetAtt': ['ItemsTable', 'Arn'] };
 // can meet), lib/items/keys.ts.
 const ITEMS = ['ITEM#*'];
 const READ_ITEMS = [...ITEMS, 'COUNTER'];
-// The index: the counts partitions (STATS#0…3), term records and doc records.
-const READ_INDEX = [...READ_ITEMS, 'STATS#*', 'T#*', 'D#*'];
+// The index: the counts (STATS), the shrunk set's partitions (SHRUNK#0…3), term records and doc records.
+const READ_INDEX = [...READ_ITEMS, 'STATS', 'SHRUNK#*', 'T#*', 'D#*'];
 
 const PERMISSIONS = {
   listItems: [
@@ -25,13 +25,13 @@ const PERMISSIONS = {
   retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   // The index writer reads the items, doc records and term records (tails by key, sealed blocks by Query), writes
-  // term and doc records, and the counts' parts and shrunk-set entries (STATS#*), whose set it reads to compact it.
+  // term and doc records, and the counts' parts and shrunk-set entries (STATS, SHRUNK#*), whose set it reads to compact it.
   // test/integration/iam-calls.test.ts checks every call it makes against these.
   indexItems: [
     { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], keys: [...READ_ITEMS, 'D#*', 'T#*'] },
-    { actions: ['dynamodb:Query'], keys: ['T#*', 'STATS#*'] },
-    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*', 'STATS#*'] },
-    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'D#*', 'STATS#*'] },
+    { actions: ['dynamodb:Query'], keys: ['T#*', 'STATS', 'SHRUNK#*'] },
+    { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*', 'SHRUNK#*'] },
+    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'D#*', 'STATS'] },
   ],
   openapi: [],
 };

@@ -4,10 +4,10 @@
 // Inspecting the index's records (docs/index-format.md), for cost meters and capacity models.
 export {
   endOfPageEntry,
-  isStatsPk,
   PAGE_PREFIX,
   SEALED_PREFIX,
-  STATS_PARTITIONS,
+  SHRUNK_PARTITIONS,
+  STATS_PK,
   STATS_SHARDS,
   TAIL_SK,
 } from './format/keys.ts';

@@ -239,16 +239,20 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       const output = result.output as unknown as Record<string, unknown>;
       const answered = [output.ConsumedCapacity ?? []].flat() as Record<string, number | undefined>[];
       const units = (name: string) => sum(answered.map((c) => c[name] ?? 0));
+      // AWS charges a Query half a unit at least (a unit if consistent) though it finds nothing (the developer
+      // guide, read operations); DynamoDB Local answers 0 for it.
+      const input = args.input as Fields;
+      const least = command === 'Query' ? (input.ConsistentRead ? 1 : 0.5) : 0;
       tally.reported += answered.length;
-      tally.units += units('CapacityUnits');
+      tally.units += Math.max(least, units('CapacityUnits'));
       countRecords(tally, (output.Items ?? []) as AttributeMap[]);
       for (const rows of Object.values((output.Responses ?? {}) as Record<string, unknown>))
         if (Array.isArray(rows)) countRecords(tally, rows);
       // DynamoDB Local answers CapacityUnits only: classified by command.
       if (!write) {
-        const rcu = units('ReadCapacityUnits') || units('CapacityUnits');
+        const rcu = Math.max(least, units('ReadCapacityUnits') || units('CapacityUnits'));
         tally.rcu += rcu;
-        for (const [key, units] of readKeys(command, args.input as Fields, output, rcu))
+        for (const [key, units] of readKeys(command, input, output, rcu))
           tally.reads.set(key, (tally.reads.get(key) ?? 0) + units);
         return result;
       }

@@ -9,8 +9,8 @@ import { ItemWriteSchema } from '../../lib/items/schema.ts';
 import {
   COMPACT_BYTES,
   FIRST_READS_CACHE_MS,
-  isStatsPk,
-  STATS_PARTITIONS,
+  SHRUNK_PARTITIONS,
+  STATS_PK,
   STATS_SHARDS,
 } from '../../lib/search/index.ts';
 import { recordBytes } from './capacity.ts';
@@ -94,12 +94,9 @@ function ceilingRow(batch: number, measured: Measured): string {
   const rounds = Math.ceil((batch * measured.index.requests) / CONCURRENCY);
   const rate = (latency: number) => batch / ((rounds * latency) / 1000);
   const commitsPerItem = Math.ceil(batch / 99) / batch;
-  // Each part held about two requests' time a commit; the parts spread over the counts partitions.
+  // Each part held about two requests' time a commit; the parts share the partition STATS.
   const statsCap = (latency: number) =>
-    Math.min(
-      STATS_SHARDS / (commitsPerItem * ((2 * latency) / 1000)),
-      (STATS_PARTITIONS * KEY_WCU) / (2 * commitsPerItem),
-    );
+    Math.min(STATS_SHARDS / (commitsPerItem * ((2 * latency) / 1000)), KEY_WCU / (2 * commitsPerItem));
   const hot = measured.hotKeys[0];
   const keyCap = hot ? `\`${hot.key}\` ${fmt((KEY_WCU * 1000) / hot.wcuPer1000)}` : '—';
   const rates = FACTORS.map((p) => fmt(p * rate(LATENCY_MS[1] ?? 10))).join(' | ');
@@ -133,16 +130,17 @@ const optionsFile = join(RESULTS_DIR, 'options.json');
 type Tallied = { reads: Record<string, number>[]; keptReads?: Record<string, number>[]; latencies: number[] };
 type KeyRcu = [key: string, rcu: number];
 const biggest = (entries: KeyRcu[]) => entries.reduce((best, e) => (e[1] > best[1] ? e : best), ['—', 0]);
-/** A query's hottest key but the counts partitions' (kept), with its RCU. */
+/** A query's hottest key but the counts' (kept), with its RCU. */
 const hottest = (reads: Record<string, number> = {}) =>
-  biggest(Object.entries(reads).filter(([key]) => !isStatsPk(key)));
+  biggest(Object.entries(reads).filter(([key]) => key !== STATS_PK));
 const keptSeconds = FIRST_READS_CACHE_MS / 1000;
 
 function readRow(size: string, name: string, t: Tallied, grow = (_query: number) => 1) {
-  const statsReads = t.reads.flatMap((r) => Object.entries(r).filter(([key]) => isStatsPk(key)));
-  const empty = Math.max(0.5, ...statsReads.map(([, rcu]) => rcu));
-  // A counts partition with a full shrunk set: its share of COMPACT_BYTES more, half a unit each 4 KB.
-  const stats = [empty, empty + 0.5 * Math.ceil(COMPACT_BYTES / STATS_PARTITIONS / 4096)];
+  // The counts' key as measured; a shrunk set's partition when the set is full (its share of COMPACT_BYTES).
+  const stats = [
+    Math.max(0.5, ...t.reads.map((r) => r[STATS_PK] ?? 0)),
+    0.5 * Math.ceil(COMPACT_BYTES / SHRUNK_PARTITIONS / 4096),
+  ];
   const d = quantile(t.latencies, 0.5) / 1000;
   const hot = (t.keptReads ?? []).map((reads, i): KeyRcu => [hottest(reads)[0], hottest(reads)[1] * grow(i)]);
   const [key, worst] = biggest(hot);
@@ -169,13 +167,13 @@ if (existsSync(optionsFile)) {
 ### The read path's hot keys (AWS, a model)
 
 Each query's read units by partition key, measured by \`npm run bench:options\` (${sizes.map(en).join(', ')} items, ${benchQueries.length} queries):
-the ${STATS_PARTITIONS} counts partitions \`STATS#k\` are read by every query, a term's key by the queries of that term. A
-container keeps its first reads (the counts, each term's tail and directory) ${FIRST_READS_CACHE_MS} ms (first-reads.ts), so
-it reads each \`STATS#k\` at most once in that time: the key takes containers ÷ ${keptSeconds} s reads a second,
-containers = queries/s × D. A full shrunk set adds ${COMPACT_BYTES / 1024 / STATS_PARTITIONS} KB to each. Queries/s at which a key
-reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s:
+the counts \`${STATS_PK}\` are read by every query, and the shrunk set's ${SHRUNK_PARTITIONS} partitions \`SHRUNK#k\` by every query
+while it has entries (each holds up to ${COMPACT_BYTES / 1024 / SHRUNK_PARTITIONS} KB of a full set); a term's key by the queries of that term.
+A container keeps its first reads (the counts, the set, each term's tail and directory) ${FIRST_READS_CACHE_MS} ms (first-reads.ts),
+so it reads each of those keys at most once in that time: a key takes containers ÷ ${keptSeconds} s reads a second,
+containers = queries/s × D. Queries/s at which a key reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s:
 
-| items | query | \`STATS#k\` RCU a read (empty / full set) | q/s, read by every query (empty / full) | D ms (p50) | q/s, kept (empty / full) | hottest other key, RCU a query kept (mean / worst query) | q/s of one query on it (mean / worst) |
+| items | query | RCU a read: \`${STATS_PK}\` / a \`SHRUNK#k\` (full set) | q/s, read by every query (\`${STATS_PK}\` / \`SHRUNK#k\`) | D ms (p50) | q/s, kept (\`${STATS_PK}\` / \`SHRUNK#k\`) | hottest other key, RCU a query kept (mean / worst query) | q/s of one query on it (mean / worst) |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 

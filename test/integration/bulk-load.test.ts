@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
-import { isStatsPk, statsKey, sumCounts } from '../../lib/search/format/keys.ts';
+import { STATS_PK, statsKey, sumCounts } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { bulkLoad, syntheticItem } from '../../scripts/bench/synthetic.ts';
 import { scanAll, type Table } from '../support/index-state.ts';
@@ -13,7 +13,7 @@ import { freshTable } from '../support/stack.ts';
  */
 const records = async (table: Table) => {
   const rows = await scanAll(table);
-  const isPart = (r: Record<string, unknown>) => isStatsPk(r.pk) && String(r.sk).startsWith('INDEX');
+  const isPart = (r: Record<string, unknown>) => r.pk === STATS_PK && String(r.sk).startsWith('INDEX');
   const counts = { ...statsKey(0), ...sumCounts(rows.filter(isPart)) };
   return [...rows.filter((r) => !isPart(r)), counts]
     .map((r) => JSON.stringify(r, Object.keys(r).sort()))

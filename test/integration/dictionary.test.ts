@@ -14,7 +14,7 @@ import {
   ghostCounts,
   isDictionaryTerm,
   shrunkOf,
-  statsQueries,
+  shrunkQueries,
   TAIL_SK,
   termOfPk,
   termPk,
@@ -131,7 +131,7 @@ beforeAll(async () => {
     changed.push(id);
   }
   await indexer.reindexItems(changed);
-  ghosts = ghostCounts(shrunkOf(await queryEach(table.client, statsQueries(table.tableName, true))));
+  ghosts = ghostCounts(shrunkOf(await queryEach(table.client, shrunkQueries(table.tableName, true))));
   counted = lessGhosts(dictionary, Promise.resolve(ghosts));
 }, 180_000);
 

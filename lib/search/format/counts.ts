@@ -8,49 +8,37 @@ export const padId = (id: number): string => String(id).padStart(16, '0');
  * The corpus counts' parts. Each commit adds its docs' counts to one part, chosen at random, in its transaction:
  * DynamoDB applies transactions on one item one at a time, so a single counts record touched by every commit would cap
  * the whole index's ingest (about 1 / (commits per item × a transaction's time): ~5,000 items/s), however many writers
- * run.
+ * run; parts in one partition are read together by one Query (charged by its bytes: half a read unit).
  */
+export const STATS_PK = 'STATS';
 export const STATS_SHARDS = 16;
-/**
- * The *counts partitions* `STATS#0`…`STATS#3`: part k of the counts lives in partition k mod 4, a shrunk item's entry
- * in its id's. Every query reads them all (one Query each, charged by its bytes; a warm container keeps them:
- * first-reads.ts), so a full shrunk set (64 KB) costs each partition 2.5 read units a read rather than one partition
- * 8.5: kept 1 s, a partition stays under half its 3,000 RCU/s up to 600 busy containers (bench:capacity, the read
- * path), where one partition would reach it at 176. An empty set costs 2 read units a read rather than 0.5.
- */
-export const STATS_PARTITIONS = 4;
-const STATS_PREFIX = 'STATS#';
 const STATS_SK = 'INDEX';
-const statsPk = (partition: number) => `${STATS_PREFIX}${partition}`;
-const PARTITIONS = Array.from({ length: STATS_PARTITIONS }, (_, partition) => statsPk(partition));
-/** Whether a partition key is one of the counts partitions'. */
-export const isStatsPk = (pk: unknown): boolean => typeof pk === 'string' && pk.startsWith(STATS_PREFIX);
-/** A part's key: part 0's sort key is `INDEX` itself, part k's `INDEX#k`, in partition k mod STATS_PARTITIONS. */
+/** A part's key: part 0's sort key is `INDEX` itself, part k's `INDEX#k`; one Query reads them all. */
 export const statsKey = (part: number) => ({
-  pk: statsPk(part % STATS_PARTITIONS),
+  pk: STATS_PK,
   sk: part === 0 ? STATS_SK : `${STATS_SK}#${part}`,
 });
-/** A Query of each counts partition, its rows beginning with `sk` (all of them without). */
-const partitionQueries = (tableName: string, consistent: boolean, sk?: string) =>
-  PARTITIONS.map((pk) => ({
-    TableName: tableName,
-    KeyConditionExpression: sk ? 'pk = :pk AND begins_with(sk, :sk)' : 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': pk, ...(sk ? { ':sk': sk } : {}) },
-    ConsistentRead: consistent,
-  }));
-/** Every part of the counts, a Query a partition (`consistent` for the operations that repair them). */
-export const countsQueries = (tableName: string, consistent = false) =>
-  partitionQueries(tableName, consistent, STATS_SK);
+/** Every part of the counts, in one Query (`consistent` for the operations that repair them). */
+export const countsQuery = (tableName: string, consistent = false) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+  ExpressionAttributeValues: { ':pk': STATS_PK, ':sk': STATS_SK },
+  ConsistentRead: consistent,
+});
+/** The counts; `shrunkEntries`: the shrunk set's entries (each commit adds those it puts, less those it deletes). */
 export interface Counts {
   docs: number;
   len: number;
   commits: number;
+  shrunkEntries: number;
 }
+/** The name of a part's count of shrunk-set entries. */
+export const SHRUNK_ENTRIES = 'shrunk';
 /** The counts, summed over the parts read. */
 export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => {
   const sum = (name: string) =>
     parts.reduce((total, part) => total + (typeof part[name] === 'number' ? (part[name] as number) : 0), 0);
-  return { docs: sum('docs'), len: sum('len'), commits: sum('commits') };
+  return { docs: sum('docs'), len: sum('len'), commits: sum('commits'), shrunkEntries: sum(SHRUNK_ENTRIES) };
 };
 
 /**
@@ -60,9 +48,20 @@ export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => 
  * off the dfs, block bounds raised where a shrunk item lies (blocks.ts `raisedImpact`).
  */
 const SHRUNK_PREFIX = 'S#';
-/** The key of a shrunk item's entry: `STATS#<id mod 4> / S#<16-digit id>`. */
+/**
+ * The shrunk set's partitions `SHRUNK#0`…`SHRUNK#3`, an entry in its id's (id mod 4). A query reads them only while
+ * the counts say the set has entries (a Query each, side by side, charged by its bytes; a warm container keeps them:
+ * first-reads.ts): a full set (64 KB) costs each 2 read units a read rather than one partition 8, so kept 1 s, each
+ * stays under half its 3,000 RCU/s up to 750 busy containers (bench:capacity, the read path).
+ */
+export const SHRUNK_PARTITIONS = 4;
+const SHRUNK_PK_PREFIX = 'SHRUNK#';
+const shrunkPk = (partition: number) => `${SHRUNK_PK_PREFIX}${partition}`;
+/** Whether a partition key is one of the shrunk set's. */
+export const isShrunkPk = (pk: unknown): boolean => typeof pk === 'string' && pk.startsWith(SHRUNK_PK_PREFIX);
+/** The key of a shrunk item's entry: `SHRUNK#<id mod 4> / S#<16-digit id>`. */
 export const shrunkKey = (id: number) => ({
-  pk: statsPk(id % STATS_PARTITIONS),
+  pk: shrunkPk(id % SHRUNK_PARTITIONS),
   sk: `${SHRUNK_PREFIX}${padId(id)}`,
 });
 /** An entry's stored fields: its length, its norm and, when not empty, its cut (packed as a term map: terms.ts). */
@@ -71,11 +70,14 @@ export const shrunkEntry = (entry: Omit<Shrunk, 'id'>) => ({
   norm: entry.norm,
   ...(Object.keys(entry.cut).length > 0 ? { c: packTerms(entry.cut) } : {}),
 });
-/** The counts partitions whole (the counts' parts and the shrunk set), as the reader reads them: a Query each. */
-export const statsQueries = (tableName: string, consistent = false) =>
-  partitionQueries(tableName, consistent);
-/** The shrunk set alone (a writer that compacts it), consistent, a Query a partition. */
-export const shrunkQueries = (tableName: string) => partitionQueries(tableName, true, SHRUNK_PREFIX);
+/** The shrunk set: a Query of each of its partitions (`consistent` for a writer that compacts it). */
+export const shrunkQueries = (tableName: string, consistent = false) =>
+  Array.from({ length: SHRUNK_PARTITIONS }, (_, partition) => ({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': shrunkPk(partition) },
+    ConsistentRead: consistent,
+  }));
 /**
  * A shrunk item: its committed length, the length its postings carry (at least as great), and its cut: the terms
  * whose postings carry a tf above the item's, each with the item's (0: none).
@@ -86,12 +88,12 @@ export interface Shrunk {
   norm: number;
   cut: Record<string, number>;
 }
-/** The shrunk set among rows of the counts partitions, in id order (an entry whose cut does not parse is left out). */
+/** The shrunk set among rows of its partitions, in id order (an entry whose cut does not parse is left out). */
 export const shrunkOf = (rows: readonly Record<string, unknown>[]): Shrunk[] =>
   rows
     .flatMap((row) => {
       const sk = String(row.sk);
-      if (!isStatsPk(row.pk) || !sk.startsWith(SHRUNK_PREFIX)) return [];
+      if (!isShrunkPk(row.pk) || !sk.startsWith(SHRUNK_PREFIX)) return [];
       const [id, dl, norm] = [Number(sk.slice(SHRUNK_PREFIX.length)), Number(row.dl), Number(row.norm)];
       const cut =
         row.c === undefined ? { success: true as const, output: {} } : v.safeParse(StoredChange, row.c);
@@ -129,7 +131,7 @@ class ShrunkSetReader {
     let changed = false;
     for (const row of rows) {
       const sk = String(row.sk);
-      if (!isStatsPk(row.pk) || !sk.startsWith(SHRUNK_PREFIX)) continue;
+      if (!isShrunkPk(row.pk) || !sk.startsWith(SHRUNK_PREFIX)) continue;
       const kept = this.#last.get(sk);
       const keep = kept !== undefined && sameEntry(kept.row, row);
       if (!keep) changed = true;
@@ -146,7 +148,7 @@ class ShrunkSetReader {
   }
 }
 
-/** A reader of the shrunk set among the counts partitions' rows (ShrunkSetReader), as a function. */
+/** A reader of the shrunk set among its partitions' rows (ShrunkSetReader), as a function. */
 export function shrunkReader(): (rows: readonly Record<string, unknown>[]) => ShrunkSet {
   const reader = new ShrunkSetReader();
   return (rows) => reader.read(rows);
@@ -165,6 +167,6 @@ export function ghostCounts(shrunk: readonly Shrunk[]): Map<string, number> {
     for (const [term, tf] of Object.entries(cut)) if (tf === 0) ghosts.set(term, (ghosts.get(term) ?? 0) + 1);
   return ghosts;
 }
-/** The counts' parts among rows of the counts partitions. */
+/** The counts' parts among rows of the index. */
 export const countParts = (rows: readonly Record<string, unknown>[]) =>
-  rows.filter((row) => isStatsPk(row.pk) && String(row.sk).startsWith(STATS_SK));
+  rows.filter((row) => row.pk === STATS_PK && String(row.sk).startsWith(STATS_SK));

@@ -10,12 +10,14 @@ import { padId } from './counts.ts';
 export {
   type Counts,
   countParts,
-  countsQueries,
+  countsQuery,
   ghostCounts,
-  isStatsPk,
+  isShrunkPk,
+  SHRUNK_ENTRIES,
+  SHRUNK_PARTITIONS,
   type Shrunk,
   type ShrunkSet,
-  STATS_PARTITIONS,
+  STATS_PK,
   STATS_SHARDS,
   shrunkBytes,
   shrunkEntry,
@@ -24,7 +26,6 @@ export {
   shrunkQueries,
   shrunkReader,
   statsKey,
-  statsQueries,
   sumCounts,
 } from './counts.ts';
 

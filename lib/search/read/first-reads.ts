@@ -5,13 +5,14 @@ import { decodeColumns, decodeDirectory, type PostingColumns } from '../format/b
 import {
   type Counts,
   countParts,
+  countsQuery,
   directoryEntries,
   directoryQuery,
   formInHome,
   homeOf,
   type ShrunkSet,
+  shrunkQueries,
   shrunkReader,
-  statsQueries,
   sumCounts,
   TAIL_SK,
   tailKey,
@@ -27,7 +28,7 @@ type TermRead = { tail: Row | undefined; entries?: [end: number, max: number][] 
 
 /** What the query reads first: the corpus counts, and per term its tail and (unless listed there) directory. */
 export interface FirstReads {
-  /** The corpus counts, and the shrunk set: one Query of each counts partition. */
+  /** The corpus counts, and the shrunk set (statsReader). */
   stats: Promise<Counts & { shrunk: ShrunkSet }>;
   terms: Map<string, Promise<TermRead>>;
 }
@@ -76,10 +77,10 @@ const tailAndDirectoryOf = (rows: readonly Row[]): TermRead => ({
 });
 
 /**
- * How long a warm container reuses a query's first reads (the counts partitions, a term's tail and directory): 1 s,
+ * How long a warm container reuses a query's first reads (the counts, the shrunk set, a term's tail and directory): 1 s,
  * the dictionary's time (dictionary.ts DICTIONARY_CACHE_MS) for the same reason. Contract §5: a write shows in
  * results within 2 s; the index has it about 1 s after the write, and a first read made after that is used for at
- * most this long, so within those 2 s. Every query reads the counts partitions, and one term's tail is read by every
+ * most this long, so within those 2 s. Every query reads the counts (and the set), and one term's tail is read by every
  * query of that term: kept, each is read by a container at most once a second whatever its traffic
  * (bench:capacity, the read path). What a query reads after its first round (blocks, a directory re-read after a
  * seal its tail shows, the items) is never kept: a kept first read is one made earlier, as a slow query's is.
@@ -96,6 +97,29 @@ export interface FirstReadsOptions {
   now?: () => number;
 }
 
+/** A Query of one partition, kept under its partition key. */
+type KeptQuery = (
+  input: QueryCommandInput & { ExpressionAttributeValues: { ':pk': string } },
+) => Promise<Row[]>;
+
+/**
+ * The counts and the shrunk set as a query reads them: the counts by one Query, the set's partitions only while the
+ * counts say it has entries, beside the counts once the last read found some: a set that stays empty costs no read,
+ * one that has entries no second round trip.
+ */
+function statsReader(tableName: string, keptQuery: KeptQuery) {
+  const readShrunk = shrunkReader();
+  const last = { hadEntries: false };
+  const readSet = () => observed(Promise.all(shrunkQueries(tableName).map(keptQuery)).then((p) => p.flat()));
+  return async (): Promise<Counts & { shrunk: ShrunkSet }> => {
+    const early = last.hadEntries ? readSet() : undefined;
+    const counts = sumCounts(countParts(await keptQuery(countsQuery(tableName))));
+    last.hadEntries = counts.shrunkEntries !== 0;
+    const rows = last.hadEntries ? await (early ?? readSet()) : [];
+    return { ...counts, shrunk: readShrunk(rows) };
+  };
+}
+
 /**
  * A query's first reads over one table: the counts, the shrunk set (parsed once while it stays the same), tails;
  * each Query of them kept `cacheMs` (FIRST_READS_CACHE_MS).
@@ -106,14 +130,13 @@ export function createFirstReads(
   { cacheMs = 0, cacheRecords = FIRST_READS_CACHE_RECORDS, now = Date.now }: FirstReadsOptions = {},
 ) {
   const table = { client, tableName };
-  const readShrunk = shrunkReader();
   const kept = new ReadCache({
     ...{ ms: cacheMs, versionedMs: 0, limit: cacheRecords, now },
     ...{ versionAt: () => undefined, current: () => undefined },
   });
-  /** A Query of one partition, kept under its partition key. */
-  const keptQuery = (input: { ExpressionAttributeValues: { ':pk': string } } & QueryCommandInput) =>
+  const keptQuery: KeptQuery = (input) =>
     kept.get(input.ExpressionAttributeValues[':pk'], () => queryAll(client, input));
+  const readStats = statsReader(tableName, keptQuery);
   const termRead = (term: string) =>
     keptQuery(tailAndDirectoryQuery(tableName, term)).then(tailAndDirectoryOf);
   /**
@@ -121,12 +144,7 @@ export function createFirstReads(
    * starts them for the words as written while the dictionary finds their alternatives (`SearchRequest.started`).
    */
   const start = (terms: Iterable<string>): FirstReads => ({
-    stats: observed(
-      Promise.all(statsQueries(tableName).map(keptQuery)).then((partitions) => {
-        const rows = partitions.flat();
-        return { ...sumCounts(countParts(rows)), shrunk: readShrunk(rows) };
-      }),
-    ),
+    stats: observed(readStats()),
     terms: new Map([...new Set(terms)].map((term) => [term, observed(termRead(term))])),
   });
   return {

@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { actionsCancelledFor, cancelledFor, isCancelled } from '../../dynamodb/conditions.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
-import { docKey, STATS_SHARDS, shrunkEntry, shrunkKey, statsKey } from '../format/keys.ts';
+import { docKey, SHRUNK_ENTRIES, STATS_SHARDS, shrunkEntry, shrunkKey, statsKey } from '../format/keys.ts';
 import type { Plan, WriterContext } from './context.ts';
 import { revCondition, stored } from './doc-record.ts';
 import { isShrunk } from './target.ts';
@@ -64,7 +64,8 @@ function commitsOf(ctx: WriterContext, plans: Plan[]): Entry[][] {
 
 /**
  * The counts' change a commit of `entries` carries, to one part of the counts, a new one each attempt: writers side
- * by side seldom meet on it. `commits` counts every commit (docs/index-format.md, the counts).
+ * by side seldom meet on it. `commits` counts every commit, `shrunk` the shrunk set's entries (docs/index-format.md,
+ * the counts).
  */
 function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[]): Action {
   const docs = entries.reduce(
@@ -72,12 +73,17 @@ function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[]): 
     0,
   );
   const len = entries.reduce((sum, { plan: p }) => sum + p.target.dl - p.committed.dl, 0);
+  // The entries it puts into the shrunk set, less those it deletes (commitActions).
+  const shrunk = entries.reduce(
+    (sum, { plan: p }) => sum + (p.item && isShrunk(p.target) ? 1 : 0) - (isShrunk(p.committed) ? 1 : 0),
+    0,
+  );
   return {
     Update: {
       TableName: tableName,
       Key: statsKey(Math.floor(Math.random() * STATS_SHARDS)),
-      UpdateExpression: 'ADD docs :docs, len :len, commits :one',
-      ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1 },
+      UpdateExpression: `ADD docs :docs, len :len, commits :one, ${SHRUNK_ENTRIES} :shrunk`,
+      ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1, ':shrunk': shrunk },
     },
   };
 }

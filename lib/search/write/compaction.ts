@@ -19,7 +19,7 @@ export const COMPACT_BYTES = 64 * 1024;
  * another). Returns how many it took out.
  */
 export async function compact(ctx: WriterContext, atLeast: number): Promise<number> {
-  const rows = await queryEach(ctx.client, shrunkQueries(ctx.tableName));
+  const rows = await queryEach(ctx.client, shrunkQueries(ctx.tableName, true));
   const entries = shrunkOf(rows);
   if (entries.length === 0 || (entries.length < atLeast && shrunkBytes(rows) < ctx.compactBytes)) return 0;
   const ids = entries.map((entry) => entry.id);
