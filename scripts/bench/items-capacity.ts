@@ -14,7 +14,7 @@ import {
   STATS_SHARDS,
 } from '../../lib/search/index.ts';
 import { recordBytes } from './capacity.ts';
-import { mean, quantile, RESULTS_DIR } from './common.ts';
+import { mean, RESULTS_DIR } from './common.ts';
 import { benchQueries } from './synthetic.ts';
 
 const [KEY_WCU, KEY_RCU, HEADROOM, TARGET, MAX_LEASE, PAGE] = [1000, 3000, 0.5, 10_000, 100, 100];
@@ -125,7 +125,7 @@ the hottest keys and the counts bound the whole table whatever the number of sha
 // The read path's hot keys: bench:options's RCU by partition key of each query (a miss, and the same query again in a
 // container that keeps its first reads). A kept read is made at most once every FIRST_READS_CACHE_MS a container, so
 // its key sees at most containers ÷ that time reads a second; containers = queries/s × D (Little's law; D: the run's
-// p50, DynamoDB Local's latency in it). At 1,000,000 each query's hottest key grows as over the last tenfold measured.
+// mean, DynamoDB Local's latency in it). At 1,000,000 each query's hottest key grows as over the last tenfold measured.
 const optionsFile = join(RESULTS_DIR, 'options.json');
 type Tallied = { reads: Record<string, number>[]; keptReads?: Record<string, number>[]; latencies: number[] };
 type KeyRcu = [key: string, rcu: number];
@@ -141,7 +141,7 @@ function readRow(size: string, name: string, t: Tallied, grow = (_query: number)
     Math.max(0.5, ...t.reads.map((r) => r[STATS_PK] ?? 0)),
     0.5 * Math.ceil(COMPACT_BYTES / SHRUNK_PARTITIONS / 4096),
   ];
-  const d = quantile(t.latencies, 0.5) / 1000;
+  const d = mean(t.latencies) / 1000;
   const hot = (t.keptReads ?? []).map((reads, i): KeyRcu => [hottest(reads)[0], hottest(reads)[1] * grow(i)]);
   const [key, worst] = biggest(hot);
   const average = mean(hot.map(([, rcu]) => rcu));
@@ -173,7 +173,7 @@ A container keeps its first reads (the counts, the set, each term's tail and dir
 so it reads each of those keys at most once in that time: a key takes containers ÷ ${keptSeconds} s reads a second,
 containers = queries/s × D. Queries/s at which a key reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s:
 
-| items | query | RCU a read: \`${STATS_PK}\` / a \`SHRUNK#k\` (full set) | q/s, read by every query (\`${STATS_PK}\` / \`SHRUNK#k\`) | D ms (p50) | q/s, kept (\`${STATS_PK}\` / \`SHRUNK#k\`) | hottest other key, RCU a query kept (mean / worst query) | q/s of one query on it (mean / worst) |
+| items | query | RCU a read: \`${STATS_PK}\` / a \`SHRUNK#k\` (full set) | q/s, read by every query (\`${STATS_PK}\` / \`SHRUNK#k\`) | D ms (mean) | q/s, kept (\`${STATS_PK}\` / \`SHRUNK#k\`) | hottest other key, RCU a query kept (mean / worst query) | q/s of one query on it (mean / worst) |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 

@@ -745,6 +745,23 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(await snapshot(table)).toMatchObject(expected(live));
   }, 120_000);
 
+  it('npm run reindex repairs the count of shrunk-set entries where it drifted (a query reads the set by it)', async () => {
+    const indexer = createIndexer({ ...table, items });
+    const item = await items.create({ ...text, name: 'Drift Boot' });
+    await indexer.reindexItem(item.id);
+    await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: statsKey(5),
+        UpdateExpression: 'ADD shrunk :two',
+        ExpressionAttributeValues: { ':two': 2 },
+      }),
+    );
+    await expect(snapshot(table)).rejects.toThrow(/shrunk-set entries/);
+    expect(await rebuildIndex({ ...table, indexer })).toMatchObject({ repairedCounts: 1, countsSkipped: 0 });
+    expect(await snapshot(table)).toMatchObject(expected([item]));
+  });
+
   it('npm run reindex rebuilds from the items and removes deleted ones', async () => {
     const indexer = createIndexer({ ...table, items });
     const kept = await items.create(text);

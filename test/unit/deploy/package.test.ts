@@ -136,6 +136,7 @@ describe('osls package --stage prod', () => {
     expect(resources.HttpApiStage?.Properties.RouteSettings).toStrictEqual({
       'POST /items': { ThrottlingRateLimit: 10000, ThrottlingBurstLimit: 20000 },
       'GET /items': { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 },
+      'POST /retrieve': { ThrottlingRateLimit: 10000, ThrottlingBurstLimit: 20000 },
     });
     expect(resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
       AllowOrigins: ['https://items.example.com'],
