@@ -1,4 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { countRequests } from '../lib/dynamodb/client.ts';
 import { createItemLookup } from '../lib/items/reader.ts';
 import { metrics } from '../lib/observability.ts';
 import { getRuntime } from '../lib/runtime.ts';
@@ -8,11 +9,12 @@ import { indexChanges } from '../lib/search/write/stream.ts';
 // The table's stream consumer: keeps the BM25 index in step with the items (not an HTTP route).
 const { table } = getRuntime();
 const indexer = createIndexer({ ...table, items: createItemLookup(table) });
+const requests = countRequests(table.client);
 
 // Each invocation publishes its batch's figures (indexChanges): one EMF line, as the HTTP routes' logMetrics does.
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   try {
-    return await indexChanges(indexer, event.Records);
+    return await indexChanges(indexer, event.Records, { requests });
   } finally {
     metrics.publishStoredMetrics();
   }

@@ -1,5 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/lib-dynamodb';
+// Types only (the SDK's own middleware types; nothing of it is bundled).
+import type { FinalizeRequestMiddleware } from '@smithy/types';
 
 export interface DocumentClientOptions {
   region: string;
@@ -27,4 +33,35 @@ export function createDocumentClient({
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** What a client has sent: its requests, and their attempts (the SDK's retries are the attempts past the first). */
+export interface RequestCounts {
+  requests: number;
+  attempts: number;
+}
+
+/**
+ * Counts the requests `client` sends and each attempt of them, around the SDK's retries: a slow or throttled table
+ * shows as attempts above the requests (the stream handler publishes the difference, `dynamodbRetries`).
+ */
+export function countRequests(client: DynamoDBDocumentClient): RequestCounts {
+  const counts = { requests: 0, attempts: 0 };
+  client.middlewareStack.add(
+    (next) => (args) => {
+      counts.requests++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countRequests' },
+  );
+  const attempt: FinalizeRequestMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next) => (args) => {
+    counts.attempts++;
+    return next(args);
+  };
+  client.middlewareStack.addRelativeTo(attempt, {
+    relation: 'after',
+    toMiddleware: 'retryMiddleware',
+    name: 'countAttempts',
+  });
+  return counts;
 }

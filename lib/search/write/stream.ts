@@ -1,5 +1,6 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import type { RequestCounts } from '../../dynamodb/client.ts';
 import { itemIdOf } from '../../items/keys.ts';
 import { logger, metrics as serviceMetrics } from '../../observability.ts';
 import { reindexBatch } from './batch.ts';
@@ -23,14 +24,20 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
  * the rest of the batch to the failures queue: docs/operations.md, redrive).
  *
  * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
- * touched, whether it was split into single items, the items that failed or are invalid, and its latency.
+ * touched, whether it was split into single items, the items that failed or are invalid, its latency, and (given
+ * the client's `requests`: client.ts `countRequests`) the retries the SDK made of its DynamoDB requests.
  */
 export async function indexChanges(
   indexer: Indexer,
   records: readonly DynamoDBRecord[],
-  { concurrency = 4, metrics = serviceMetrics }: { concurrency?: number; metrics?: Metrics } = {},
+  {
+    concurrency = 4,
+    metrics = serviceMetrics,
+    requests,
+  }: { concurrency?: number; metrics?: Metrics; requests?: RequestCounts } = {},
 ): Promise<DynamoDBBatchResponse> {
   const started = process.hrtime.bigint();
+  const retriesBefore = requests ? requests.attempts - requests.requests : 0;
   const changed = changedItems(records);
   const { invalid, failed, split } = await reindexBatch(indexer, [...changed.keys()], concurrency);
   metrics.addDimension('operation', 'indexItems');
@@ -39,6 +46,12 @@ export async function indexChanges(
   metrics.addMetric('failedItems', MetricUnit.Count, failed.length);
   metrics.addMetric('invalidItems', MetricUnit.Count, invalid.length);
   metrics.addMetric('batchLatency', MetricUnit.Milliseconds, Number(process.hrtime.bigint() - started) / 1e6);
+  if (requests)
+    metrics.addMetric(
+      'dynamodbRetries',
+      MetricUnit.Count,
+      requests.attempts - requests.requests - retriesBefore,
+    );
   // A stored record that does not parse cannot be fixed by retrying: say so and move on, so one bad record never
   // holds up the index for every change behind it (rewriting the item brings a new stream record).
   for (const { id, error } of invalid)

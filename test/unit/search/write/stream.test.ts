@@ -1,6 +1,7 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RequestCounts } from '../../../../lib/dynamodb/client.ts';
 import { itemKey } from '../../../../lib/items/keys.ts';
 import type { Indexer, IndexOutcome } from '../../../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../../../lib/search/write/stream.ts';
@@ -38,12 +39,12 @@ function indexerWith({
 }
 
 /** Runs indexChanges with a metrics object of its own and returns its response and the EMF record it published. */
-async function run(indexer: Indexer, records: DynamoDBRecord[]) {
+async function run(indexer: Indexer, records: DynamoDBRecord[], requests?: RequestCounts) {
   const lines: string[] = [];
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => lines.push(String(chunk)) > 0);
   vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   const metrics = new Metrics({ namespace: 'Test', serviceName: 'items' });
-  const response = await indexChanges(indexer, records, { metrics });
+  const response = await indexChanges(indexer, records, { metrics, ...(requests ? { requests } : {}) });
   metrics.publishStoredMetrics();
   vi.restoreAllMocks();
   const emf = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"'));
@@ -83,5 +84,19 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
     // Lambda retries from the first failed item's record; the invalid one is logged and skipped.
     expect(response).toStrictEqual({ batchItemFailures: [{ itemIdentifier: '23' }] });
     expect(emf).toMatchObject({ indexedItems: 4, batchSplits: 1, failedItems: 1, invalidItems: 1 });
+  });
+
+  it('counts the retries the SDK made of the batch’s requests (attempts past the first), not those made before', async () => {
+    // The client's counts as countRequests keeps them (its own test sends real requests to DynamoDB Local): 10
+    // requests and 12 attempts before this batch; the batch sends 5 requests in 8 attempts.
+    const requests = { requests: 10, attempts: 12 };
+    const indexer = indexerWith();
+    const reindexItems = indexer.reindexItems;
+    indexer.reindexItems = async (ids) => {
+      Object.assign(requests, { requests: requests.requests + 5, attempts: requests.attempts + 8 });
+      return reindexItems(ids);
+    };
+    const { emf } = await run(indexer, [recordOf(1, 30)], requests);
+    expect(emf).toMatchObject({ indexedItems: 1, dynamodbRetries: 3 });
   });
 });

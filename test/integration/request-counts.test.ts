@@ -1,0 +1,34 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { countRequests, createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { freshTable, stack } from '../support/stack.ts';
+
+let tableName: string;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable());
+});
+
+const clientOf = (requestTimeoutMs: number) =>
+  createDocumentClient({ region: 'us-east-1', endpoint: stack.dynamodbEndpoint, requestTimeoutMs });
+const get = (client: ReturnType<typeof clientOf>) =>
+  client.send(new GetCommand({ TableName: tableName, Key: { pk: 'ITEM#0', sk: 'ITEM#1' } }));
+
+describe('countRequests (lib/dynamodb/client.ts): the SDK’s retries, as the stream handler publishes them', () => {
+  it('counts one attempt a request while DynamoDB answers in time', async () => {
+    const client = clientOf(2_000);
+    const counts = countRequests(client);
+    await Promise.all([get(client), get(client), get(client)]);
+    expect(counts).toStrictEqual({ requests: 3, attempts: 3 });
+    client.destroy();
+  });
+
+  it('counts every attempt of a request that times out: its retries are the attempts past the first', async () => {
+    // No DynamoDB Local answers within a millisecond: each attempt times out, and the SDK makes all three.
+    const client = clientOf(1);
+    const counts = countRequests(client);
+    await expect(get(client)).rejects.toThrow();
+    expect(counts).toStrictEqual({ requests: 1, attempts: 3 });
+    client.destroy();
+  });
+});
