@@ -175,8 +175,7 @@ export function readKeys(command: string, input: Fields, output: Fields, rcu: nu
   // The reply's items are a document client's here (unmarshalled), the request's keys marshalled.
   const found = Object.values((output.Responses ?? {}) as Record<string, Record<string, unknown>[]>).flat();
   const bytes = new Map(found.map((item) => [keyOf(item as AttributeMap), recordBytes(item)]));
-  const requested = Object.values((input.RequestItems ?? {}) as Record<string, { Keys: AttributeMap[] }>);
-  return requested
+  return Object.values((input.RequestItems ?? {}) as Record<string, { Keys: AttributeMap[] }>)
     .flatMap((r) => r.Keys)
     .map((key) => [text(key.pk), 0.5 * Math.max(1, Math.ceil((bytes.get(keyOf(key)) ?? 0) / 4096))] as const);
 }

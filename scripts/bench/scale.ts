@@ -62,12 +62,7 @@ function scoreShare(found: Found, truth: Truth): number {
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
 const results: ReturnType<typeof sizeResult>[] = [];
 const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
-  size,
-  records,
-  reused,
-  loadSeconds: builtSeconds,
-  p50: Number.NaN,
-  p99: Number.NaN,
+  ...{ size, records, reused, loadSeconds: builtSeconds, p50: Number.NaN, p99: Number.NaN },
   exact: series('units', 'blocks', 'listed'),
   ...series('latencies', 'units', 'calls', 'blocks', 'recall', 'scoreShare'),
 });
