@@ -25,8 +25,8 @@ const PERMISSIONS = {
   retrieve: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   // The index writer reads the items, doc records and term records (tails by key, sealed blocks by Query), writes
-  // term and doc records, and the counts' parts and shrunk-set entries (STATS, SHRUNK#*), whose set it reads to compact it.
-  // test/integration/iam-calls.test.ts checks every call it makes against these.
+  // term and doc records, and the counts' parts and shrunk-set entries (STATS, SHRUNK#*), whose set it reads to
+  // compact it. test/integration/iam-calls.test.ts checks every call it makes against these.
   indexItems: [
     { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], keys: [...READ_ITEMS, 'D#*', 'T#*'] },
     { actions: ['dynamodb:Query'], keys: ['T#*', 'STATS', 'SHRUNK#*'] },

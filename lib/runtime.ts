@@ -8,8 +8,9 @@ import { logger, metrics } from './observability.ts';
 export interface Runtime {
   config: Config;
   /**
-   * The items' table and the DynamoDB client on it (the index and the idempotency records share both). Each handler builds the part of lib/items it uses over it (the repository, or only the reads
-   * by id), so a handler that never writes an item does not bundle the writes.
+   * The items' table and the DynamoDB client on it (the index and the idempotency records share both). Each handler
+   * builds the part of lib/items it uses over it (the repository, or only the reads by id), so a handler that never
+   * writes an item does not bundle the writes.
    */
   table: ItemTable;
   /** Built on its first use; routes that always need a token prefetch the JWKS (`authenticate`). */

@@ -77,13 +77,13 @@ const tailAndDirectoryOf = (rows: readonly Row[]): TermRead => ({
 });
 
 /**
- * How long a warm container reuses a query's first reads (the counts, the shrunk set, a term's tail and directory): 1 s,
- * the dictionary's time (dictionary.ts DICTIONARY_CACHE_MS) for the same reason. Contract §5: a write shows in
+ * How long a warm container reuses a query's first reads (the counts, the shrunk set, a term's tail and directory):
+ * 1 s, the dictionary's time (dictionary.ts DICTIONARY_CACHE_MS) for the same reason. Contract §5: a write shows in
  * results within 2 s; the index has it about 1 s after the write, and a first read made after that is used for at
- * most this long, so within those 2 s. Every query reads the counts (and the set), and one term's tail is read by every
- * query of that term: kept, each is read by a container at most once a second whatever its traffic
- * (bench:capacity, the read path). What a query reads after its first round (blocks, a directory re-read after a
- * seal its tail shows, the items) is never kept: a kept first read is one made earlier, as a slow query's is.
+ * most this long, so within those 2 s. Every query reads the counts (and the set), and one term's tail is read by
+ * every query of that term: kept, each is read by a container at most once a second whatever its traffic
+ * (bench:capacity, the read path). What a query reads after its first round (blocks, a directory re-read after a seal
+ * its tail shows, the items) is never kept: a kept first read is one made earlier, as a slow query's is.
  */
 export const FIRST_READS_CACHE_MS = 1_000;
 /** Records a container keeps at most (the least recently used go first): ~10 MB at most, 1 KB a record or so. */
