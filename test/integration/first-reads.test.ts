@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { queryAll } from '../../lib/dynamodb/query-all.ts';
+import { queryAll, queryEach } from '../../lib/dynamodb/query-all.ts';
 import { createItemLookup } from '../../lib/items/reader.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import { countsQuery, SHRUNK_PARTITIONS, shrunkOf, shrunkQueries } from '../../lib/search/format/keys.ts';
@@ -163,9 +163,7 @@ describe('a warm container’s first reads', () => {
       attributes: {},
     }));
     await indexer.reindexItems([long.id]);
-    const entries = shrunkOf(
-      (await Promise.all(shrunkQueries(table.tableName).map((q) => queryAll(table.client, q)))).flat(),
-    );
+    const entries = shrunkOf(await queryEach(table.client, shrunkQueries(table.tableName)));
     expect(entries.map((entry) => entry.id)).toStrictEqual([long.id]);
     // The counts say so: the set's partitions are read after them, then kept with them.
     clock.now = 1_000;

@@ -2,23 +2,26 @@
 interface CacheOptions {
   /** How long an entry is used whatever the version. */
   ms: number;
-  /** How long an entry read under a version is used (by a session) while that version is the current one. */
-  versionedMs: number;
-  /** Terms kept at most (a list counts its length, a df one). */
+  /** Entries' sizes kept at most (a list counts its length, a df one). */
   limit: number;
   now: () => number;
-  /** The version a read begun at `at` may be kept under, if any. */
-  versionAt: (at: number) => number | undefined;
-  /** The version last observed. */
-  current: () => number | undefined;
+  /** Reads kept past `ms` under the index's version (the dictionary's); without it, none is. */
+  versioned?: {
+    /** How long an entry read under a version is used (by a session) while that version is the current one. */
+    ms: number;
+    /** The version a read begun at `at` may be kept under, if any. */
+    versionAt: (at: number) => number | undefined;
+    /** The version last observed. */
+    current: () => number | undefined;
+  };
 }
 
 type Entry = { at: number; size: number; value: unknown; version: number | undefined };
 
 /**
- * A least-recently-used cache of the dictionary's reads, each used `ms` at most, or `versionedMs` by a caller that
- * collects the versions it relied on (`relied`) while the entry's version is the current one; `limit` bounds the terms
- * it holds. Concurrent requests for one key share its read; a failed read is not kept.
+ * A least-recently-used cache of reads (the dictionary's, a query's first reads: first-reads.ts), each used `ms` at
+ * most, or, with `versioned`, `versioned.ms` by a caller that collects the versions it relied on (`relied`) while the
+ * entry's version is the current one; `limit` bounds what it holds. Concurrent requests for one key share its read; a failed read is not kept.
  */
 export class ReadCache {
   readonly #options: CacheOptions;
@@ -33,7 +36,7 @@ export class ReadCache {
 
   /** The version a read begun now is kept under. */
   versionNow(): number | undefined {
-    return this.#options.versionAt(this.#options.now());
+    return this.#options.versioned?.versionAt(this.#options.now());
   }
 
   /** The read of `key`, from the cache while usable, else from `read` (and kept). */
@@ -42,7 +45,7 @@ export class ReadCache {
     if (entry) return entry.value as Promise<T>;
     const at = this.#options.now();
     const pending = read();
-    const kept = { at, size: 1, value: pending, version: this.#options.versionAt(at) };
+    const kept = { at, size: 1, value: pending, version: this.#options.versioned?.versionAt(at) };
     this.#put(key, kept);
     pending.then(
       (value) => {
@@ -69,11 +72,13 @@ export class ReadCache {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     this.#drop(key);
-    const { ms, versionedMs, now, current } = this.#options;
+    const { ms, now, versioned } = this.#options;
     const age = now() - entry.at;
     if (age >= ms) {
       // Past `ms`, only a session may use it, and only under the current version (which it must then check).
-      if (!relied || entry.version === undefined || entry.version !== current() || age >= versionedMs) return;
+      const current = versioned?.current();
+      if (!relied || entry.version === undefined || entry.version !== current || age >= (versioned?.ms ?? 0))
+        return;
       relied.add(entry.version);
     }
     // Moved to the end: the most recently used.

@@ -188,11 +188,9 @@ export function createDictionary({
   const seen = new SeenVersion(now, settleMs);
   const cache = new ReadCache({
     ms: cacheMs,
-    versionedMs,
     limit: cacheTerms,
     now,
-    versionAt: (at) => seen.at(at),
-    current: () => seen.current(),
+    versioned: { ms: versionedMs, versionAt: (at) => seen.at(at), current: () => seen.current() },
   });
   return {
     ...readerOf(table, cache),

@@ -130,10 +130,7 @@ export function createFirstReads(
   { cacheMs = 0, cacheRecords = FIRST_READS_CACHE_RECORDS, now = Date.now }: FirstReadsOptions = {},
 ) {
   const table = { client, tableName };
-  const kept = new ReadCache({
-    ...{ ms: cacheMs, versionedMs: 0, limit: cacheRecords, now },
-    ...{ versionAt: () => undefined, current: () => undefined },
-  });
+  const kept = new ReadCache({ ms: cacheMs, limit: cacheRecords, now });
   const keptQuery: KeptQuery = (input) =>
     kept.get(input.ExpressionAttributeValues[':pk'], () => queryAll(client, input));
   const readStats = statsReader(tableName, keptQuery);
