@@ -14,6 +14,7 @@ import {
   scanAll,
   snapshot,
 } from '../support/index-state.ts';
+import { Gate, Looks } from '../support/moments.ts';
 import { seeded } from '../support/random.ts';
 import { freshTable } from '../support/stack.ts';
 
@@ -24,6 +25,9 @@ import { freshTable } from '../support/stack.ts';
  * After the last round the stream's redelivery is played (every id indexed once more, by a writer whose clock is
  * past every dead writer's lease), and the index must equal the one computed in memory from the items alone
  * (`expected`): every posting, df, N, total length, no unfinished rebuild left, and every block in its place.
+ * Meanwhile a reader looks at the whole table at random moments between the writers' calls (`Looks`): at each, the
+ * counts are the committed doc records' and every item whose postings differ from its committed state is in flight
+ * (written ahead, not committed): the bound between counts and postings (docs/search.md).
  * MODEL_RUNS sets the number of random runs (4 in `npm test`, 200 in `npm run test:soak`); a failure prints
  * fast-check's seed and path to replay. What a run found is pinned below it by a test that needs no luck.
  */
@@ -63,6 +67,10 @@ const round = fc.record({
 });
 
 describe('the index against a model', () => {
+  // The moments the readers looked at over all runs, and those that found items in flight: a reader that never
+  // looked mid-write would prove nothing.
+  const looked = { moments: 0, inFlight: 0 };
+
   // About 3-6 s a run here: a long MODEL_RUNS loop gets the time it needs.
   it('converges to the index of the items after any interleaving of writers, crashes, retries and reindexes', {
     timeout: Math.max(600_000, RUNS * 30_000),
@@ -70,8 +78,11 @@ describe('the index against a model', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(round, { minLength: 1, maxLength: 3 }), fc.nat(), async (rounds, seed) => {
         const fresh = await freshTable();
-        // Every writer's calls (not the test's own reads) interleave as widely as DynamoDB allows.
-        const table = { ...fresh, client: jitteringClient(fresh.client, seeded(seed)) };
+        // Every writer's calls (not the test's own reads) interleave as widely as DynamoDB allows, and a reader looks
+        // at the whole table between them, at random moments (support/moments.ts: the counts' bound).
+        const gate = new Gate();
+        const table = { ...fresh, client: gate.client(jitteringClient(fresh.client, seeded(seed))) };
+        const looks = new Looks(gate, () => scanAll(fresh), seeded(seed + 1));
         const items = createItemRepository(table);
         // Slot → the item's id, once created (ids are never reused, so a deleted slot gets a new item).
         const ids: (number | undefined)[] = Array.from({ length: IDS + 1 }, () => undefined);
@@ -119,29 +130,38 @@ describe('the index against a model', () => {
           running = false;
           await stream;
         };
-        for (const { writes, writers, reindex } of rounds) {
-          const [first, ...rest] = writes;
-          if (first) await apply(first);
-          const idsOf = (slots: number[]) =>
-            slots.flatMap((slot) => (ids[slot] === undefined ? [] : [ids[slot] as number]));
-          await Promise.all([
-            // Item writes go on while the index is written, as they do beside the stream consumer.
-            ...rest.map(apply),
-            ...writers.flatMap(({ slots, copies, crashAt }) =>
-              Array.from({ length: copies }, () =>
-                createIndexer({
-                  ...options,
-                  ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
-                })
-                  .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
-                  .catch(() => 'died'),
+        // A run that fails stops its reader too (its own finding, if any, is the one thrown).
+        try {
+          for (const { writes, writers, reindex } of rounds) {
+            const [first, ...rest] = writes;
+            if (first) await apply(first);
+            const idsOf = (slots: number[]) =>
+              slots.flatMap((slot) => (ids[slot] === undefined ? [] : [ids[slot] as number]));
+            await Promise.all([
+              // Item writes go on while the index is written, as they do beside the stream consumer.
+              ...rest.map(apply),
+              ...writers.flatMap(({ slots, copies, crashAt }) =>
+                Array.from({ length: copies }, () =>
+                  createIndexer({
+                    ...options,
+                    ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
+                  })
+                    .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
+                    .catch(() => 'died'),
+                ),
               ),
-            ),
-            ...(reindex ? [reindexBesideStream(seed + rounds.length)] : []),
-          ]);
+              ...(reindex ? [reindexBesideStream(seed + rounds.length)] : []),
+            ]);
+          }
+          // The stream delivers every change at least once more after the writers that died.
+          await later({ ...table, items, blockCapacity: 3 }).reindexItems([...seen]);
+        } catch (error) {
+          await looks.stop();
+          throw error;
         }
-        // The stream delivers every change at least once more after the writers that died.
-        await later({ ...table, items, blockCapacity: 3 }).reindexItems([...seen]);
+        const { moments, inFlight } = await looks.stop();
+        looked.moments += moments;
+        looked.inFlight += inFlight;
         const live = (await Promise.all([...seen].map((id) => items.get(id).catch(() => undefined)))).flatMap(
           (item) => (item ? [item] : []),
         );
@@ -152,6 +172,8 @@ describe('the index against a model', () => {
       }),
       { numRuns: RUNS, endOnFailure: true },
     );
+    expect(looked.moments, 'moments a reader looked at').toBeGreaterThan(RUNS);
+    expect(looked.inFlight, 'moments with items in flight').toBeGreaterThan(0);
   });
 
   // Found by the model (about one random run in eight finds it again): `npm run reindex` beside a writer that died
