@@ -7,8 +7,12 @@ import { createIndexer } from '../lib/search/write/indexer.ts';
 import { indexChanges } from '../lib/search/write/stream.ts';
 
 // The table's stream consumer: keeps the BM25 index in step with the items (not an HTTP route).
-const { table } = getRuntime();
-const indexer = createIndexer({ ...table, items: createItemLookup(table) });
+const { table, config } = getRuntime();
+const indexer = createIndexer({
+  ...table,
+  items: createItemLookup(table),
+  ...(config.indexConcurrency ? { concurrency: config.indexConcurrency } : {}),
+});
 const requests = countRequests(table.client);
 
 // Each invocation publishes its batch's figures (indexChanges): one EMF line, as the HTTP routes' logMetrics does.

@@ -51,6 +51,13 @@ const EnvSchema = v.object(
     GENERATOR_TIMEOUT_MS: optionalVar(
       v.pipe(v.string(), v.regex(/^[1-9][0-9]{2,4}$/, 'must be 100-99999 milliseconds'), v.transform(Number)),
     ),
+    INDEX_CONCURRENCY: optionalVar(
+      v.pipe(
+        v.string(),
+        v.regex(/^([1-9][0-9]?|[1-4][0-9]{2}|50[0-9]|51[0-2])$/, 'must be 1-512'),
+        v.transform(Number),
+      ),
+    ),
   },
   (issue) => (issue.received === 'undefined' ? 'is required' : 'must be an object'),
 );
@@ -68,6 +75,8 @@ export type Config = Readonly<{
   cursorKey: string;
   /** Seconds a public GET's response may be cached when made without `Authorization` (contract §4.1). */
   cacheMaxAge: number;
+  /** The stream consumer's requests in flight (the indexer's `concurrency`; unset: its default). */
+  indexConcurrency: number | undefined;
   auth: Readonly<{ userPoolId: string; clientId: string; jwks: Jwks | undefined }>;
 }>;
 
@@ -101,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dynamodbEndpoint: undefinedIfBlank(e.DYNAMODB_ENDPOINT),
     cursorKey: e.CURSOR_KEY,
     cacheMaxAge: undefinedIfBlank(e.CACHE_MAX_AGE) ?? 0,
+    indexConcurrency: undefinedIfBlank(e.INDEX_CONCURRENCY),
     auth: Object.freeze({
       userPoolId: e.COGNITO_USER_POOL_ID,
       clientId: e.COGNITO_CLIENT_ID,

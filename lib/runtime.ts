@@ -23,7 +23,12 @@ let runtime: Runtime | undefined;
 export function getRuntime(): Runtime {
   if (runtime) return runtime;
   const config = getConfig();
-  const client = createDocumentClient({ region: config.region, endpoint: config.dynamodbEndpoint });
+  const client = createDocumentClient({
+    region: config.region,
+    endpoint: config.dynamodbEndpoint,
+    // The stream consumer's requests in flight each hold a connection.
+    maxSockets: config.indexConcurrency && Math.max(50, config.indexConcurrency),
+  });
   lifecycle.onShutdown('dynamodb client', () => client.destroy());
   // Flushing an empty buffer only logs a warning ("No application metrics to publish"), on every stop.
   lifecycle.onShutdown('metrics', () => {

@@ -13,6 +13,8 @@ export interface DocumentClientOptions {
   endpoint?: string | undefined;
   /** Per-attempt time limit. With 3 attempts and back-off a request stays far below API Gateway's 29 s. */
   requestTimeoutMs?: number;
+  /** Connections at once (the SDK's default: 50); a caller with more requests in flight raises it, or they queue. */
+  maxSockets?: number | undefined;
 }
 
 /** A DynamoDB document client with bounded time-outs and retries, kept alive across invocations. */
@@ -20,7 +22,9 @@ export function createDocumentClient({
   region,
   endpoint,
   requestTimeoutMs = 2000,
+  maxSockets,
 }: DocumentClientOptions): DynamoDBDocumentClient {
+  const agent = maxSockets === undefined ? {} : { httpAgent: { maxSockets }, httpsAgent: { maxSockets } };
   const client = new DynamoDBClient({
     region,
     maxAttempts: 3,
@@ -29,6 +33,7 @@ export function createDocumentClient({
       connectionTimeout: 1000,
       requestTimeout: requestTimeoutMs,
       throwOnRequestTimeout: true,
+      ...agent,
     },
     ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });

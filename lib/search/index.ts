@@ -14,7 +14,7 @@ export {
 // Querying: the retriever POST /retrieve runs, its parts, and the same ranking over documents held in memory.
 export { createDictionary, type DictionaryOptions } from './read/dictionary.ts';
 export { dictionaryInMemory, expandQuery } from './read/expand.ts';
-export { FIRST_READS_CACHE_MS } from './read/first-reads.ts';
+export { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from './read/first-reads.ts';
 export { createSearch, type SearchOptions } from './read/query.ts';
 export { indexInMemory } from './read/rank.ts';
 export { createRetriever, type RetrieveInput } from './read/retrieve.ts';
@@ -22,5 +22,5 @@ export { createRetriever, type RetrieveInput } from './read/retrieve.ts';
 export { createTokenizer, indexTerms, isExactForm, itemText, tokenize } from './text/tokenizer.ts';
 // Indexing: the writer the stream consumer and the reindex run, and the stream handler's entry.
 export { bulkIndexRecords } from './write/bulk.ts';
-export { COMPACT_AT, COMPACT_BYTES, createIndexer } from './write/indexer.ts';
+export { COMPACT_AT, COMPACT_BYTES, createIndexer, WRITE_CONCURRENCY } from './write/indexer.ts';
 export { indexChanges } from './write/stream.ts';

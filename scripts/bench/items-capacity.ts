@@ -12,9 +12,12 @@ import {
   SHRUNK_PARTITIONS,
   STATS_PK,
   STATS_SHARDS,
+  TAIL_READS_CACHE_MS,
 } from '../../lib/search/index.ts';
 import { recordBytes } from './capacity.ts';
 import { mean, RESULTS_DIR } from './common.ts';
+import { loadCranfield } from './cranfield.ts';
+import { freshnessModel } from './freshness-model.ts';
 import { benchQueries } from './synthetic.ts';
 
 const [KEY_WCU, KEY_RCU, HEADROOM, TARGET, MAX_LEASE, PAGE] = [1000, 3000, 0.5, 10_000, 100, 100];
@@ -78,48 +81,25 @@ Cost per million (DynamoDB on demand + Lambda ${LAMBDA_MS} ms at 1 GB + API Gate
 ${usd(idemCreateCost)} with an Idempotency-Key; list pages ${usd(listCost)} uncached; a page served by CloudFront
 ${usd(PRICE.cdn)} (and nothing at the origin).`);
 
-// The index's ingest ceiling: a batch's requests go CONCURRENCY at a time, a round about one request's latency; a key
-// takes 1,000 WCU/s; the counts' parts take their commits' transactions (one per 99 docs) one at a time. Its inputs
-// are bench:ingest's measured figures a new item (its latest result).
-const [CONCURRENCY, LATENCY_MS, FACTORS] = [32, [5, 10], [1, 2, 4, 10]];
+// The index's ingest on AWS: the freshness model (freshness-model.ts), and what bounds the whole table: the hottest
+// key of bench:ingest's latest result, and the counts' parts, which share the key STATS: a commit (99 items at most)
+// holds its part about two requests' time (5 ms each) and writes it as a transaction does (2 WCU).
 const ingestFile = join(RESULTS_DIR, 'ingest.json');
 const fmt = (n: number) => en(Math.round(n));
-type Measured = {
-  label: string;
-  index: { wcu: number; requests: number };
-  hotKeys: { key: string; wcuPer1000: number }[];
-};
+type Measured = { label: string; hotKeys: { key: string; wcuPer1000: number }[] };
+const { docs } = await loadCranfield();
+console.log(`
+### Freshness and ingest on AWS (a model)
 
-function ceilingRow(batch: number, measured: Measured): string {
-  const rounds = Math.ceil((batch * measured.index.requests) / CONCURRENCY);
-  const rate = (latency: number) => batch / ((rounds * latency) / 1000);
-  const commitsPerItem = Math.ceil(batch / 99) / batch;
-  // Each part held about two requests' time a commit; the parts share the partition STATS.
-  const statsCap = (latency: number) =>
-    Math.min(STATS_SHARDS / (commitsPerItem * ((2 * latency) / 1000)), KEY_WCU / (2 * commitsPerItem));
-  const hot = measured.hotKeys[0];
-  const keyCap = hot ? `\`${hot.key}\` ${fmt((KEY_WCU * 1000) / hot.wcuPer1000)}` : '—';
-  const rates = FACTORS.map((p) => fmt(p * rate(LATENCY_MS[1] ?? 10))).join(' | ');
-  return `| ${batch} | ${measured.index.wcu.toFixed(1)} | ${measured.index.requests.toFixed(2)} | ${rounds} | ${LATENCY_MS.map((l) => fmt(rate(l))).join(' / ')} | ${rates} | ${keyCap} | ${LATENCY_MS.map((l) => fmt(statsCap(l))).join(' / ')} |`;
-}
-
+${freshnessModel(docs)}`);
 if (!existsSync(ingestFile))
-  console.log("\nThe ingest ceiling takes bench:ingest's figures: run `npm run bench:ingest` first.");
+  console.log("\nThe table's ingest ceiling takes bench:ingest's figures: run `npm run bench:ingest` first.");
 else {
   const measured: Measured = JSON.parse(readFileSync(ingestFile, 'utf8')).data.collections[0];
-  console.log(`
-### The index's ingest ceiling (AWS, a model)
-
-Measured a new item by \`npm run bench:ingest\` (${measured.label}): index WCU and requests; ${CONCURRENCY} requests in flight, a round
-of requests takes one request's latency (${LATENCY_MS.join(' or ')} ms). Per stream shard, parallelizationFactor P runs P batches
-at once (a backlog keeps each full).
-
-| batch | index WCU per item | requests per item | rounds per batch | one batch's items/s (${LATENCY_MS.join(' / ')} ms) | ${FACTORS.map((p) => `P = ${p}`).join(' | ')} (items/s a shard, ${LATENCY_MS[1]} ms) | hottest key's ceiling (items/s) | the counts' ceiling (${STATS_SHARDS} parts; items/s, ${LATENCY_MS.join(' / ')} ms) |
-|---|---|---|---|---|${FACTORS.map(() => '---').join('|')}|---|---|
-${[1000, 100].map((batch) => ceilingRow(batch, measured)).join('\n')}
-
-A shard's consumer ingests the column of its parallelizationFactor; the table's stream has a shard per partition, and
-the hottest keys and the counts bound the whole table whatever the number of shards.`);
+  const hot = measured.hotKeys[0];
+  const keyCap = hot ? `\`${hot.key}\` at ${fmt((KEY_WCU * 1000) / hot.wcuPer1000)} items/s` : '—';
+  console.log(`Whatever the shards: the hottest key (${measured.label}, bench:ingest) takes 1,000 WCU/s ${keyCap}; the counts'
+${STATS_SHARDS} parts ${fmt(Math.min((STATS_SHARDS * 99) / 0.01, (KEY_WCU / 2) * 99))} items/s.`);
 }
 
 // The read path's hot keys: bench:options's RCU by partition key of each query (a miss, and the same query again in a
@@ -167,14 +147,14 @@ if (existsSync(optionsFile)) {
 Each query's read units by partition key, measured by \`npm run bench:options\` (${sizes.map(en).join(', ')} items, ${benchQueries.length} queries):
 the counts \`${STATS_PK}\` are read by every query, and the shrunk set's ${SHRUNK_PARTITIONS} partitions \`SHRUNK#k\` by every query
 while it has entries (each holds up to ${COMPACT_BYTES / 1024 / SHRUNK_PARTITIONS} KB of a full set); a term's key by the queries of that term.
-A container keeps its first reads (the counts, the set, each term's tail and directory) ${FIRST_READS_CACHE_MS} ms (first-reads.ts),
-so it reads each of those keys at most once in that time: a key takes containers ÷ ${keptSeconds} s reads a second,
-containers = queries/s × D. Queries/s at which a key reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s:
+A container keeps the counts and the set ${FIRST_READS_CACHE_MS} ms (first-reads.ts), so it reads each of those keys at most once in
+that time: a key takes containers ÷ ${keptSeconds} s reads a second, containers = queries/s × D. Queries/s at which a key reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s:
 
 | items | query | RCU a read: \`${STATS_PK}\` / a \`SHRUNK#k\` (full set) | q/s, read by every query (\`${STATS_PK}\` / \`SHRUNK#k\`) | D ms (mean) | q/s, kept (\`${STATS_PK}\` / \`SHRUNK#k\`) | hottest other key, RCU a query kept (mean / worst query) | q/s of one query on it (mean / worst) |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-A query's own keys (its terms' blocks, the items it returns) are read by every repetition of it.`);
+A query's own keys (its terms' blocks, the items it returns) are read by every repetition of it, its terms' tails by
+each container every ${TAIL_READS_CACHE_MS} ms.`);
 } else
   console.log("\nThe read path's model takes bench:options's figures: run `npm run bench:options` first.");

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { queryAll, queryEach } from '../../lib/dynamodb/query-all.ts';
+import { queryEach } from '../../lib/dynamodb/query-all.ts';
 import { createItemLookup } from '../../lib/items/reader.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
-import { countsQuery, SHRUNK_PARTITIONS, shrunkOf, shrunkQueries } from '../../lib/search/format/keys.ts';
+import { SHRUNK_PARTITIONS, shrunkOf, shrunkQueries } from '../../lib/search/format/keys.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
-import { FIRST_READS_CACHE_MS } from '../../lib/search/read/first-reads.ts';
+import { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from '../../lib/search/read/first-reads.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { createRetriever, type Retriever } from '../../lib/search/read/retrieve.ts';
 import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
@@ -47,13 +47,13 @@ function counting(client: DynamoDBDocumentClient) {
 /** The shrunk set's partitions, as a query reads them (all, side by side). */
 const SHRUNK = Array.from({ length: SHRUNK_PARTITIONS }, (_, partition) => `SHRUNK#${partition}`);
 
-/** A retriever over the table whose first reads are kept `cacheMs` on a clock the test moves. */
-function warmRetriever(cacheMs: number) {
+/** A retriever over the table whose first reads are kept `cacheMs` (tails `tailCacheMs`) on a clock the test moves. */
+function warmRetriever(cacheMs: number, tailCacheMs = cacheMs) {
   const { client, queried } = counting(table.client);
   const clock = { now: 0 };
   const own = { client, tableName: table.tableName };
   const retrieve: Retriever = createRetriever({
-    search: createSearch({ ...own, firstReads: { cacheMs, now: () => clock.now } }),
+    search: createSearch({ ...own, firstReads: { cacheMs, tailCacheMs, now: () => clock.now } }),
     items: createItemLookup(own),
     dictionary: createDictionary({ ...own, cacheMs: 0 }),
   });
@@ -116,13 +116,12 @@ describe('a warm container’s first reads', () => {
 
   it('keeps at most cacheRecords records, the least recently used dropped first', async () => {
     for (const name of ['alpaca', 'bison', 'camel']) await create(name);
-    // The counts' parts, and room for two tails.
-    const counts = (await queryAll(table.client, countsQuery(table.tableName))).length;
+    // Room for two tails (the counts are kept apart, under the same bound).
     const { client, queried } = counting(table.client);
     const search = createSearch({
       client,
       tableName: table.tableName,
-      firstReads: { cacheMs: 60_000, cacheRecords: counts + 2, now: () => 0 },
+      firstReads: { cacheMs: 60_000, cacheRecords: 2, now: () => 0 },
     });
     const first = (term: string) => search.start([term]).terms.get(term);
     await first('alpaca');
@@ -140,13 +139,25 @@ describe('a warm container’s first reads', () => {
     ]);
   });
 
-  it('keeps nothing with cacheMs 0, and keeps for 1 s in the service', async () => {
+  it('keeps nothing with cacheMs 0, and in the service the counts 1 s, tails 250 ms', async () => {
     await create('ocelot');
     const { retrieve, queried } = warmRetriever(0);
     await ids(retrieve, 'ocelot');
     await ids(retrieve, 'ocelot');
     expect(queried).toStrictEqual(['STATS', 'T#ocelot', 'STATS', 'T#ocelot']);
-    expect(FIRST_READS_CACHE_MS).toBe(1_000);
+    expect([FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS]).toStrictEqual([1_000, 250]);
+  });
+
+  it('finds a new item once the kept tail is tailCacheMs old, the counts still kept', async () => {
+    const first = await create('pangolin reef');
+    const { retrieve, queried, clock } = warmRetriever(1_000, 250);
+    expect(await ids(retrieve, 'pangolin')).toStrictEqual([first.id]);
+    const second = await create('pangolin shoal');
+    clock.now = 249;
+    expect(await ids(retrieve, 'pangolin')).toStrictEqual([first.id]);
+    clock.now = 250;
+    expect(await ids(retrieve, 'pangolin')).toStrictEqual([first.id, second.id].sort());
+    expect(queried).toStrictEqual(['STATS', 'T#pangolin', 'T#pangolin']);
   });
 
   it('reads the shrunk set only while the counts say it has entries, beside the counts once a read found some', async () => {

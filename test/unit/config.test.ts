@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       dynamodbEndpoint: undefined,
       cursorKey: 'x'.repeat(32),
       cacheMaxAge: 0,
+      indexConcurrency: undefined,
       auth: { userPoolId: 'eu-west-1_AbC123', clientId: 'abcdefghijklmnopqrstuvwxyz', jwks: undefined },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -43,6 +44,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...env, CACHE_MAX_AGE: '1.5' })).toThrow(
       new ConfigError(['CACHE_MAX_AGE must be a whole number of seconds']),
     );
+  });
+
+  it("reads the stream consumer's requests in flight, 1 to 512, its default when unset or empty", () => {
+    expect(loadConfig({ ...env, INDEX_CONCURRENCY: '128' }).indexConcurrency).toBe(128);
+    expect(loadConfig({ ...env, INDEX_CONCURRENCY: '512' }).indexConcurrency).toBe(512);
+    expect(loadConfig({ ...env, INDEX_CONCURRENCY: '' }).indexConcurrency).toBeUndefined();
+    for (const bad of ['0', '513', '1000', '12.5', '-1'])
+      expect(() => loadConfig({ ...env, INDEX_CONCURRENCY: bad })).toThrow(
+        new ConfigError(['INDEX_CONCURRENCY must be 1-512']),
+      );
   });
 
   it('names every bad variable', () => {

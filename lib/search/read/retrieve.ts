@@ -4,7 +4,7 @@ import { termFrequencies } from '../format/bm25.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
 import { createDictionary, type Dictionary, lessGhosts, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
-import { FIRST_READS_CACHE_MS } from './first-reads.ts';
+import { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from './first-reads.ts';
 import { highlights } from './highlight.ts';
 import { createSearch, type FirstReads, type Hit, type ItemTerms } from './query.ts';
 import type { Filter, RetrieveRequest, RetrieveResponse } from './schema.ts';
@@ -176,8 +176,8 @@ async function retrieveOnce(
 }
 
 /**
- * The retriever POST /retrieve and POST /generate run: the service's search settings, its first reads kept for
- * FIRST_READS_CACHE_MS, and the term dictionary.
+ * The retriever POST /retrieve and POST /generate run: the service's search settings, its first reads kept
+ * (the counts FIRST_READS_CACHE_MS, tails TAIL_READS_CACHE_MS), and the term dictionary.
  */
 export function createServiceRetriever({
   client,
@@ -189,7 +189,11 @@ export function createServiceRetriever({
   items: ItemLookup;
 }): Retriever {
   return createRetriever({
-    search: createSearch({ client, tableName, firstReads: { cacheMs: FIRST_READS_CACHE_MS } }),
+    search: createSearch({
+      client,
+      tableName,
+      firstReads: { cacheMs: FIRST_READS_CACHE_MS, tailCacheMs: TAIL_READS_CACHE_MS },
+    }),
     items,
     dictionary: createDictionary({ client, tableName }),
   });

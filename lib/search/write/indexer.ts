@@ -25,6 +25,12 @@ export interface Indexer {
   compact(atLeast?: number): Promise<number>;
 }
 
+/**
+ * A writer's requests in flight at once: the pace a batch's steps go at (DynamoDB Local answers ~330–400 puts/s at 32
+ * in flight here; on AWS each wave of them takes about one request's latency: bench:capacity's freshness model).
+ */
+export const WRITE_CONCURRENCY = 32;
+
 export interface IndexerOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
@@ -47,7 +53,7 @@ export interface IndexerOptions {
 /** The indexer's context from its options, with their defaults. */
 function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext {
   const leaseMs = options.leaseMs ?? LEASE_MS;
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = options.concurrency ?? WRITE_CONCURRENCY;
   const { client, tableName } = options;
   return {
     client,

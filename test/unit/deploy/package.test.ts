@@ -263,6 +263,13 @@ describe('osls package --stage prod', () => {
         Filters: STREAM.filterPatterns.map((p: unknown) => ({ Pattern: JSON.stringify(p) })),
       },
     });
+    // prod's writer keeps 128 requests in flight (the stage parameter indexConcurrency); no other function has it.
+    const concurrency = ofType('AWS::Lambda::Function').flatMap(([name, fn]) => {
+      const value = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+        .INDEX_CONCURRENCY;
+      return value === undefined ? [] : [[name, value]];
+    });
+    expect(concurrency).toStrictEqual([['IndexItemsLambdaFunction', '128']]);
     // Bounded: retries well below the default (infinite), records dropped to the queue while the stream still has them.
     expect(STREAM).toStrictEqual({
       batchSize: 1000,
