@@ -21,6 +21,7 @@ export { createRetriever, type RetrieveInput } from './read/retrieve.ts';
 // Text: the tokenizer the index and the queries share.
 export { createTokenizer, indexTerms, isExactForm, itemText, tokenize } from './text/tokenizer.ts';
 // Indexing: the writer the stream consumer and the reindex run, and the stream handler's entry.
+export { reindexBatch } from './write/batch.ts';
 export { bulkIndexRecords } from './write/bulk.ts';
 export { COMPACT_AT, COMPACT_BYTES, createIndexer, WRITE_CONCURRENCY } from './write/indexer.ts';
 export { indexChanges } from './write/stream.ts';

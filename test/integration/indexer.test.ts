@@ -4,6 +4,7 @@ import {
   BatchGetCommand,
   DeleteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   ScanCommand,
   UpdateCommand,
@@ -407,6 +408,40 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(stopped.docs).toStrictEqual([{ id: `D#${boot.id}`, pending: [expect.anything()] }]);
     await later({ ...table, items }).reindexItem(boot.id);
     expect(await snapshot(table)).toMatchObject(expected([boot]));
+  });
+
+  it('indexes a batch on a slow table in passes that fit its lease, halving a pass its fence stopped', async () => {
+    const t = await freshTable();
+    const repo = createItemRepository(t);
+    const made = [];
+    for (let i = 0; i < 40; i++)
+      made.push(await repo.create({ ...text, name: `spruce${i} fir${i}`, description: 'larch' }));
+    // Each call takes a second on the writer's clock: a pass of 40 items (~125 calls) outlasts the 75 s its lease
+    // lets it write in, one of 20 does not.
+    const clock = { ms: Date.now() };
+    const owners = new Map<unknown, number>();
+    const send = t.client.send.bind(t.client);
+    const slow = new Proxy(t.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (...args: Parameters<typeof send>) => {
+          clock.ms += 1_000;
+          const [command] = args;
+          const owner = command instanceof PutCommand ? command.input.Item?.leaseOwner : undefined;
+          if (owner) owners.set(owner, (owners.get(owner) ?? 0) + 1);
+          return send(...args);
+        };
+      },
+    });
+    const indexer = createIndexer({ client: slow, tableName: t.tableName, items: repo, now: () => clock.ms });
+    await indexer.reindexItems(made.map((item) => item.id));
+    expect(await snapshot(t)).toMatchObject(expected(made));
+    // Doc-record puts under each pass's lease owner: the first pass (all 40) stopped at its fence, the next (20) was
+    // timed, and the rest went in passes sized to 30 s at its pace (halving alone would have kept them at 20).
+    const puts = [...owners.values()];
+    expect(puts.length).toBeGreaterThanOrEqual(4);
+    expect(puts[0]).toBe(40);
+    expect(puts.at(-1)).toBeLessThan(20);
   });
 
   it('puts a term back in the dictionary when a sealed block gains its first posting after its df fell to 0 (regression: found by the model test)', async () => {

@@ -3,6 +3,7 @@ import type { ItemLookup } from '../../items/reader.ts';
 import type { Item } from '../../items/schema.ts';
 import type { Indexed } from './doc-record.ts';
 import type { Lease } from './lease.ts';
+import type { PassSize } from './pass-size.ts';
 import type { PostingWriter } from './postings.ts';
 
 /** What every step of the indexer works with: the tables, the posting writer, its clock and its limits. */
@@ -17,8 +18,10 @@ export interface WriterContext {
   leaseMs: number;
   /** How long before its lease ends a writer sends its last write. */
   fenceMs: number;
-  /** The clock leases are read and written by. */
+  /** The clock leases are read and written by (and passes timed by). */
   now: () => number;
+  /** How many items the next pass takes, from the pace of the last. */
+  passSize: PassSize;
   /** Shrunk-set entries at which a writer that adds one compacts the set. */
   compactAt: number;
   /** The shrunk set's stored bytes at which a writer that adds an entry compacts it, whatever its entries. */

@@ -3,8 +3,9 @@ import type { ItemLookup } from '../../items/reader.ts';
 import { retry } from '../../retry.ts';
 import { COMPACT_AT, COMPACT_BYTES, compact } from './compaction.ts';
 import type { IndexOutcome, Run, WriterContext } from './context.ts';
-import { FENCE_MS, LEASE_MS } from './lease.ts';
+import { FENCE_MS, LEASE_MS, LeaseRanOut } from './lease.ts';
 import { runPass } from './pass.ts';
+import { PassSize } from './pass-size.ts';
 import { createPostingWriter } from './postings.ts';
 
 export { COMPACT_AT, COMPACT_BYTES } from './compaction.ts';
@@ -53,6 +54,7 @@ export interface IndexerOptions {
 /** The indexer's context from its options, with their defaults. */
 function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext {
   const leaseMs = options.leaseMs ?? LEASE_MS;
+  const fenceMs = options.fenceMs ?? Math.min(FENCE_MS, leaseMs / 2);
   const concurrency = options.concurrency ?? WRITE_CONCURRENCY;
   const { client, tableName } = options;
   return {
@@ -62,20 +64,30 @@ function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext
     postings: createPostingWriter({ client, tableName, blockCapacity, concurrency }),
     concurrency,
     leaseMs,
-    fenceMs: options.fenceMs ?? Math.min(FENCE_MS, leaseMs / 2),
+    fenceMs,
     now: options.now ?? Date.now,
+    passSize: new PassSize({ leaseMs, fenceMs }),
     compactAt: options.compactAt ?? COMPACT_AT,
     compactBytes: options.compactBytes ?? COMPACT_BYTES,
   };
 }
 
-/** Passes over `requested` until every item is done, then a compaction if a shrunk target committed. */
-async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
-  const run: Run = { outcomes: new Map(), renorm: new Set(), shrank: false };
-  const left = { ids: [...new Set(requested)] };
+/**
+ * Passes over `ids` until every one is done: items held by another writer, or lost in a race, go again after a
+ * back-off. Each pass is timed for the next one's size (PassSize).
+ */
+async function passesOver(ctx: WriterContext, ids: number[], run: Run): Promise<void> {
+  const left = { ids };
   await retry(
     async () => {
-      left.ids = left.ids.length > 0 ? await runPass(ctx, left.ids, run) : left.ids;
+      if (left.ids.length === 0) return left.ids;
+      const started = ctx.now();
+      const tried = left.ids.length;
+      left.ids = await runPass(ctx, left.ids, run).catch((error: unknown) => {
+        ctx.passSize.failed(tried);
+        throw error;
+      });
+      ctx.passSize.finished(tried - left.ids.length, ctx.now() - started);
       return left.ids;
     },
     {
@@ -83,10 +95,26 @@ async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
       attempts: Infinity,
       budgetMs: ctx.leaseMs * 2 + 5_000,
       backoff: { baseMs: 40, maxMs: 1_000 },
-      until: (ids) => ids.length === 0,
+      until: (left) => left.length === 0,
       exhausted: () => new Error(`Items ${left.ids.join(', ')} kept changing while they were being indexed`),
     },
   );
+}
+
+/**
+ * Indexes `requested` in passes of the size the writer's pace allows (a pass its fence stopped goes again, halved),
+ * then compacts the shrunk set if a shrunk target committed and the set is full.
+ */
+async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
+  const run: Run = { outcomes: new Map(), renorm: new Set(), shrank: false };
+  const queue = [...new Set(requested)];
+  while (queue.length > 0) {
+    const ids = queue.splice(0, ctx.passSize.take(queue.length));
+    await passesOver(ctx, ids, run).catch((error: unknown) => {
+      if (!(error instanceof LeaseRanOut) || ids.length === 1) throw error;
+      queue.unshift(...ids);
+    });
+  }
   if (run.shrank) await compact(ctx, ctx.compactAt);
   return run.outcomes;
 }

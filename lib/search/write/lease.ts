@@ -19,6 +19,13 @@ export const LEASE_MS = 90_000;
 /** A writer's last write is sent at least this long before its lease ends (request time-outs and retries included). */
 export const FENCE_MS = 15_000;
 
+/** What a pass throws when its fence stops it: its items can go again, in a smaller pass. */
+export class LeaseRanOut extends Error {
+  constructor() {
+    super('the index writer ran out of its lease');
+  }
+}
+
 /**
  * A pass's lease on the items it works on (docs/index-format.md, "lease" and "fence"): its owner and end, taken when
  * the pass starts. Its fence stops the writer before any write sent too near the end, so no write of a writer whose
@@ -38,7 +45,7 @@ export class Lease {
 
   /** Throws when a write now could land after the lease ends; called before every write. */
   readonly fence = (): void => {
-    if (this.#now() > this.until - this.#fenceMs) throw new Error('the index writer ran out of its lease');
+    if (this.#now() > this.until - this.#fenceMs) throw new LeaseRanOut();
   };
 
   /** The lease's fields in a doc record. */

@@ -1,0 +1,95 @@
+// `npm run bench:load`: the index's pace with the machine's cores saturated by another process, beside its pace
+// without, in one run. A file-backed DynamoDB Local (as `npm start` runs it); BENCH_LOAD_ITEMS Cranfield items
+// (1,000) created, then indexed in the stream's batches by the stream consumer's writer and client (its time-outs and
+// retries); then the same on a fresh table with one busy-looping process per core beside it. Runs at normal priority:
+// the burners take their share.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countRequests, createDocumentClient } from '../../lib/dynamodb/client.ts';
+import { createItemLookup } from '../../lib/items/reader.ts';
+import { createItemRepository } from '../../lib/items/repository.ts';
+import { createIndexer, reindexBatch } from '../../lib/search/index.ts';
+import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
+import { freePort } from '../local/ports.ts';
+import { streamSettings } from '../local/stream-batches.ts';
+import { envNumber, fmt, table, writeResult } from './common.ts';
+import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+
+const ITEMS = envNumber('BENCH_LOAD_ITEMS', 1000);
+const started = Date.now();
+const { docs } = await loadCranfield();
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
+const ddb = await startDynamoDbLocal({ port: await freePort(), dataDir });
+
+/** Creates the items on a fresh table, then indexes them a stream batch at a time: the figures of the indexing. */
+async function phase(name: string) {
+  const tableName = `load-${name}`;
+  await ensureTable(localClient(ddb.endpoint), tableName);
+  const client = createDocumentClient({ region: 'us-east-1', endpoint: ddb.endpoint });
+  const counts = countRequests(client);
+  const repository = createItemRepository({ client, tableName });
+  const ids: number[] = [];
+  for (let i = 0; i < ITEMS; i += 25) {
+    const chunk = docs.slice(i % docs.length, (i % docs.length) + Math.min(25, ITEMS - i));
+    ids.push(
+      ...(await Promise.all(chunk.map((doc) => repository.create(cranfieldWrite(doc))))).map(
+        (item) => item.id,
+      ),
+    );
+  }
+  const before = { ...counts };
+  const indexer = createIndexer({ client, tableName, items: createItemLookup({ client, tableName }) });
+  const [begin, load] = [performance.now(), loadavg()[0] ?? 0];
+  const batches = { splits: 0, failed: 0 };
+  for (let i = 0; i < ids.length; i += streamSettings.batchSize) {
+    const result = await reindexBatch(indexer, ids.slice(i, i + streamSettings.batchSize));
+    batches.splits += result.split ? 1 : 0;
+    batches.failed += result.failed.length;
+  }
+  const seconds = (performance.now() - begin) / 1000;
+  const requests = counts.requests - before.requests;
+  const retries = counts.attempts - before.attempts - requests;
+  client.destroy();
+  return { name, itemsPerSecond: ids.length / seconds, seconds, requests, retries, ...batches, load };
+}
+
+const burners: ChildProcess[] = [];
+try {
+  const unloaded = await phase('unloaded');
+  for (let core = 0; core < availableParallelism(); core++)
+    burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  const loaded = await phase('loaded');
+  const runs = [unloaded, loaded];
+  const markdown = `${table(
+    [
+      'run',
+      'items/s',
+      'seconds',
+      'requests',
+      'retries (attempts past the first)',
+      'batches split',
+      'items failed',
+      'load average at start',
+    ],
+    runs.map((r) => [
+      r.name,
+      fmt(r.itemsPerSecond),
+      fmt(r.seconds),
+      fmt(r.requests, 0),
+      fmt(r.retries, 0),
+      fmt(r.splits, 0),
+      fmt(r.failed, 0),
+      fmt(r.load),
+    ]),
+  )}
+
+${fmt(ITEMS, 0)} Cranfield items in stream batches of ${fmt(streamSettings.batchSize, 0)}; loaded: ${availableParallelism()} busy-looping processes beside it. Loaded ÷ unloaded: **${fmt(loaded.itemsPerSecond / unloaded.itemsPerSecond, 2)}**.`;
+  writeResult('load', markdown, { runs }, started);
+} finally {
+  for (const burner of burners) burner.kill('SIGKILL');
+  await ddb.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(0);
