@@ -436,12 +436,41 @@ describe('index maintenance on DynamoDB Local', () => {
     const indexer = createIndexer({ client: slow, tableName: t.tableName, items: repo, now: () => clock.ms });
     await indexer.reindexItems(made.map((item) => item.id));
     expect(await snapshot(t)).toMatchObject(expected(made));
-    // Doc-record puts under each pass's lease owner: the first pass (all 40) stopped at its fence, the next (20) was
-    // timed, and the rest went in passes sized to 30 s at its pace (halving alone would have kept them at 20).
+    // Doc-record puts under each pass's lease owner: the first pass (all 40) found after its write-ahead that its
+    // postings would outlast its lease and stopped there; the rest went in passes sized to 30 s at that pace (halving
+    // alone would have kept them at 20).
     const puts = [...owners.values()];
     expect(puts.length).toBeGreaterThanOrEqual(4);
     expect(puts[0]).toBe(40);
     expect(puts.at(-1)).toBeLessThan(20);
+  });
+
+  it('indexes a batch again in smaller passes when a request of its pass times out, instead of failing it', async () => {
+    const t = await freshTable();
+    const repo = createItemRepository(t);
+    const made = [];
+    for (let i = 0; i < 6; i++)
+      made.push(await repo.create({ ...text, name: `aspen${i}`, description: 'birch' }));
+    // The writer's 12th request times out (after the SDK's own attempts), as on a table too slow to answer.
+    const calls = { n: 0 };
+    const send = t.client.send.bind(t.client);
+    const timingOut = new Proxy(t.client, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (...args: Parameters<typeof send>) => {
+          if (++calls.n !== 12) return send(...args);
+          const error = Object.assign(new Error('a request has exceeded the configured requestTimeout'), {
+            name: 'TimeoutError',
+            code: 'ETIMEDOUT',
+          });
+          return Promise.reject(error);
+        };
+      },
+    });
+    const indexer = createIndexer({ client: timingOut, tableName: t.tableName, items: repo });
+    await indexer.reindexItems(made.map((item) => item.id));
+    expect(calls.n).toBeGreaterThan(12);
+    expect(await snapshot(t)).toMatchObject(expected(made));
   });
 
   it('puts a term back in the dictionary when a sealed block gains its first posting after its df fell to 0 (regression: found by the model test)', async () => {

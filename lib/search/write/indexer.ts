@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsFailure } from '../../aws/errors.ts';
 import type { ItemLookup } from '../../items/reader.ts';
 import { retry } from '../../retry.ts';
 import { COMPACT_AT, COMPACT_BYTES, compact } from './compaction.ts';
@@ -102,8 +103,16 @@ async function passesOver(ctx: WriterContext, ids: number[], run: Run): Promise<
 }
 
 /**
- * Indexes `requested` in passes of the size the writer's pace allows (a pass its fence stopped goes again, halved),
- * then compacts the shrunk set if a shrunk target committed and the set is full.
+ * A pass that failed because the table is slow: its fence stopped it, or a request timed out or was throttled past
+ * the SDK's retries. Its items go again in a smaller pass (every write is conditional on what the pass read, so a
+ * write that landed unseen is found by the next): a split of the stream batch would index them one by one instead.
+ */
+const isSlow = (error: unknown) =>
+  error instanceof LeaseRanOut || awsFailure(error) === 'timeout' || awsFailure(error) === 'throttled';
+
+/**
+ * Indexes `requested` in passes of the size the writer's pace allows (a pass the table was too slow for goes again,
+ * halved), then compacts the shrunk set if a shrunk target committed and the set is full.
  */
 async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
   const run: Run = { outcomes: new Map(), renorm: new Set(), shrank: false };
@@ -111,7 +120,7 @@ async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
   while (queue.length > 0) {
     const ids = queue.splice(0, ctx.passSize.take(queue.length));
     await passesOver(ctx, ids, run).catch((error: unknown) => {
-      if (!(error instanceof LeaseRanOut) || ids.length === 1) throw error;
+      if (!isSlow(error) || ids.length === 1) throw error;
       queue.unshift(...ids);
     });
   }

@@ -13,10 +13,24 @@ export const PASS_SHARE = 0.4;
  */
 export class PassSize {
   readonly #targetMs: number;
+  readonly #writableMs: number;
   #limit = Number.POSITIVE_INFINITY;
 
   constructor({ leaseMs, fenceMs }: { leaseMs: number; fenceMs: number }) {
-    this.#targetMs = (leaseMs - fenceMs) * PASS_SHARE;
+    this.#writableMs = leaseMs - fenceMs;
+    this.#targetMs = this.#writableMs * PASS_SHARE;
+  }
+
+  /**
+   * Whether a pass can still land, `elapsedMs` into it once its `items` are written ahead (one write each, at the
+   * pace its homes' writes will go: one each): if not, the next pass takes what fits the target at that pace, and this
+   * one stops before its postings, the costly part, instead of at its fence.
+   */
+  fits(items: number, homes: number, elapsedMs: number, writeAheadMs: number): boolean {
+    const predictedMs = elapsedMs + (writeAheadMs * homes) / Math.max(1, items);
+    if (predictedMs <= this.#writableMs) return true;
+    this.#limit = Math.max(1, Math.floor((items * this.#targetMs) / predictedMs));
+    return false;
   }
 
   /** How many of `left` items the next pass takes (at least one). */
@@ -30,8 +44,8 @@ export class PassSize {
     this.#limit = ms <= 0 ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor((items * this.#targetMs) / ms));
   }
 
-  /** A pass of `items` failed (its fence, a table that stopped answering): the next takes half as many. */
+  /** A pass of `items` failed (its fence, a table that stopped answering): the next takes half as many, or fewer. */
   failed(items: number): void {
-    this.#limit = Math.max(1, Math.floor(items / 2));
+    this.#limit = Math.max(1, Math.min(this.#limit, Math.floor(items / 2)));
   }
 }

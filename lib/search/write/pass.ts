@@ -1,6 +1,7 @@
+import { homeOf } from '../format/keys.ts';
 import { commit } from './commit.ts';
-import type { PassState, Run, WriterContext } from './context.ts';
-import { Lease, release } from './lease.ts';
+import type { PassState, Plan, Run, WriterContext } from './context.ts';
+import { Lease, LeaseRanOut, release } from './lease.ts';
 import { planPass } from './plan.ts';
 import { writePostings } from './posting-changes.ts';
 import { rollBack } from './rollback.ts';
@@ -16,6 +17,15 @@ function settle(run: Run, pass: PassState, lost: ReadonlySet<number>) {
   }
 }
 
+/** Whether the pass can land before its fence at the pace of its write-ahead (PassSize.fits). */
+function fits(ctx: WriterContext, plans: Plan[], started: number, planned: number): boolean {
+  const homes = new Set(
+    plans.flatMap((p) => [...Object.keys(p.committed.terms), ...Object.keys(p.target.terms)].map(homeOf)),
+  );
+  const now = ctx.now();
+  return ctx.passSize.fits(plans.length, homes.size, now - started, now - planned);
+}
+
 /**
  * One pass over `ids`, in its steps: plan, write-ahead (the lease), roll back any unfinished rebuild, write the
  * postings, commit (docs/index-format.md, the writer's protocol). Returns the ids to try again (held by another
@@ -24,10 +34,13 @@ function settle(run: Run, pass: PassState, lost: ReadonlySet<number>) {
  */
 export async function runPass(ctx: WriterContext, ids: number[], run: Run): Promise<number[]> {
   const lease = new Lease(ctx);
+  const started = ctx.now();
   const { plans, again } = await planPass(ctx, ids, run);
   const pass: PassState = { lease, leased: [], again };
+  const planned = ctx.now();
   await takeLeases(ctx, pass, plans);
   try {
+    if (!fits(ctx, pass.leased, started, planned)) throw new LeaseRanOut();
     await rollBack(ctx, pass);
     await writePostings(ctx, pass);
     lease.fence();

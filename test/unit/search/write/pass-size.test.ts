@@ -22,6 +22,19 @@ describe('the size of a pass', () => {
     expect(passes.take(50)).toBe(50);
   });
 
+  it('stops a pass whose write-ahead went too slowly for its postings to land, and sizes the next to fit', () => {
+    const passes = size();
+    // 100 items written ahead in 10 s, 5 s in: their 1,000 homes would take 100 s more, past the 75 s.
+    expect(passes.fits(100, 1_000, 15_000, 10_000)).toBe(false);
+    expect(passes.take(1_000)).toBe(26);
+    // At 1 s for the write-ahead the same pass lands (25 s in all); the size stays.
+    expect(passes.fits(26, 260, 2_000, 1_000)).toBe(true);
+    expect(passes.take(1_000)).toBe(26);
+    // A failure after that halves only what is larger than the estimate.
+    passes.failed(100);
+    expect(passes.take(1_000)).toBe(26);
+  });
+
   it('halves after a pass that failed, down to one item', () => {
     const passes = size();
     passes.failed(1_000);
