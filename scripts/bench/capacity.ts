@@ -13,28 +13,22 @@ type AttributeValue = Record<string, unknown>;
 type AttributeMap = Record<string, AttributeValue>;
 type Fields = Record<string, unknown>;
 
-/** Bytes of a marshalled attribute value as DynamoDB sizes it. */
+const numberBytes = (n: unknown) => Math.ceil(String(n).replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
+/** Bytes of a marshalled attribute value's content as DynamoDB sizes it, by its type. */
+const CONTENT_BYTES: Record<string, (inner: unknown) => number> = {
+  S: (inner) => Buffer.byteLength(String(inner)),
+  N: numberBytes,
+  B: (inner) => (inner as Uint8Array).length,
+  SS: (inner) => sum((inner as string[]).map((s) => Buffer.byteLength(s))),
+  NS: (inner) => sum((inner as string[]).map(numberBytes)),
+  L: (inner) => 3 + sum((inner as AttributeValue[]).map((v) => 1 + valueBytes(v))),
+  M: (inner) => 3 + itemBytes(inner as AttributeMap),
+  BOOL: () => 1,
+  NULL: () => 1,
+};
 function valueBytes(value: AttributeValue): number {
   const [type, inner] = Object.entries(value)[0] ?? ['NULL', true];
-  const numberBytes = (n: unknown) => Math.ceil(String(n).replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
-  switch (type) {
-    case 'S':
-      return Buffer.byteLength(String(inner));
-    case 'N':
-      return numberBytes(inner);
-    case 'B':
-      return (inner as Uint8Array).length;
-    case 'SS':
-      return sum((inner as string[]).map((s) => Buffer.byteLength(s)));
-    case 'NS':
-      return sum((inner as string[]).map(numberBytes));
-    case 'L':
-      return 3 + sum((inner as AttributeValue[]).map((v) => 1 + valueBytes(v)));
-    case 'M':
-      return 3 + itemBytes(inner as AttributeMap);
-    default:
-      return type === 'BOOL' || type === 'NULL' ? 1 : 0;
-  }
+  return CONTENT_BYTES[type]?.(inner) ?? 0;
 }
 
 const itemBytes = (item: AttributeMap): number =>
@@ -122,41 +116,42 @@ const indexedOf = (item: AttributeMap) =>
   Object.fromEntries(Object.entries(item).filter(([name]) => INDEXED_ATTRIBUTES.has(name)));
 
 /** A command's write actions: each item's key, AWS units, its size after (null: deleted) and indexed attributes. */
-function writeActions(command: string, input: Record<string, unknown>, sizes: Map<string, number>) {
+function writeActions(command: string, input: Fields, sizes: Map<string, number>) {
+  // A transaction's actions cost twice the units of the same actions alone.
+  const factor = command === 'TransactWriteItems' ? 2 : 1;
   const action = (key: AttributeMap, units: number, bytes?: number | null, after?: After) => ({
     pk: text(key.pk),
     key: keyOf(key),
-    units,
+    units: factor * units,
     bytes,
     after,
   });
   const old = (key: AttributeMap) => unitsOf(sizes.get(keyOf(key)) ?? 0);
-  const put = (item: AttributeMap, factor: number) => {
+  const put = (item: AttributeMap) => {
     const bytes = itemBytes(item);
-    const units = factor * unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0));
-    return action(item, units, bytes, indexedOf(item));
+    return action(item, unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0)), bytes, indexedOf(item));
   };
-  const remove = (key: AttributeMap, factor: number) => action(key, factor * old(key), null, null);
-  const update = (input: Record<string, unknown>, factor: number) => {
+  const remove = (key: AttributeMap) => action(key, old(key), null, null);
+  const update = (input: Fields) => {
     const { Key, UpdateExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = input;
     const after =
       typeof UpdateExpression === 'string'
         ? updatedItem(UpdateExpression, ExpressionAttributeNames as never, ExpressionAttributeValues as never)
         : undefined;
-    return action(Key as AttributeMap, factor * old(Key as AttributeMap), undefined, after);
+    return action(Key as AttributeMap, old(Key as AttributeMap), undefined, after);
   };
-  if (command === 'PutItem') return [put(input.Item as AttributeMap, 1)];
-  if (command === 'UpdateItem') return [update(input, 1)];
-  if (command === 'DeleteItem') return [remove(input.Key as AttributeMap, 1)];
+  if (command === 'PutItem') return [put(input.Item as AttributeMap)];
+  if (command === 'UpdateItem') return [update(input)];
+  if (command === 'DeleteItem') return [remove(input.Key as AttributeMap)];
   if (command === 'BatchWriteItem')
     return batchRequests(input.RequestItems).map((request) =>
-      request.PutRequest ? put(request.PutRequest.Item, 1) : remove(request.DeleteRequest?.Key ?? {}, 1),
+      request.PutRequest ? put(request.PutRequest.Item) : remove(request.DeleteRequest?.Key ?? {}),
     );
-  return (input.TransactItems as Record<string, Record<string, unknown>>[]).map((item) => {
-    if (item.Put) return put(item.Put.Item as AttributeMap, 2);
-    if (item.Update) return update(item.Update, 2);
-    if (item.Delete) return remove(item.Delete.Key as AttributeMap, 2);
-    return action((item.ConditionCheck?.Key ?? {}) as AttributeMap, 2);
+  return (input.TransactItems as Record<string, Fields>[]).map((item) => {
+    if (item.Put) return put(item.Put.Item as AttributeMap);
+    if (item.Update) return update(item.Update);
+    if (item.Delete) return remove(item.Delete.Key as AttributeMap);
+    return action((item.ConditionCheck?.Key ?? {}) as AttributeMap, 1);
   });
 }
 

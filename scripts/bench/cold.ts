@@ -19,7 +19,6 @@ import { apiEvent, getItemEvent, postEvent, SAMPLE_ITEM, withDeployedService } f
 
 const ROUNDS = envNumber('BENCH_COLD_ROUNDS', 101);
 const PRIORITY = raisePriority();
-const started = Date.now();
 const RETRIEVE = { query: 'waterproof boot', topK: 3 };
 const DRIVER = `const start = performance.now();
 const { handler } = await import(process.argv[2]);
@@ -121,5 +120,5 @@ median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${in
 the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
 CPU time over the floor's, median per round: get-item ${signed(cpuOver(getSamples))} ms.`;
   const figures = { ratio, pairedRatio, ratioInterval, pairedInterval, verdict };
-  writeResult('cold', markdown, { samples: Object.fromEntries(samples), ...figures }, started);
+  writeResult('cold', markdown, { samples: Object.fromEntries(samples), ...figures });
 });

@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -60,52 +59,65 @@ async function openScratch(size?: number): Promise<{ dir: string; dynamodb: Dyna
   return { dir, dynamodb: await startDynamoDbLocal({ port: await freePort(), dataDir: dir }) };
 }
 
+/** Bulk-loads the collection of `size` into a scratch database and keeps it as its snapshot. */
+async function buildSnapshot(size: number): Promise<{ records: number; loadSeconds: number }> {
+  const { dir, dynamodb } = await openScratch();
+  try {
+    const raw = localClient(dynamodb.endpoint);
+    const { TimeToLiveSpecification: _ttl, StreamSpecification: _stream, ...definition } = tableDefinition;
+    await raw.send(new CreateTableCommand({ TableName: TABLE, ...definition }));
+    const begin = performance.now();
+    const { records } = await bulkLoad(DynamoDBDocumentClient.from(raw), TABLE, size, { concurrency: 4 });
+    const loadSeconds = (performance.now() - begin) / 1000;
+    raw.destroy();
+    // A snapshot is a closed database: copied after DynamoDB Local stops, to a staging copy renamed when whole.
+    await dynamodb.stop();
+    const staging = `${snapshotDir(size)}.partial-${process.pid}`;
+    copyDatabases(dir, staging);
+    writeFileSync(join(staging, 'load.json'), JSON.stringify({ records, loadSeconds }));
+    renameSync(staging, snapshotDir(size));
+    console.log(`collection ${size}: +${records} records in ${loadSeconds.toFixed(0)} s, saved`);
+    return { records, loadSeconds };
+  } finally {
+    await dynamodb.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Builds the snapshot of every size not yet kept; the records and the seconds each load took. */
 export async function prepareCollections(sizes: readonly number[]) {
-  const reports: { size: number; records: number; reused: boolean; builtSeconds: number }[] = [];
+  const reports = [];
   for (const size of sizes) {
     const saved = join(snapshotDir(size), 'load.json');
-    if (existsSync(saved)) {
-      const { records, loadSeconds } = JSON.parse(readFileSync(saved, 'utf8'));
-      reports.push({ size, records, reused: true, builtSeconds: loadSeconds });
-      continue;
-    }
-    const { dir, dynamodb } = await openScratch();
-    try {
-      const raw = localClient(dynamodb.endpoint);
-      const { TimeToLiveSpecification: _ttl, StreamSpecification: _stream, ...definition } = tableDefinition;
-      await raw.send(new CreateTableCommand({ TableName: TABLE, ...definition }));
-      const begin = performance.now();
-      const { records } = await bulkLoad(DynamoDBDocumentClient.from(raw), TABLE, size, { concurrency: 4 });
-      const loadSeconds = (performance.now() - begin) / 1000;
-      raw.destroy();
-      // A snapshot is a closed database: copied after DynamoDB Local stops.
-      await dynamodb.stop();
-      mkdirSync(CACHE, { recursive: true });
-      const staging = mkdtempSync(`${snapshotDir(size)}.partial-`);
-      copyDatabases(dir, staging);
-      writeFileSync(join(staging, 'load.json'), JSON.stringify({ records, loadSeconds }));
-      renameSync(staging, snapshotDir(size));
-      console.log(`collection ${size}: +${records} records in ${loadSeconds.toFixed(0)} s, saved`);
-      reports.push({ size, records, reused: false, builtSeconds: loadSeconds });
-    } finally {
-      await dynamodb.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const reused = existsSync(saved);
+    const { records, loadSeconds } = reused
+      ? JSON.parse(readFileSync(saved, 'utf8'))
+      : await buildSnapshot(size);
+    reports.push({ size, records: records as number, reused, builtSeconds: loadSeconds as number });
   }
   return reports;
 }
 
-/** Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of each size, all at once. */
+/**
+ * Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of each size, all at once; `work` opens
+ * retrievers on them (`collectionRetriever`), closed after it.
+ */
 export async function withCollections<T>(
   sizes: readonly number[],
-  work: (endpoints: Map<number, string>) => Promise<T>,
+  work: (retriever: (size: number, options?: Partial<SearchOptions>) => Retriever) => Promise<T>,
 ): Promise<T> {
   const opened: { dir: string; dynamodb: DynamoDbLocal }[] = [];
+  const retrievers: Retriever[] = [];
   try {
     for (const size of sizes) opened.push(await openScratch(size));
-    return await work(new Map(sizes.map((size, i) => [size, opened[i]?.dynamodb.endpoint ?? ''])));
+    const endpoints = new Map(sizes.map((size, i) => [size, opened[i]?.dynamodb.endpoint ?? '']));
+    return await work((size, options) => {
+      const retriever = collectionRetriever(endpoints.get(size) ?? '', options);
+      retrievers.push(retriever);
+      return retriever;
+    });
   } finally {
+    for (const { raw } of retrievers) raw.destroy();
     for (const { dir, dynamodb } of opened) {
       await dynamodb.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -114,7 +126,7 @@ export async function withCollections<T>(
 }
 
 /** The retriever POST /retrieve runs (the service's settings, `options` over them), metered. */
-export function collectionRetriever(endpoint: string, options: Partial<SearchOptions> = {}) {
+function collectionRetriever(endpoint: string, options: Partial<SearchOptions> = {}) {
   const { raw, client, meter } = meteredClient(endpoint);
   const table = { client, tableName: TABLE };
   const dictionary = createDictionary(table);
@@ -128,6 +140,7 @@ export function collectionRetriever(endpoint: string, options: Partial<SearchOpt
     metered(meter, () => retriever(request));
   return { raw, meter, dictionary, retrieve, withDictionary, measure };
 }
+type Retriever = ReturnType<typeof collectionRetriever>;
 
 /**
  * One unmeasured pass of the queries on every target, then `passes` passes in which each query goes to every target

@@ -6,7 +6,6 @@ import { startBenchStack } from './service.ts';
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
 /** Polling stops there and the run reports what is missing. */
 const LIMIT_SECONDS = 600;
-const started = Date.now();
 raisePriority();
 
 /** A made-up word, letters only, unique per run and item. */
@@ -133,5 +132,5 @@ const markdown = table(
 );
 const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before / after the burst: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
 console.log(pace);
-writeResult('freshness', `${markdown}\n\n${pace}`, { runs, localPace }, started);
+writeResult('freshness', `${markdown}\n\n${pace}`, { runs, localPace });
 process.exit(0);

@@ -31,7 +31,6 @@ const WRITERS = 8;
 const TABLE = 'ingest';
 /** The sentence the edits append to a Cranfield item's description. */
 const REVISION = ' Revised: measured again with newer apparatus.';
-const started = Date.now();
 raisePriority();
 
 /** What the index's commands consumed, per item (or edit) of `count`. */
@@ -44,8 +43,9 @@ const perUnit = (tally: Tally, count: number) => ({
   rcu: tally.rcu / count,
   requests: tally.calls / count,
 });
-type Written = { id: number };
-type Change = (id: number) => Promise<Written>;
+type PerUnit = ReturnType<typeof perUnit>;
+/** A write of the `i`th item (a create) or of item `i` (an edit); the item written. */
+type Write = (i: number) => Promise<{ id: number }>;
 
 /** The stream read as the local consumer reads it, each batch run as PARALLEL concurrent ones; what it delivered. */
 class Consumer {
@@ -107,8 +107,11 @@ class Consumer {
   };
 }
 
-/** The handler's runtime on DynamoDB Local: the items written apart, the index's commands metered. */
-function createRun(endpoint: string) {
+/**
+ * The handler's runtime on DynamoDB Local, its consumer reading `streamArn`: the items written apart, the index's
+ * commands metered.
+ */
+function createRun(endpoint: string, streamArn: string) {
   // DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
   const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
   const [itemClient, indexClient] = [clientOf(), clientOf()];
@@ -124,10 +127,14 @@ function createRun(endpoint: string) {
     compactBytes: Number.POSITIVE_INFINITY,
   });
   const consumer = new Consumer(indexer);
-  const destroy = () => {
-    for (const client of [itemClient, indexClient]) client.destroy();
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
+  consumer.start(streams, streamArn);
+  const stop = async () => {
+    await consumer.stop();
+    for (const client of [streams, itemClient, indexClient]) client.destroy();
   };
-  return { meter, items, indexer, consumer, destroy };
+  return { meter, items, indexer, consumer, stop };
 }
 type Run = ReturnType<typeof createRun>;
 
@@ -135,13 +142,7 @@ type Run = ReturnType<typeof createRun>;
  * Writes with WRITERS at once, waits until the index holds every write, then until the consumer is quiet for 2 s;
  * the index's commands are counted in `tally` (a new one, unless phases share one).
  */
-async function phase(
-  run: Run,
-  what: string,
-  count: number,
-  write: (i: number) => Promise<Written>,
-  tally = newTally(),
-) {
+async function phase(run: Run, what: string, count: number, write: Write, tally = newTally()) {
   run.meter.tally = tally;
   // Each id is written once a phase, after the last phase's records were indexed: it awaits one record more.
   const [before, expected] = [new Map(run.consumer.indexed), new Map<number, number>()];
@@ -195,7 +196,7 @@ const edits = (items: ItemRepository) => ({
 });
 
 /** One edit to each of `ids`, made one at a time, each indexed before the next is written. */
-async function alone(run: Run, name: string, ids: readonly number[], change: Change) {
+async function alone(run: Run, name: string, ids: readonly number[], change: Write) {
   const total = newTally();
   const before = run.consumer.seen.batches;
   for (const [i, id] of ids.entries()) await phase(run, `${name} ${i + 1}`, 1, () => change(id), total);
@@ -205,7 +206,7 @@ async function alone(run: Run, name: string, ids: readonly number[], change: Cha
 type Alone = Awaited<ReturnType<typeof alone>>;
 
 /** The shrunk set filled to COMPACTION items by `change` to `untouched` items, a burst at a time, then compacted. */
-async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Change) {
+async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Write) {
   const fill = newTally();
   const made = untouched.splice(0, Math.max(0, COMPACTION - inSet));
   for (let at = 0; at < made.length; at += FILL_BURST) {
@@ -265,19 +266,14 @@ async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType
   const ratedBefore = await localPutRate(raw);
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
   if (!Table?.LatestStreamArn) throw new Error('the table has no stream');
-  const run = createRun(endpoint);
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
-  run.consumer.start(streams, Table.LatestStreamArn);
+  const run = createRun(endpoint, Table.LatestStreamArn);
   const loadAtStart = loadavg()[0] ?? 0;
   const label = `Cranfield (${writes.length.toLocaleString('en')})`;
   const ingest = await phase(run, label, writes.length, (i) => run.items.create(writes[i] as ItemWrite));
   const [ingestIndex, consumer] = [run.meter.tally, structuredClone(run.consumer.seen)];
   const sorted = ingest.ids.sort((a, b) => a - b);
   const edited: Partial<Edits> = ingest.settled ? await measureEdits(run, sorted) : {};
-  await run.consumer.stop();
-  streams.destroy();
-  run.destroy();
+  await run.stop();
   const hotKeys = [...ingestIndex.keys]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 4)
@@ -293,13 +289,14 @@ async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
 
+/** WCU by AWS's rule (DynamoDB Local reported). */
+const wcuCell = (index: PerUnit) => `${fmt(index.wcu)} (${fmt(index.reportedWcu)})`;
 /** Edits' WCU (AWS rule; Local reported), how many in how many stream batches, and (`docs`) the doc records'. */
 const editsCell = (run: Alone | undefined, docs = true) =>
   run
-    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
+    ? `${wcuCell(run.index)}, ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
     : '—';
 
-/** The rows of the edits. */
 function editRows({ edited, single, cut, halving }: Measured) {
   return [
     ['index WCU per edit (AWS rule; Local reported)', editsCell(edited, false)],
@@ -335,7 +332,6 @@ function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
   ];
 }
 
-/** The run's table. */
 function rows(c: Measured) {
   const hot = c.hotKeys[0];
   /** A figure of the hottest key's WCU per 1,000 items, and the key. */
@@ -353,10 +349,7 @@ function rows(c: Measured) {
       "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
       c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
     ],
-    [
-      'index WCU per new item (AWS rule; DynamoDB Local reported)',
-      `${fmt(c.index.wcu)} (${fmt(c.index.reportedWcu)})`,
-    ],
+    ['index WCU per new item (AWS rule; DynamoDB Local reported)', wcuCell(c.index)],
     [
       "of which the term dictionary's index writes / the doc records",
       `${fmt(c.index.dictionaryWcu)} / ${fmt(c.index.docWcu)}`,
@@ -384,5 +377,5 @@ const markdown = `${table(['', 'cranfield'], rows(c))}
 Hottest keys, per 1,000 items ingested:
 
 - ${c.label}: ${c.hotKeys.map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU`).join('; ')} (per 1,000 items)`;
-writeResult('ingest', markdown, { collections: [c] }, started);
+writeResult('ingest', markdown, { collections: [c] });
 process.exit(0);

@@ -6,7 +6,7 @@ import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { bulkIndexRecords } from '../../lib/search/index.ts';
-import { prng } from './common.ts';
+import { pause, prng } from './common.ts';
 
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
 const VOWELS = 'a e i o u ai ou'.split(' ');
@@ -25,13 +25,9 @@ export const vocabulary: string[] = (() => {
   return [...words];
 })();
 // Zipf (s = 1) over the vocabulary: word of rank r drawn with probability ∝ 1 / (r + 1).
-const cumulative = (() => {
-  let sum = 0;
-  return vocabulary.map((_, rank) => {
-    sum += 1 / (rank + 1);
-    return sum;
-  });
-})();
+const cumulative = vocabulary.map((_, rank) => 1 / (rank + 1));
+for (let rank = 1; rank < cumulative.length; rank++)
+  cumulative[rank] = (cumulative[rank - 1] ?? 0) + (cumulative[rank] ?? 0);
 const zipfWord = (random: () => number): string => {
   const target = random() * (cumulative[cumulative.length - 1] ?? 1);
   let low = 0;
@@ -72,7 +68,7 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, rec
   for (let start = 0; start < records.length; start += 25) {
     let pending = records.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt)));
+      if (attempt > 0) await pause(Math.min(500, 10 * 2 ** attempt));
       const reply = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
       pending = (reply.UnprocessedItems?.[tableName] ?? []) as typeof pending;
     }
@@ -110,9 +106,4 @@ export async function bulkLoad(
 export const benchQueries =
   '0|3|150|2500|4200|1 7|2 300|5 3000|120 450|900 1800|2200 4100|10 600|0 4 9|2 140 2600|30 500 3500|700 1500 4800|6 8 11|250 260 270|15 1600 4900|3 60 2100'
     .split('|')
-    .map((ranks) =>
-      ranks
-        .split(' ')
-        .map((rank) => vocabulary[Number(rank)] ?? '')
-        .join(' '),
-    );
+    .map((ranks) => ranks.replace(/\d+/g, (rank) => vocabulary[Number(rank)] ?? ''));
