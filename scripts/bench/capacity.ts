@@ -33,9 +33,8 @@ function valueBytes(value: AttributeValue): number {
 
 const itemBytes = (item: AttributeMap): number =>
   sum(Object.entries(item).map(([name, value]) => Buffer.byteLength(name) + valueBytes(value)));
-const marshalled = (record: Record<string, unknown>) =>
-  marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap;
-export const recordBytes = (record: Record<string, unknown>): number => itemBytes(marshalled(record));
+export const recordBytes = (record: Fields): number =>
+  itemBytes(marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap);
 
 /** A key attribute's text: marshalled (`{ S }`) in a command's input, plain in its reply. */
 const text = (value: unknown): string =>
@@ -69,10 +68,7 @@ export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
  * The index writes of a base-table write, by AWS's rules: one when the item enters or leaves an index or a projected
  * value changes, two when its index key changes; 1 WCU each, on the key `<index> <partition>`.
  */
-export function indexWrites(
-  before: DictionaryEntry | null | undefined,
-  after: DictionaryEntry | null | undefined,
-) {
+export function indexWrites(before?: DictionaryEntry | null, after?: DictionaryEntry | null) {
   const writes: { key: string; units: number }[] = [];
   for (const { name } of INDEXES) {
     const was = before?.[name];
@@ -100,11 +96,10 @@ export function updatedItem(expression: string, names: Record<string, string>, v
   }
   if (![...Object.keys(set), ...removed].some((attribute) => INDEXED_ATTRIBUTES.has(attribute)))
     return undefined;
-  return (before: AttributeMap) =>
-    Object.fromEntries([
-      ...Object.entries(before).filter(([a]) => !removed.includes(a)),
-      ...Object.entries(set),
-    ]);
+  return (before: AttributeMap) => ({
+    ...Object.fromEntries(Object.entries(before).filter(([a]) => !removed.includes(a))),
+    ...set,
+  });
 }
 
 /** An item's indexed attributes after a write: null when deleted, undefined when unchanged. */
@@ -112,6 +107,7 @@ type After = AttributeMap | null | undefined | ((before: AttributeMap) => Attrib
 type BatchRequest = { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } };
 const batchRequests = (items: unknown) =>
   Object.values((items ?? {}) as Record<string, BatchRequest[]>).flat();
+const requestKey = (request: BatchRequest) => request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
 const indexedOf = (item: AttributeMap) =>
   Object.fromEntries(Object.entries(item).filter(([name]) => INDEXED_ATTRIBUTES.has(name)));
 
@@ -144,8 +140,8 @@ function writeActions(command: string, input: Fields, sizes: Map<string, number>
   if (command === 'UpdateItem') return [update(input)];
   if (command === 'DeleteItem') return [remove(input.Key as AttributeMap)];
   if (command === 'BatchWriteItem')
-    return batchRequests(input.RequestItems).map((request) =>
-      request.PutRequest ? put(request.PutRequest.Item) : remove(request.DeleteRequest?.Key ?? {}),
+    return batchRequests(input.RequestItems).map((r) =>
+      r.PutRequest ? put(r.PutRequest.Item) : remove(requestKey(r)),
     );
   return (input.TransactItems as Record<string, Fields>[]).map((item) => {
     if (item.Put) return put(item.Put.Item as AttributeMap);
@@ -227,7 +223,8 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       if (!write && !READS.has(command)) return next(args);
       const tally = meter.tally;
       tally.calls++;
-      const actions = write ? writeActions(command, args.input as Record<string, unknown>, meter.sizes) : [];
+      const input = args.input as Fields;
+      const actions = write ? writeActions(command, input, meter.sizes) : [];
       // A failed call (a cancelled transaction, a refused condition) answers no capacity: counted, not costed.
       const result = await next(args);
       const output = result.output as unknown as Record<string, unknown>;
@@ -235,7 +232,6 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       const units = (name: string) => sum(answered.map((c) => c[name] ?? 0));
       // AWS charges a Query half a unit at least (a unit if consistent) though it finds nothing (the developer
       // guide, read operations); DynamoDB Local answers 0 for it.
-      const input = args.input as Fields;
       const least = command === 'Query' ? (input.ConsistentRead ? 1 : 0.5) : 0;
       tally.reported += answered.length;
       tally.units += Math.max(least, units('CapacityUnits'));
@@ -252,11 +248,7 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       }
       tally.reportedWcu += units('WriteCapacityUnits') || units('CapacityUnits');
       // A BatchWriteItem's unprocessed requests were not written: not costed.
-      const unprocessed = new Set(
-        batchRequests(output.UnprocessedItems).map((r) =>
-          keyOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key ?? {}),
-        ),
-      );
+      const unprocessed = new Set(batchRequests(output.UnprocessedItems).map((r) => keyOf(requestKey(r))));
       const cost = (key: string, units: number) => {
         tally.wcu += units;
         tally.keys.set(key, (tally.keys.get(key) ?? 0) + units);

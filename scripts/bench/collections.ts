@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
+  globSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -20,7 +20,6 @@ import {
   createDictionary,
   createRetriever,
   createSearch,
-  type DictionaryOptions,
   type SearchOptions,
 } from '../../lib/search/index.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
@@ -30,18 +29,10 @@ import { prng, ROOT } from './common.ts';
 import { bulkLoad } from './synthetic.ts';
 
 const TABLE = 'items-bench';
-/** The TypeScript files under `dir`, in a stable order. */
-function sourcesIn(dir: string): string[] {
-  const names = readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' });
-  return names
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => join(dir, name))
-    .sort();
-}
 /** What decides a snapshot's records: the loader, the table, the items' and the index's writing code. */
-const INPUTS = ['scripts/bench/synthetic.ts', 'infra/table.json', 'lib/items', 'lib/search/index.ts']
-  .concat(['format', 'text', 'write'].map((room) => `lib/search/${room}`))
-  .flatMap((path) => (path.endsWith('.ts') || path.endsWith('.json') ? [path] : sourcesIn(path)));
+const INPUTS = globSync('lib/{items,search/{format,text,write}}/**/*.ts', { cwd: ROOT })
+  .concat('scripts/bench/synthetic.ts', 'infra/table.json', 'lib/search/index.ts')
+  .sort();
 const hash = createHash('sha256');
 for (const file of INPUTS) hash.update(file).update(readFileSync(join(ROOT, file)));
 hash.update(String(prng));
@@ -59,8 +50,9 @@ async function openScratch(size?: number): Promise<{ dir: string; dynamodb: Dyna
   return { dir, dynamodb: await startDynamoDbLocal({ port: await freePort(), dataDir: dir }) };
 }
 
+type Load = { records: number; loadSeconds: number };
 /** Bulk-loads the collection of `size` into a scratch database and keeps it as its snapshot. */
-async function buildSnapshot(size: number): Promise<{ records: number; loadSeconds: number }> {
+async function buildSnapshot(size: number): Promise<Load> {
   const { dir, dynamodb } = await openScratch();
   try {
     const raw = localClient(dynamodb.endpoint);
@@ -90,10 +82,8 @@ export async function prepareCollections(sizes: readonly number[]) {
   for (const size of sizes) {
     const saved = join(snapshotDir(size), 'load.json');
     const reused = existsSync(saved);
-    const { records, loadSeconds } = reused
-      ? JSON.parse(readFileSync(saved, 'utf8'))
-      : await buildSnapshot(size);
-    reports.push({ size, records: records as number, reused, builtSeconds: loadSeconds as number });
+    const load: Load = reused ? JSON.parse(readFileSync(saved, 'utf8')) : await buildSnapshot(size);
+    reports.push({ size, records: load.records, reused, builtSeconds: load.loadSeconds });
   }
   return reports;
 }
@@ -132,13 +122,12 @@ function collectionRetriever(endpoint: string, options: Partial<SearchOptions> =
   const dictionary = createDictionary(table);
   const items = createItemRepository(table);
   const search = createSearch({ ...table, ...options });
-  /** A retriever on the same client whose dictionary has other options (its cache). */
-  const withDictionary = (dictionaryOptions: Omit<DictionaryOptions, 'client' | 'tableName'>) =>
-    createRetriever({ search, items, dictionary: createDictionary({ ...table, ...dictionaryOptions }) });
   const retrieve = createRetriever({ search, items, dictionary });
+  /** The same on a dictionary that keeps nothing, as in a container that has not read the words' partitions. */
+  const uncached = createRetriever({ search, items, dictionary: createDictionary({ ...table, cacheMs: 0 }) });
   const measure = (request: Parameters<typeof retrieve>[0], retriever = retrieve) =>
     metered(meter, () => retriever(request));
-  return { raw, meter, dictionary, retrieve, withDictionary, measure };
+  return { raw, meter, dictionary, retrieve, uncached, measure };
 }
 type Retriever = ReturnType<typeof collectionRetriever>;
 

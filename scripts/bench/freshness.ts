@@ -4,6 +4,7 @@ import { loadCranfield } from './cranfield.ts';
 import { startBenchStack } from './service.ts';
 
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
+const CLIENTS = 8;
 /** Polling stops there and the run reports what is missing. */
 const LIMIT_SECONDS = 600;
 raisePriority();
@@ -39,8 +40,9 @@ async function retrieve(words: string[]): Promise<Set<number>> {
   return new Set(body.results.map((r) => r.item.id));
 }
 
-/** `count` creates by `clients` at once, then how long until each one is retrievable. */
-async function measure(name: string, count: number, clients: number, text: (i: number) => string) {
+/** BURST creates of Cranfield abstracts by CLIENTS at once, then how long until each one is retrievable. */
+async function measure() {
+  const [name, count] = [`${BURST} creates, ${CLIENTS} concurrent clients (Cranfield abstracts)`, BURST];
   const missing = new Map<number, string>();
   let [next, last201] = [0, 0];
   const loadAtStart = loadavg()[0] ?? 0;
@@ -48,12 +50,13 @@ async function measure(name: string, count: number, clients: number, text: (i: n
   const client = async () => {
     for (let i = next++; i < count; i = next++) {
       const word = wordOf(0, i);
-      const id = await create({ name: `Freshness probe ${word}`, description: `${text(i)} ${word}` });
+      const text = (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
+      const id = await create({ name: `Freshness probe ${word}`, description: `${text} ${word}` });
       last201 = Math.max(last201, performance.now());
       missing.set(id, word);
     }
   };
-  await Promise.all(Array.from({ length: clients }, client));
+  await Promise.all(Array.from({ length: CLIENTS }, client));
   const createSeconds = (last201 - begin) / 1000;
   const createsPerSecond = count / createSeconds;
   console.log(`  ${name}: ${count} creates in ${createSeconds.toFixed(1)} s`);
@@ -108,10 +111,7 @@ try {
   }
   await pause(2000);
   localPace.push(await stack.localPutRate());
-  const abstract = (i: number) => (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
-  runs.push(
-    await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, BURST, 8, abstract),
-  );
+  runs.push(await measure());
   localPace.push(await stack.localPutRate());
 } finally {
   await stack.stop();

@@ -43,7 +43,6 @@ const perUnit = (tally: Tally, count: number) => ({
   rcu: tally.rcu / count,
   requests: tally.calls / count,
 });
-type PerUnit = ReturnType<typeof perUnit>;
 /** A write of the `i`th item (a create) or of item `i` (an edit); the item written. */
 type Write = (i: number) => Promise<{ id: number }>;
 
@@ -55,14 +54,12 @@ class Consumer {
   /** Each item's stream records the handler has indexed (the stream carries keys only: one a write). */
   readonly indexed = new Map<number, number>();
   private stopping = false;
-  private polling: Promise<void> | undefined;
+  private readonly polling: Promise<void>;
+
   private readonly indexer: ReturnType<typeof createIndexer>;
 
-  constructor(indexer: ReturnType<typeof createIndexer>) {
+  constructor(indexer: ReturnType<typeof createIndexer>, streams: DynamoDBStreamsClient, streamArn: string) {
     this.indexer = indexer;
-  }
-
-  start(streams: DynamoDBStreamsClient, streamArn: string): void {
     const stopping = () => this.stopping;
     this.polling = pollStream(streams, streamArn, {
       batchSize: streamSettings.batchSize,
@@ -107,10 +104,7 @@ class Consumer {
   };
 }
 
-/**
- * The handler's runtime on DynamoDB Local, its consumer reading `streamArn`: the items written apart, the index's
- * commands metered.
- */
+/** The handler's runtime on DynamoDB Local reading `streamArn`: the items written apart, the index metered. */
 function createRun(endpoint: string, streamArn: string) {
   // DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
   const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
@@ -126,10 +120,9 @@ function createRun(endpoint: string, streamArn: string) {
     compactAt: Number.POSITIVE_INFINITY,
     compactBytes: Number.POSITIVE_INFINITY,
   });
-  const consumer = new Consumer(indexer);
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
-  consumer.start(streams, streamArn);
+  const consumer = new Consumer(indexer, streams, streamArn);
   const stop = async () => {
     await consumer.stop();
     for (const client of [streams, itemClient, indexClient]) client.destroy();
@@ -203,7 +196,6 @@ async function alone(run: Run, name: string, ids: readonly number[], change: Wri
   const batches = run.consumer.seen.batches - before;
   return { count: ids.length, batches, index: perUnit(total, ids.length) };
 }
-type Alone = Awaited<ReturnType<typeof alone>>;
 
 /** The shrunk set filled to COMPACTION items by `change` to `untouched` items, a burst at a time, then compacted. */
 async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Write) {
@@ -259,7 +251,6 @@ async function measureEdits(run: Run, ids: number[]) {
   return { edited, single, cut: await shrink('cut'), halving: await shrink('halve') };
 }
 type Edits = Awaited<ReturnType<typeof measureEdits>>;
-type Shrinking = Edits['cut'];
 
 /** Cranfield created by WRITERS clients and indexed through the stream, then edited; every figure of the run. */
 async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType<typeof cranfieldWrite>[]) {
@@ -290,9 +281,9 @@ async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType
 type Measured = Awaited<ReturnType<typeof measure>>;
 
 /** WCU by AWS's rule (DynamoDB Local reported). */
-const wcuCell = (index: PerUnit) => `${fmt(index.wcu)} (${fmt(index.reportedWcu)})`;
+const wcuCell = (index: ReturnType<typeof perUnit>) => `${fmt(index.wcu)} (${fmt(index.reportedWcu)})`;
 /** Edits' WCU (AWS rule; Local reported), how many in how many stream batches, and (`docs`) the doc records'. */
-const editsCell = (run: Alone | undefined, docs = true) =>
+const editsCell = (run: Edits['single'] | undefined, docs = true) =>
   run
     ? `${wcuCell(run.index)}, ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
     : '—';
@@ -314,7 +305,7 @@ function editRows({ edited, single, cut, halving }: Measured) {
 }
 
 /** The rows of one shortening edit: made alone, then a set of them compacted. */
-function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
+function shrinkRows(what: string, plural: string, run: Edits['cut'] | undefined) {
   const compaction = run?.compaction;
   return [
     [`index WCU per edit that ${what}, made alone (the same items)`, editsCell(run?.alone)],

@@ -56,9 +56,8 @@ const tallyOf = (size: number, variant: string) => tallies.get(`${size} ${varian
 await prepareCollections(SIZES);
 await withCollections(SIZES, async (retriever) => {
   const running = SIZES.map((size) => {
-    const { retrieve, withDictionary, measure, dictionary } = retriever(size);
-    const cold = withDictionary({ cacheMs: 0 });
-    const retrieverOf = (variant: Variant) => (variant.cold ? cold : retrieve);
+    const { retrieve, uncached, measure, dictionary } = retriever(size);
+    const retrieverOf = (variant: Variant) => (variant.cold ? uncached : retrieve);
     const kept = retriever(size, { firstReads: { cacheMs: 3_600_000 } });
     /** The RCU by key of a query made right after the same one on a retriever that keeps its first reads. */
     const keptReads = async (request: RetrieveInput) => {

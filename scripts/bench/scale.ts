@@ -2,7 +2,7 @@
 // exhaustive BM25, and latency with every size served at once.
 import { indexInMemory, itemText, tokenize } from '../../lib/search/index.ts';
 import { interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, min, ms, quantile, series, sum, writeResult } from './common.ts';
+import { envNumber, envSizes, max, mean, min, ms, percentiles, series, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_SCALE_SIZES', '1000,10000,100000');
@@ -26,10 +26,8 @@ function exhaustive(size: number) {
     return { top: all.slice(0, TOP_K), scores: new Map(all.map((doc) => [doc.id, doc.score])) };
   });
 }
-const truths = new Map(SIZES.map((size) => [size, exhaustive(size)]));
 type Truth = ReturnType<typeof exhaustive>[number];
 type Found = { score: number; item: { id: number } }[];
-const truthOf = (size: number, i: number): Truth => truths.get(size)?.[i] ?? { top: [], scores: new Map() };
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** Throws unless every score is the item's exhaustive one, and (`exact`) the answer is the exact top 10. */
@@ -59,19 +57,18 @@ function scoreShare(found: Found, truth: Truth): number {
 }
 
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
-const results: ReturnType<typeof sizeResult>[] = [];
-const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
+const results = loads.map(({ size, records, reused, builtSeconds }) => ({
   ...{ size, records, reused, loadSeconds: builtSeconds, p50: Number.NaN, p99: Number.NaN },
   exact: series('units', 'blocks', 'listed'),
   ...series('latencies', 'units', 'calls', 'blocks', 'recall', 'scoreShare'),
-});
-for (const load of loads) {
-  const { size } = load;
-  const r = sizeResult(load);
+}));
+for (const r of results) {
+  const { size } = r;
+  const truths = exhaustive(size);
   await withCollections([size], async (retriever) => {
     const [service, proof] = [retriever(size), retriever(size, EXACT)];
     for (const [i, query] of queries.entries()) {
-      const truth = truthOf(size, i);
+      const truth = truths[i] ?? { top: [], scores: new Map() };
       const { value, tally } = await service.measure(request(query));
       check(value.results, truth, `"${query}" at ${size}`, false);
       for (const key of ['units', 'calls', 'blocks'] as const) r[key].push(tally[key]);
@@ -83,7 +80,6 @@ for (const load of loads) {
     }
   });
   console.log(`measured read units and recall at ${size}`);
-  results.push(r);
 }
 
 // Latency: every size served at once, the queries interleaved across sizes.
@@ -92,10 +88,7 @@ await withCollections(SIZES, async (retriever) => {
   const run = (target: (typeof running)[number], query: string) => target.retrieve(request(query));
   await interleave(running, queries, REPEATS, run, (target, ms) => target.result.latencies.push(ms));
 });
-for (const result of results) {
-  result.p50 = quantile(result.latencies, 0.5);
-  result.p99 = quantile(result.latencies, 0.99);
-}
+for (const result of results) Object.assign(result, percentiles(result.latencies));
 console.log('measured latency at every size');
 
 const [first, previous, last] = [results[0], results.at(-2), results.at(-1)];

@@ -210,7 +210,7 @@ export const postEvent = (routeKey: string, token: string, fields: unknown) =>
     body: JSON.stringify(fields),
   });
 
-export type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
 /** A Lambda context with the fields middy, Powertools and the service read. */
 const CONTEXT = {

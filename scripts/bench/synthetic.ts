@@ -83,12 +83,9 @@ export async function bulkLoad(
   client: DynamoDBDocumentClient,
   tableName: string,
   size: number,
-  {
-    timestamp = '2026-01-01T00:00:00.000Z',
-    concurrency = 6,
-    blockCapacity,
-  }: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
+  options: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
 ): Promise<{ records: number }> {
+  const { timestamp = '2026-01-01T00:00:00.000Z', concurrency = 6, blockCapacity } = options;
   const items = Array.from({ length: size }, (_, i) => syntheticItem(i + 1, timestamp));
   const records = [
     ...items.map(toRecord),

@@ -8,19 +8,12 @@ import {
   envNumber,
   medianRatioInterval,
   ms,
-  quantile,
+  percentiles,
   raisePriority,
   verdictOf,
   writeResult,
 } from './common.ts';
-import {
-  getItemEvent,
-  type Handler,
-  invoke,
-  postEvent,
-  SAMPLE_ITEM,
-  withDeployedService,
-} from './service.ts';
+import { getItemEvent, invoke, postEvent, SAMPLE_ITEM, withDeployedService } from './service.ts';
 
 const N = envNumber('BENCH_WARM_N', 2000);
 const WARMUP = 50;
@@ -28,7 +21,7 @@ const PRIORITY = raisePriority();
 
 await withDeployedService(async (service, deployed) => {
   Object.assign(process.env, service.env);
-  const load = async (name: string): Promise<Handler> => (await import(deployed(name).bundlePath)).handler;
+  const load = async (name: string) => (await import(deployed(name).bundlePath)).handler;
   const [getItem, createItem] = [await load('getItem'), await load('createItem')];
   const { client, tableName: TableName, itemId } = service;
   const getEvent = getItemEvent(itemId);
@@ -70,13 +63,11 @@ await withDeployedService(async (service, deployed) => {
     ['create-item', `create-item, ${sameToken}`, createWithReusedToken, rawCreateCalls, rawCreate],
     ['create-item fresh token', `create-item, ${newToken}`, createWithFreshToken, rawCreateCalls, rawCreate],
   ] as const;
-  const percentiles = (times: number[]) => ({ p50: quantile(times, 0.5), p99: quantile(times, 0.99) });
   // One row at a time, as a Lambda instance runs one function; within a row the two sides alternate.
   const rows: string[] = [];
   const data: Record<string, unknown> = {};
   for (const [key, name, handler, raw, rawCall] of pairs) {
     const sides = [handler, rawCall].map((call) => ({ call, times: [] as number[] }));
-    // Which side goes first alternates round by round.
     for (let round = 0; round < WARMUP + N; round++)
       for (const side of round % 2 ? [...sides].reverse() : sides) {
         const begin = performance.now();
