@@ -92,10 +92,7 @@ export async function prepareCollections(sizes: readonly number[]) {
  * Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of each size, all at once; `work` opens
  * retrievers on them (`collectionRetriever`), closed after it.
  */
-export async function withCollections<T>(
-  sizes: readonly number[],
-  work: (retriever: (size: number, options?: Partial<SearchOptions>) => Retriever) => Promise<T>,
-): Promise<T> {
+export async function withCollections<T>(sizes: readonly number[], work: (retriever: Open) => Promise<T>) {
   const opened: { dir: string; dynamodb: DynamoDbLocal }[] = [];
   const retrievers: Retriever[] = [];
   try {
@@ -130,6 +127,7 @@ function collectionRetriever(endpoint: string, options: Partial<SearchOptions> =
   return { raw, meter, dictionary, retrieve, uncached, measure };
 }
 type Retriever = ReturnType<typeof collectionRetriever>;
+type Open = (size: number, options?: Partial<SearchOptions>) => Retriever;
 
 /**
  * One unmeasured pass of the queries on every target, then `passes` passes in which each query goes to every target

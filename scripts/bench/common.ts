@@ -49,11 +49,7 @@ export const sum = (values: readonly number[]): number => values.reduce((a, b) =
  * ratio. Both hold `queries` latencies a pass, in the same order (`interleave`). A p50 over queries of very different
  * cost sits between two of them, so a ratio of two p50s moves by a query; this one does not.
  */
-export function pairedRatio(
-  variant: readonly number[],
-  baseline: readonly number[],
-  queries: number,
-): number {
+export function pairedRatio(variant: readonly number[], baseline: readonly number[], queries: number) {
   const perQuery = (values: readonly number[], q: number) =>
     median(values.filter((_, i) => i % queries === q));
   let logs = 0;

@@ -9,7 +9,7 @@ import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { itemIdOf } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
-import type { Item, ItemWrite } from '../../lib/items/schema.ts';
+import type { ItemWrite } from '../../lib/items/schema.ts';
 import { COMPACT_AT, createIndexer, indexChanges } from '../../lib/search/index.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
@@ -171,10 +171,8 @@ async function settle(consumer: Consumer, expected: Map<number, number>, what: s
 }
 
 /** An edit of an item's description, written through the repository. */
-const editOf =
-  (items: ItemRepository, change: (description: string) => string) =>
-  (id: number): Promise<Item> =>
-    items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
+const editOf = (items: ItemRepository, change: (description: string) => string) => (id: number) =>
+  items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
 /**
  * Words appended (the item longer); edits that shorten it: the revision and five words taken back (a cut: the item at
  * its norm or above, into the shrunk set), or half its words (a halving: below its norm).
@@ -205,14 +203,13 @@ async function fillAndCompact(run: Run, inSet: number, untouched: number[], chan
     const burst = made.slice(at, at + FILL_BURST);
     await phase(run, 'edits to fill the shrunk set', burst.length, (i) => change(burst[i] ?? 1), fill);
   }
-  const tally = newTally();
-  run.meter.tally = tally;
+  run.meter.tally = newTally();
   const begin = Date.now();
   const count = await run.indexer.compact(1);
   const seconds = (Date.now() - begin) / 1000;
   console.log(`  compaction: ${count} items in ${seconds.toFixed(1)} s`);
   const edits = perUnit(fill, Math.max(1, made.length));
-  return { count, seconds, index: perUnit(tally, Math.max(1, count)), edits };
+  return { count, seconds, index: perUnit(run.meter.tally, Math.max(1, count)), edits };
 }
 
 /** Edits of the indexed items: spread over them at once, then some alone (appended, then cut), then a compaction. */

@@ -11,15 +11,16 @@ import { pause, prng } from './common.ts';
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
 const VOWELS = 'a e i o u ai ou'.split(' ');
 const VOCABULARY_SIZE = 5000;
+const pick = (random: () => number, list: readonly string[]) =>
+  list[Math.floor(random() * list.length)] ?? '';
 /** Pseudo-words, rank 0 the most frequent: distinct, letters only, no stopwords. */
 export const vocabulary: string[] = (() => {
   const random = prng(7);
-  const pick = (list: string[]) => list[Math.floor(random() * list.length)] ?? '';
   const words = new Set<string>();
   while (words.size < VOCABULARY_SIZE) {
     const syllables = 2 + Math.floor(random() * 3);
     let word = '';
-    for (let s = 0; s < syllables; s++) word += pick(ONSETS) + pick(VOWELS);
+    for (let s = 0; s < syllables; s++) word += pick(random, ONSETS) + pick(random, VOWELS);
     words.add(`${word}${random() < 0.5 ? 'n' : 'x'}`);
   }
   return [...words];
@@ -48,9 +49,7 @@ export function syntheticItem(id: number, timestamp: string): Item {
   const name = words(2 + Math.floor(random() * 3));
   const description = `${words(30 + Math.floor(random() * 51))}.`;
   const tagCount = 1 + Math.floor(random() * 3);
-  const tags = [
-    ...new Set(Array.from({ length: tagCount }, () => TAGS[Math.floor(random() * TAGS.length)] ?? 'home')),
-  ];
+  const tags = [...new Set(Array.from({ length: tagCount }, () => pick(random, TAGS)))];
   return {
     id,
     name: name.charAt(0).toUpperCase() + name.slice(1),
