@@ -1,9 +1,9 @@
 // The kit's one capacity meter: asks every command for its consumed capacity, counts the index records in replies,
 // and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/index.ts';
-import { localClient, tableDefinition } from '../local/dynamodb.ts';
+import { tableDefinition } from '../local/dynamodb.ts';
 import { sum } from './common.ts';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
@@ -273,14 +273,7 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
   );
 }
 
-export function meteredClient(endpoint: string) {
-  const raw = localClient(endpoint);
-  const meter = createMeter();
-  meterClient(raw, meter);
-  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
-  return { raw, client, meter };
-}
-
+/** What `work` consumed through `meter`'s clients; throws when DynamoDB Local reported nothing. */
 export async function metered<T>(meter: Meter, work: () => Promise<T>): Promise<{ value: T; tally: Tally }> {
   const tally = newTally();
   meter.tally = tally;

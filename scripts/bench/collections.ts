@@ -24,7 +24,7 @@ import {
 } from '../../lib/search/index.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
-import { metered, meteredClient } from './capacity.ts';
+import { createMeter, meterClient, metered } from './capacity.ts';
 import { prng, ROOT } from './common.ts';
 import { bulkLoad } from './synthetic.ts';
 
@@ -97,9 +97,8 @@ export async function withCollections<T>(sizes: readonly number[], work: (retrie
   const retrievers: Retriever[] = [];
   try {
     for (const size of sizes) opened.push(await openScratch(size));
-    const endpoints = new Map(sizes.map((size, i) => [size, opened[i]?.dynamodb.endpoint ?? '']));
     return await work((size, options) => {
-      const retriever = collectionRetriever(endpoints.get(size) ?? '', options);
+      const retriever = collectionRetriever(opened[sizes.indexOf(size)]?.dynamodb.endpoint ?? '', options);
       retrievers.push(retriever);
       return retriever;
     });
@@ -114,7 +113,10 @@ export async function withCollections<T>(sizes: readonly number[], work: (retrie
 
 /** The retriever POST /retrieve runs (the service's settings, `options` over them), metered. */
 function collectionRetriever(endpoint: string, options: Partial<SearchOptions> = {}) {
-  const { raw, client, meter } = meteredClient(endpoint);
+  const raw = localClient(endpoint);
+  const meter = createMeter();
+  meterClient(raw, meter);
+  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const table = { client, tableName: TABLE };
   const dictionary = createDictionary(table);
   const items = createItemRepository(table);

@@ -39,10 +39,7 @@ export function quantile(values: readonly number[], q: number): number {
 }
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
 /** The median and the 99th percentile. */
-export const percentiles = (values: readonly number[]) => ({
-  p50: median(values),
-  p99: quantile(values, 0.99),
-});
+export const percentiles = (times: readonly number[]) => ({ p50: median(times), p99: quantile(times, 0.99) });
 export const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 /**
  * Latencies of `variant` against `baseline` query by query: the geometric mean over the queries of each one's median

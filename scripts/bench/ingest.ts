@@ -56,17 +56,20 @@ class Consumer {
   private stopping = false;
   private readonly polling: Promise<void>;
 
-  private readonly indexer: ReturnType<typeof createIndexer>;
-
   constructor(indexer: ReturnType<typeof createIndexer>, streams: DynamoDBStreamsClient, streamArn: string) {
-    this.indexer = indexer;
+    const handler = (event: { Records: DynamoDBRecord[] }) => this.handle(indexer, event);
     const stopping = () => this.stopping;
     this.polling = pollStream(streams, streamArn, {
       batchSize: streamSettings.batchSize,
       stopping,
       deliver: async (records, shardId, read) => {
-        this.count(records, read);
-        const options = { handler: this.handle, settings: streamSettings, streamArn, shardId, stopping };
+        this.seen.batches++;
+        this.seen.records += read;
+        this.seen.itemRecords += records.length;
+        this.seen.sizes.push(records.length);
+        // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
+        this.seen.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
+        const options = { handler, settings: streamSettings, streamArn, shardId, stopping };
         const batches = concurrentBatches(records, PARALLEL);
         await Promise.all(batches.map((batch) => deliverBatch(batch, { ...options, onFailure: () => {} })));
         this.lastBusy = Date.now();
@@ -79,19 +82,9 @@ class Consumer {
     await this.polling;
   }
 
-  private count(records: DynamoDBRecord[], read: number): void {
-    const seen = this.seen;
-    seen.batches++;
-    seen.records += read;
-    seen.itemRecords += records.length;
-    seen.sizes.push(records.length);
-    // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
-    seen.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
-  }
-
   /** The stream handler; the records before the first one it reports failed are indexed. */
-  private readonly handle = async (event: { Records: DynamoDBRecord[] }) => {
-    const reply = await indexChanges(this.indexer, event.Records);
+  private async handle(indexer: ReturnType<typeof createIndexer>, event: { Records: DynamoDBRecord[] }) {
+    const reply = await indexChanges(indexer, event.Records);
     if (reply.batchItemFailures.length > 0) this.seen.retries++;
     const failed = new Set(reply.batchItemFailures.map((failure) => failure.itemIdentifier));
     for (const record of event.Records) {
@@ -101,7 +94,7 @@ class Consumer {
       if (id !== undefined) this.indexed.set(id, (this.indexed.get(id) ?? 0) + 1);
     }
     return reply;
-  };
+  }
 }
 
 /** The handler's runtime on DynamoDB Local reading `streamArn`: the items written apart, the index metered. */
@@ -148,26 +141,20 @@ async function phase(run: Run, what: string, count: number, write: Write, tally 
   });
   const writeSeconds = (Date.now() - begin) / 1000;
   console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
-  const indexed = await settle(run.consumer, expected, what, deadline);
-  const seconds = (Date.now() - begin) / 1000;
-  console.log(`  ${what}: ${indexed} indexed in ${seconds.toFixed(1)} s`);
-  for (const since = Date.now(); Date.now() - Math.max(run.consumer.lastBusy, since) < 2_000; ) {
-    if (Date.now() > deadline + 60_000) break;
-    await pause(200);
-  }
-  return { ids: [...expected.keys()], settled: indexed === expected.size, indexed, seconds, writeSeconds };
-}
-
-/** Waits until the handler has indexed every expected record (or the deadline); of how many items. */
-async function settle(consumer: Consumer, expected: Map<number, number>, what: string, deadline: number) {
   const done = () =>
-    [...expected].filter(([id, records]) => (consumer.indexed.get(id) ?? 0) >= records).length;
+    [...expected].filter(([id, records]) => (run.consumer.indexed.get(id) ?? 0) >= records).length;
   for (let lastLog = Date.now(); done() < expected.size && Date.now() < deadline; await pause(100)) {
     if (Date.now() - lastLog < 15_000) continue;
     lastLog = Date.now();
     console.log(`  ${what}: ${done()}/${expected.size} indexed`);
   }
-  return done();
+  const indexed = done();
+  const seconds = (Date.now() - begin) / 1000;
+  console.log(`  ${what}: ${indexed} indexed in ${seconds.toFixed(1)} s`);
+  const quietSince = Date.now();
+  while (Date.now() - Math.max(run.consumer.lastBusy, quietSince) < 2_000 && Date.now() <= deadline + 60_000)
+    await pause(200);
+  return { ids: [...expected.keys()], settled: indexed === expected.size, indexed, seconds, writeSeconds };
 }
 
 /** An edit of an item's description, written through the repository. */

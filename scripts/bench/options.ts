@@ -40,7 +40,6 @@ const VARIANTS = [
   { name: 'prefix, dictionary not kept', request: prefix, compare: true, cold: true },
   { name: 'typos: 1, dictionary not kept', request: typos(1), compare: true, cold: true },
 ];
-type Variant = (typeof VARIANTS)[number];
 
 // reads: each query's RCU by partition key; keptReads: the same query's again in a container that keeps its first
 // reads (made just before): bench:capacity models the read path's hot keys from them.
@@ -57,7 +56,7 @@ await prepareCollections(SIZES);
 await withCollections(SIZES, async (retriever) => {
   const running = SIZES.map((size) => {
     const { retrieve, uncached, measure, dictionary } = retriever(size);
-    const retrieverOf = (variant: Variant) => (variant.cold ? uncached : retrieve);
+    const retrieverOf = (variant: (typeof VARIANTS)[number]) => (variant.cold ? uncached : retrieve);
     const kept = retriever(size, { firstReads: { cacheMs: 3_600_000 } });
     /** The RCU by key of a query made right after the same one on a retriever that keeps its first reads. */
     const keptReads = async (request: RetrieveInput) => {

@@ -11,7 +11,6 @@ const TOP_K = 10;
 /** No read ceiling (the filter's lifted too): the plan reads until it proves the top 10. */
 const EXACT = { maxBlocks: Number.POSITIVE_INFINITY, filterMaxBlocks: Number.POSITIVE_INFINITY };
 const request = (query: string) => ({ query, topK: TOP_K, minScore: 0 });
-const loads = await prepareCollections(SIZES);
 
 /** Exhaustive BM25 over items 1…size in memory: each query's exact top 10 and every matching item's score. */
 const docs: { id: number; tokens: string[] }[] = [];
@@ -57,7 +56,7 @@ function scoreShare(found: Found, truth: Truth): number {
 }
 
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
-const results = loads.map(({ size, records, reused, builtSeconds }) => ({
+const results = (await prepareCollections(SIZES)).map(({ size, records, reused, builtSeconds }) => ({
   ...{ size, records, reused, loadSeconds: builtSeconds, p50: Number.NaN, p99: Number.NaN },
   exact: series('units', 'blocks', 'listed'),
   ...series('latencies', 'units', 'calls', 'blocks', 'recall', 'scoreShare'),

@@ -31,8 +31,7 @@ for (let rank = 1; rank < cumulative.length; rank++)
   cumulative[rank] = (cumulative[rank - 1] ?? 0) + (cumulative[rank] ?? 0);
 const zipfWord = (random: () => number): string => {
   const target = random() * (cumulative[cumulative.length - 1] ?? 1);
-  let low = 0;
-  let high = cumulative.length - 1;
+  let [low, high] = [0, cumulative.length - 1];
   while (low < high) {
     const mid = (low + high) >> 1;
     if ((cumulative[mid] ?? 0) < target) low = mid + 1;
