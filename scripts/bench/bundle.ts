@@ -3,7 +3,6 @@ import { table, writeResult } from './common.ts';
 import { withDeployed } from './service.ts';
 
 const ITEM_HANDLERS = ['listItems', 'getItem', 'createItem', 'replaceItem', 'patchItem', 'deleteItem'];
-const started = Date.now();
 await withDeployed((deployed) => {
   const kb = (bytes: number) => (bytes / 1000).toFixed(1);
   const rows = deployed.map((fn) => [
@@ -15,5 +14,5 @@ await withDeployed((deployed) => {
     ITEM_HANDLERS.includes(fn.name) ? (fn.bundleBytes <= 400_000 ? 'met' : '**over**') : 'n/a',
   ]);
   const head = ['function', 'handler', 'bytes', 'KB', 'zip KB', 'budget (≤ 400 KB)'];
-  writeResult('bundle', table(head, rows), deployed, started);
+  writeResult('bundle', table(head, rows), deployed);
 });

@@ -1,9 +1,9 @@
 // The kit's one capacity meter: asks every command for its consumed capacity, counts the index records in replies,
 // and costs each write action by AWS's rules (BENCHMARKS.md, Ingest), since DynamoDB Local's transactions are not.
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { endOfPageEntry, PAGE_PREFIX, SEALED_PREFIX, TAIL_SK } from '../../lib/search/index.ts';
-import { localClient, tableDefinition } from '../local/dynamodb.ts';
+import { tableDefinition } from '../local/dynamodb.ts';
 import { sum } from './common.ts';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
@@ -13,35 +13,28 @@ type AttributeValue = Record<string, unknown>;
 type AttributeMap = Record<string, AttributeValue>;
 type Fields = Record<string, unknown>;
 
-/** Bytes of a marshalled attribute value as DynamoDB sizes it. */
+const numberBytes = (n: unknown) => Math.ceil(String(n).replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
+/** Bytes of a marshalled attribute value's content as DynamoDB sizes it, by its type. */
+const CONTENT_BYTES: Record<string, (inner: unknown) => number> = {
+  S: (inner) => Buffer.byteLength(String(inner)),
+  N: numberBytes,
+  B: (inner) => (inner as Uint8Array).length,
+  SS: (inner) => sum((inner as string[]).map((s) => Buffer.byteLength(s))),
+  NS: (inner) => sum((inner as string[]).map(numberBytes)),
+  L: (inner) => 3 + sum((inner as AttributeValue[]).map((v) => 1 + valueBytes(v))),
+  M: (inner) => 3 + itemBytes(inner as AttributeMap),
+  BOOL: () => 1,
+  NULL: () => 1,
+};
 function valueBytes(value: AttributeValue): number {
   const [type, inner] = Object.entries(value)[0] ?? ['NULL', true];
-  const numberBytes = (n: unknown) => Math.ceil(String(n).replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
-  switch (type) {
-    case 'S':
-      return Buffer.byteLength(String(inner));
-    case 'N':
-      return numberBytes(inner);
-    case 'B':
-      return (inner as Uint8Array).length;
-    case 'SS':
-      return sum((inner as string[]).map((s) => Buffer.byteLength(s)));
-    case 'NS':
-      return sum((inner as string[]).map(numberBytes));
-    case 'L':
-      return 3 + sum((inner as AttributeValue[]).map((v) => 1 + valueBytes(v)));
-    case 'M':
-      return 3 + itemBytes(inner as AttributeMap);
-    default:
-      return type === 'BOOL' || type === 'NULL' ? 1 : 0;
-  }
+  return CONTENT_BYTES[type]?.(inner) ?? 0;
 }
 
 const itemBytes = (item: AttributeMap): number =>
   sum(Object.entries(item).map(([name, value]) => Buffer.byteLength(name) + valueBytes(value)));
-const marshalled = (record: Record<string, unknown>) =>
-  marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap;
-export const recordBytes = (record: Record<string, unknown>): number => itemBytes(marshalled(record));
+export const recordBytes = (record: Fields): number =>
+  itemBytes(marshall(record, { removeUndefinedValues: true }) as unknown as AttributeMap);
 
 /** A key attribute's text: marshalled (`{ S }`) in a command's input, plain in its reply. */
 const text = (value: unknown): string =>
@@ -75,10 +68,7 @@ export const entryOfItem = (item: AttributeMap): DictionaryEntry | null => {
  * The index writes of a base-table write, by AWS's rules: one when the item enters or leaves an index or a projected
  * value changes, two when its index key changes; 1 WCU each, on the key `<index> <partition>`.
  */
-export function indexWrites(
-  before: DictionaryEntry | null | undefined,
-  after: DictionaryEntry | null | undefined,
-) {
+export function indexWrites(before?: DictionaryEntry | null, after?: DictionaryEntry | null) {
   const writes: { key: string; units: number }[] = [];
   for (const { name } of INDEXES) {
     const was = before?.[name];
@@ -106,11 +96,10 @@ export function updatedItem(expression: string, names: Record<string, string>, v
   }
   if (![...Object.keys(set), ...removed].some((attribute) => INDEXED_ATTRIBUTES.has(attribute)))
     return undefined;
-  return (before: AttributeMap) =>
-    Object.fromEntries([
-      ...Object.entries(before).filter(([a]) => !removed.includes(a)),
-      ...Object.entries(set),
-    ]);
+  return (before: AttributeMap) => ({
+    ...Object.fromEntries(Object.entries(before).filter(([a]) => !removed.includes(a))),
+    ...set,
+  });
 }
 
 /** An item's indexed attributes after a write: null when deleted, undefined when unchanged. */
@@ -118,45 +107,47 @@ type After = AttributeMap | null | undefined | ((before: AttributeMap) => Attrib
 type BatchRequest = { PutRequest?: { Item: AttributeMap }; DeleteRequest?: { Key: AttributeMap } };
 const batchRequests = (items: unknown) =>
   Object.values((items ?? {}) as Record<string, BatchRequest[]>).flat();
+const requestKey = (request: BatchRequest) => request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
 const indexedOf = (item: AttributeMap) =>
   Object.fromEntries(Object.entries(item).filter(([name]) => INDEXED_ATTRIBUTES.has(name)));
 
 /** A command's write actions: each item's key, AWS units, its size after (null: deleted) and indexed attributes. */
-function writeActions(command: string, input: Record<string, unknown>, sizes: Map<string, number>) {
+function writeActions(command: string, input: Fields, sizes: Map<string, number>) {
+  // A transaction's actions cost twice the units of the same actions alone.
+  const factor = command === 'TransactWriteItems' ? 2 : 1;
   const action = (key: AttributeMap, units: number, bytes?: number | null, after?: After) => ({
     pk: text(key.pk),
     key: keyOf(key),
-    units,
+    units: factor * units,
     bytes,
     after,
   });
   const old = (key: AttributeMap) => unitsOf(sizes.get(keyOf(key)) ?? 0);
-  const put = (item: AttributeMap, factor: number) => {
+  const put = (item: AttributeMap) => {
     const bytes = itemBytes(item);
-    const units = factor * unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0));
-    return action(item, units, bytes, indexedOf(item));
+    return action(item, unitsOf(Math.max(bytes, sizes.get(keyOf(item)) ?? 0)), bytes, indexedOf(item));
   };
-  const remove = (key: AttributeMap, factor: number) => action(key, factor * old(key), null, null);
-  const update = (input: Record<string, unknown>, factor: number) => {
+  const remove = (key: AttributeMap) => action(key, old(key), null, null);
+  const update = (input: Fields) => {
     const { Key, UpdateExpression, ExpressionAttributeNames = {}, ExpressionAttributeValues = {} } = input;
     const after =
       typeof UpdateExpression === 'string'
         ? updatedItem(UpdateExpression, ExpressionAttributeNames as never, ExpressionAttributeValues as never)
         : undefined;
-    return action(Key as AttributeMap, factor * old(Key as AttributeMap), undefined, after);
+    return action(Key as AttributeMap, old(Key as AttributeMap), undefined, after);
   };
-  if (command === 'PutItem') return [put(input.Item as AttributeMap, 1)];
-  if (command === 'UpdateItem') return [update(input, 1)];
-  if (command === 'DeleteItem') return [remove(input.Key as AttributeMap, 1)];
+  if (command === 'PutItem') return [put(input.Item as AttributeMap)];
+  if (command === 'UpdateItem') return [update(input)];
+  if (command === 'DeleteItem') return [remove(input.Key as AttributeMap)];
   if (command === 'BatchWriteItem')
-    return batchRequests(input.RequestItems).map((request) =>
-      request.PutRequest ? put(request.PutRequest.Item, 1) : remove(request.DeleteRequest?.Key ?? {}, 1),
+    return batchRequests(input.RequestItems).map((r) =>
+      r.PutRequest ? put(r.PutRequest.Item) : remove(requestKey(r)),
     );
-  return (input.TransactItems as Record<string, Record<string, unknown>>[]).map((item) => {
-    if (item.Put) return put(item.Put.Item as AttributeMap, 2);
-    if (item.Update) return update(item.Update, 2);
-    if (item.Delete) return remove(item.Delete.Key as AttributeMap, 2);
-    return action((item.ConditionCheck?.Key ?? {}) as AttributeMap, 2);
+  return (input.TransactItems as Record<string, Fields>[]).map((item) => {
+    if (item.Put) return put(item.Put.Item as AttributeMap);
+    if (item.Update) return update(item.Update);
+    if (item.Delete) return remove(item.Delete.Key as AttributeMap);
+    return action((item.ConditionCheck?.Key ?? {}) as AttributeMap, 1);
   });
 }
 
@@ -232,7 +223,8 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       if (!write && !READS.has(command)) return next(args);
       const tally = meter.tally;
       tally.calls++;
-      const actions = write ? writeActions(command, args.input as Record<string, unknown>, meter.sizes) : [];
+      const input = args.input as Fields;
+      const actions = write ? writeActions(command, input, meter.sizes) : [];
       // A failed call (a cancelled transaction, a refused condition) answers no capacity: counted, not costed.
       const result = await next(args);
       const output = result.output as unknown as Record<string, unknown>;
@@ -240,7 +232,6 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       const units = (name: string) => sum(answered.map((c) => c[name] ?? 0));
       // AWS charges a Query half a unit at least (a unit if consistent) though it finds nothing (the developer
       // guide, read operations); DynamoDB Local answers 0 for it.
-      const input = args.input as Fields;
       const least = command === 'Query' ? (input.ConsistentRead ? 1 : 0.5) : 0;
       tally.reported += answered.length;
       tally.units += Math.max(least, units('CapacityUnits'));
@@ -257,11 +248,7 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
       }
       tally.reportedWcu += units('WriteCapacityUnits') || units('CapacityUnits');
       // A BatchWriteItem's unprocessed requests were not written: not costed.
-      const unprocessed = new Set(
-        batchRequests(output.UnprocessedItems).map((r) =>
-          keyOf(r.PutRequest?.Item ?? r.DeleteRequest?.Key ?? {}),
-        ),
-      );
+      const unprocessed = new Set(batchRequests(output.UnprocessedItems).map((r) => keyOf(requestKey(r))));
       const cost = (key: string, units: number) => {
         tally.wcu += units;
         tally.keys.set(key, (tally.keys.get(key) ?? 0) + units);
@@ -286,14 +273,7 @@ export function meterClient(client: { middlewareStack: unknown }, meter: Meter):
   );
 }
 
-export function meteredClient(endpoint: string) {
-  const raw = localClient(endpoint);
-  const meter = createMeter();
-  meterClient(raw, meter);
-  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
-  return { raw, client, meter };
-}
-
+/** What `work` consumed through `meter`'s clients; throws when DynamoDB Local reported nothing. */
 export async function metered<T>(meter: Meter, work: () => Promise<T>): Promise<{ value: T; tally: Tally }> {
   const tally = newTally();
   meter.tally = tally;

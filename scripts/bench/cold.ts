@@ -19,7 +19,6 @@ import { apiEvent, getItemEvent, postEvent, SAMPLE_ITEM, withDeployedService } f
 
 const ROUNDS = envNumber('BENCH_COLD_ROUNDS', 101);
 const PRIORITY = raisePriority();
-const started = Date.now();
 const RETRIEVE = { query: 'waterproof boot', topK: 3 };
 const DRIVER = `const start = performance.now();
 const { handler } = await import(process.argv[2]);
@@ -42,18 +41,17 @@ function coldRun(dir: string, bundle: string, event: unknown, env: Record<string
       env: { ...env, PATH: process.env.PATH ?? '', BENCH_EVENT: JSON.stringify(event) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let [out, err] = ['', ''];
+    let [out, err, totalMs] = ['', '', 0];
     child.stderr.on('data', (chunk) => {
       err += chunk;
     });
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (!out.includes('\n')) return;
-      const totalMs = performance.now() - begin;
-      child.once('exit', () => resolve({ ...JSON.parse(out), totalMs }));
+      if (out.includes('\n')) totalMs ||= performance.now() - begin;
     });
     child.once('exit', (code) => {
-      if (!out.includes('\n')) reject(new Error(`driver exited ${code}:\n${err}`));
+      if (totalMs) resolve({ ...JSON.parse(out), totalMs });
+      else reject(new Error(`driver exited ${code}:\n${err}`));
     });
   });
 }
@@ -92,14 +90,13 @@ await withDeployedService(async (service, deployed, dir) => {
   const [floorTotal, floorImport] = [medianOf(floorSamples, 'totalMs'), medianOf(floorSamples, 'importMs')];
   // Per round: a handler over the floor of the same round (wall time), and its CPU time minus the floor's.
   const paired = (list: Sample[]) => list.map((s, i) => s.totalMs / (floorSamples[i]?.totalMs ?? Number.NaN));
-  const cpuOver = (list: Sample[]) =>
-    median(list.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN)));
   const rows = cases.map((c) => {
     const list = of(c.name);
     const [total, imported] = [medianOf(list, 'totalMs'), medianOf(list, 'importMs')];
     return `| ${c.name} | ${(c.bundleBytes / 1000).toFixed(1)} | ${ms(total, 1)} | ${ms(imported, 1)} | ${ms(medianOf(list, 'invokeMs'), 1)} | ${ms(medianOf(list, 'cpuMs'), 1)} | ${(total / floorTotal).toFixed(3)} | ${median(paired(list)).toFixed(3)} | ${(imported / floorImport).toFixed(2)} |`;
   });
   const getSamples = of('getItem');
+  const cpuOver = median(getSamples.map((s, i) => s.cpuMs - (floorSamples[i]?.cpuMs ?? Number.NaN)));
   const pairedRatios = paired(getSamples);
   const [ratio, pairedRatio] = [medianOf(getSamples, 'totalMs') / floorTotal, median(pairedRatios)];
   // 95 % bootstrap intervals over the rounds: a verdict only when both figures' intervals are on one side of 1.05.
@@ -119,7 +116,7 @@ ${rows.join('\n')}
 get-item ÷ floor, spawn → response: **${ratio.toFixed(3)}** (ratio of medians; 95 % interval ${interval(ratioInterval)});
 median of the per-round ratios **${pairedRatio.toFixed(3)}** (95 % interval ${interval(pairedInterval)}; quartiles of
 the rounds ${interval([quantile(pairedRatios, 0.25), quantile(pairedRatios, 0.75)])}). Budget ≤ 1.05: **${verdict}**.
-CPU time over the floor's, median per round: get-item ${signed(cpuOver(getSamples))} ms.`;
+CPU time over the floor's, median per round: get-item ${signed(cpuOver)} ms.`;
   const figures = { ratio, pairedRatio, ratioInterval, pairedInterval, verdict };
-  writeResult('cold', markdown, { samples: Object.fromEntries(samples), ...figures }, started);
+  writeResult('cold', markdown, { samples: Object.fromEntries(samples), ...figures });
 });

@@ -4,9 +4,8 @@ import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
-  mkdirSync,
+  globSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -21,28 +20,19 @@ import {
   createDictionary,
   createRetriever,
   createSearch,
-  type DictionaryOptions,
   type SearchOptions,
 } from '../../lib/search/index.ts';
 import { type DynamoDbLocal, localClient, startDynamoDbLocal, tableDefinition } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
-import { metered, meteredClient } from './capacity.ts';
+import { createMeter, meterClient, metered } from './capacity.ts';
 import { prng, ROOT } from './common.ts';
 import { bulkLoad } from './synthetic.ts';
 
 const TABLE = 'items-bench';
-/** The TypeScript files under `dir`, in a stable order. */
-function sourcesIn(dir: string): string[] {
-  const names = readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' });
-  return names
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => join(dir, name))
-    .sort();
-}
 /** What decides a snapshot's records: the loader, the table, the items' and the index's writing code. */
-const INPUTS = ['scripts/bench/synthetic.ts', 'infra/table.json', 'lib/items', 'lib/search/index.ts']
-  .concat(['format', 'text', 'write'].map((room) => `lib/search/${room}`))
-  .flatMap((path) => (path.endsWith('.ts') || path.endsWith('.json') ? [path] : sourcesIn(path)));
+const INPUTS = globSync('lib/{items,search/{format,text,write}}/**/*.ts', { cwd: ROOT })
+  .concat('scripts/bench/synthetic.ts', 'infra/table.json', 'lib/search/index.ts')
+  .sort();
 const hash = createHash('sha256');
 for (const file of INPUTS) hash.update(file).update(readFileSync(join(ROOT, file)));
 hash.update(String(prng));
@@ -60,52 +50,60 @@ async function openScratch(size?: number): Promise<{ dir: string; dynamodb: Dyna
   return { dir, dynamodb: await startDynamoDbLocal({ port: await freePort(), dataDir: dir }) };
 }
 
+type Load = { records: number; loadSeconds: number };
+/** Bulk-loads the collection of `size` into a scratch database and keeps it as its snapshot. */
+async function buildSnapshot(size: number): Promise<Load> {
+  const { dir, dynamodb } = await openScratch();
+  try {
+    const raw = localClient(dynamodb.endpoint);
+    const { TimeToLiveSpecification: _ttl, StreamSpecification: _stream, ...definition } = tableDefinition;
+    await raw.send(new CreateTableCommand({ TableName: TABLE, ...definition }));
+    const begin = performance.now();
+    const { records } = await bulkLoad(DynamoDBDocumentClient.from(raw), TABLE, size, { concurrency: 4 });
+    const loadSeconds = (performance.now() - begin) / 1000;
+    raw.destroy();
+    // A snapshot is a closed database: copied after DynamoDB Local stops, to a staging copy renamed when whole.
+    await dynamodb.stop();
+    const staging = `${snapshotDir(size)}.partial-${process.pid}`;
+    copyDatabases(dir, staging);
+    writeFileSync(join(staging, 'load.json'), JSON.stringify({ records, loadSeconds }));
+    renameSync(staging, snapshotDir(size));
+    console.log(`collection ${size}: +${records} records in ${loadSeconds.toFixed(0)} s, saved`);
+    return { records, loadSeconds };
+  } finally {
+    await dynamodb.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Builds the snapshot of every size not yet kept; the records and the seconds each load took. */
 export async function prepareCollections(sizes: readonly number[]) {
-  const reports: { size: number; records: number; reused: boolean; builtSeconds: number }[] = [];
+  const reports = [];
   for (const size of sizes) {
     const saved = join(snapshotDir(size), 'load.json');
-    if (existsSync(saved)) {
-      const { records, loadSeconds } = JSON.parse(readFileSync(saved, 'utf8'));
-      reports.push({ size, records, reused: true, builtSeconds: loadSeconds });
-      continue;
-    }
-    const { dir, dynamodb } = await openScratch();
-    try {
-      const raw = localClient(dynamodb.endpoint);
-      const { TimeToLiveSpecification: _ttl, StreamSpecification: _stream, ...definition } = tableDefinition;
-      await raw.send(new CreateTableCommand({ TableName: TABLE, ...definition }));
-      const begin = performance.now();
-      const { records } = await bulkLoad(DynamoDBDocumentClient.from(raw), TABLE, size, { concurrency: 4 });
-      const loadSeconds = (performance.now() - begin) / 1000;
-      raw.destroy();
-      // A snapshot is a closed database: copied after DynamoDB Local stops.
-      await dynamodb.stop();
-      mkdirSync(CACHE, { recursive: true });
-      const staging = mkdtempSync(`${snapshotDir(size)}.partial-`);
-      copyDatabases(dir, staging);
-      writeFileSync(join(staging, 'load.json'), JSON.stringify({ records, loadSeconds }));
-      renameSync(staging, snapshotDir(size));
-      console.log(`collection ${size}: +${records} records in ${loadSeconds.toFixed(0)} s, saved`);
-      reports.push({ size, records, reused: false, builtSeconds: loadSeconds });
-    } finally {
-      await dynamodb.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const reused = existsSync(saved);
+    const load: Load = reused ? JSON.parse(readFileSync(saved, 'utf8')) : await buildSnapshot(size);
+    reports.push({ size, records: load.records, reused, builtSeconds: load.loadSeconds });
   }
   return reports;
 }
 
-/** Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of each size, all at once. */
-export async function withCollections<T>(
-  sizes: readonly number[],
-  work: (endpoints: Map<number, string>) => Promise<T>,
-): Promise<T> {
+/**
+ * Runs `work` against DynamoDB Local serving a scratch copy of the snapshot of each size, all at once; `work` opens
+ * retrievers on them (`collectionRetriever`), closed after it.
+ */
+export async function withCollections<T>(sizes: readonly number[], work: (retriever: Open) => Promise<T>) {
   const opened: { dir: string; dynamodb: DynamoDbLocal }[] = [];
+  const retrievers: Retriever[] = [];
   try {
     for (const size of sizes) opened.push(await openScratch(size));
-    return await work(new Map(sizes.map((size, i) => [size, opened[i]?.dynamodb.endpoint ?? ''])));
+    return await work((size, options) => {
+      const retriever = collectionRetriever(opened[sizes.indexOf(size)]?.dynamodb.endpoint ?? '', options);
+      retrievers.push(retriever);
+      return retriever;
+    });
   } finally {
+    for (const { raw } of retrievers) raw.destroy();
     for (const { dir, dynamodb } of opened) {
       await dynamodb.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -114,20 +112,24 @@ export async function withCollections<T>(
 }
 
 /** The retriever POST /retrieve runs (the service's settings, `options` over them), metered. */
-export function collectionRetriever(endpoint: string, options: Partial<SearchOptions> = {}) {
-  const { raw, client, meter } = meteredClient(endpoint);
+function collectionRetriever(endpoint: string, options: Partial<SearchOptions> = {}) {
+  const raw = localClient(endpoint);
+  const meter = createMeter();
+  meterClient(raw, meter);
+  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const table = { client, tableName: TABLE };
   const dictionary = createDictionary(table);
   const items = createItemRepository(table);
   const search = createSearch({ ...table, ...options });
-  /** A retriever on the same client whose dictionary has other options (its cache). */
-  const withDictionary = (dictionaryOptions: Omit<DictionaryOptions, 'client' | 'tableName'>) =>
-    createRetriever({ search, items, dictionary: createDictionary({ ...table, ...dictionaryOptions }) });
   const retrieve = createRetriever({ search, items, dictionary });
+  /** The same on a dictionary that keeps nothing, as in a container that has not read the words' partitions. */
+  const uncached = createRetriever({ search, items, dictionary: createDictionary({ ...table, cacheMs: 0 }) });
   const measure = (request: Parameters<typeof retrieve>[0], retriever = retrieve) =>
     metered(meter, () => retriever(request));
-  return { raw, meter, dictionary, retrieve, withDictionary, measure };
+  return { raw, meter, dictionary, retrieve, uncached, measure };
 }
+type Retriever = ReturnType<typeof collectionRetriever>;
+type Open = (size: number, options?: Partial<SearchOptions>) => Retriever;
 
 /**
  * One unmeasured pass of the queries on every target, then `passes` passes in which each query goes to every target

@@ -1,4 +1,4 @@
-// What the kit's parts share: options, statistics, markdown, the results files, alternating turns, bundles. It loads
+// What the kit's parts share: options, statistics, markdown, the results files, bundles. It loads
 // nothing from lib/, so a part can set the environment before the service's modules first read it.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
@@ -38,17 +38,15 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 }
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
+/** The median and the 99th percentile. */
+export const percentiles = (times: readonly number[]) => ({ p50: median(times), p99: quantile(times, 0.99) });
 export const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 /**
  * Latencies of `variant` against `baseline` query by query: the geometric mean over the queries of each one's median
  * ratio. Both hold `queries` latencies a pass, in the same order (`interleave`). A p50 over queries of very different
  * cost sits between two of them, so a ratio of two p50s moves by a query; this one does not.
  */
-export function pairedRatio(
-  variant: readonly number[],
-  baseline: readonly number[],
-  queries: number,
-): number {
+export function pairedRatio(variant: readonly number[], baseline: readonly number[], queries: number) {
   const perQuery = (values: readonly number[], q: number) =>
     median(values.filter((_, i) => i % queries === q));
   let logs = 0;
@@ -88,22 +86,12 @@ export const fmt = (value: number | undefined, digits = 1): string =>
 export const table = (head: readonly string[], rows: readonly (readonly (string | number)[])[]): string =>
   [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 
-/** Prints a part's markdown and writes it with its raw figures for `bench:report`. */
-export function writeResult(part: string, markdown: string, data: unknown, started: number): void {
-  const result = { part, markdown, data, seconds: (Date.now() - started) / 1000 };
+/** Prints a part's markdown and writes it with its raw figures and the run's seconds for `bench:report`. */
+export function writeResult(part: string, markdown: string, data: unknown): void {
+  const result = { part, markdown, data, seconds: process.uptime() };
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, `${part}.json`), `${JSON.stringify(result, null, 2)}\n`);
   console.log(markdown);
-}
-
-/** `rounds` rounds of every variant's turn, in reverse order every other round. */
-export async function alternating<V>(
-  rounds: number,
-  variants: readonly V[],
-  turn: (variant: V, round: number) => Promise<void>,
-): Promise<void> {
-  for (let round = 0; round < rounds; round++)
-    for (const variant of round % 2 ? [...variants].reverse() : variants) await turn(variant, round);
 }
 
 /** Builds `entry` with serverless.yml's `custom.esbuild` options, as the functions are built. */

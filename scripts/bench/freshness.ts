@@ -4,9 +4,9 @@ import { loadCranfield } from './cranfield.ts';
 import { startBenchStack } from './service.ts';
 
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
+const CLIENTS = 8;
 /** Polling stops there and the run reports what is missing. */
 const LIMIT_SECONDS = 600;
-const started = Date.now();
 raisePriority();
 
 /** A made-up word, letters only, unique per run and item. */
@@ -40,8 +40,9 @@ async function retrieve(words: string[]): Promise<Set<number>> {
   return new Set(body.results.map((r) => r.item.id));
 }
 
-/** `count` creates by `clients` at once, then how long until each one is retrievable. */
-async function measure(name: string, count: number, clients: number, text: (i: number) => string) {
+/** BURST creates of Cranfield abstracts by CLIENTS at once, then how long until each one is retrievable. */
+async function measure() {
+  const [name, count] = [`${BURST} creates, ${CLIENTS} concurrent clients (Cranfield abstracts)`, BURST];
   const missing = new Map<number, string>();
   let [next, last201] = [0, 0];
   const loadAtStart = loadavg()[0] ?? 0;
@@ -49,12 +50,13 @@ async function measure(name: string, count: number, clients: number, text: (i: n
   const client = async () => {
     for (let i = next++; i < count; i = next++) {
       const word = wordOf(0, i);
-      const id = await create({ name: `Freshness probe ${word}`, description: `${text(i)} ${word}` });
+      const text = (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
+      const id = await create({ name: `Freshness probe ${word}`, description: `${text} ${word}` });
       last201 = Math.max(last201, performance.now());
       missing.set(id, word);
     }
   };
-  await Promise.all(Array.from({ length: clients }, client));
+  await Promise.all(Array.from({ length: CLIENTS }, client));
   const createSeconds = (last201 - begin) / 1000;
   const createsPerSecond = count / createSeconds;
   console.log(`  ${name}: ${count} creates in ${createSeconds.toFixed(1)} s`);
@@ -109,10 +111,7 @@ try {
   }
   await pause(2000);
   localPace.push(await stack.localPutRate());
-  const abstract = (i: number) => (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
-  runs.push(
-    await measure(`${BURST} creates, 8 concurrent clients (Cranfield abstracts)`, BURST, 8, abstract),
-  );
+  runs.push(await measure());
   localPace.push(await stack.localPutRate());
 } finally {
   await stack.stop();
@@ -133,5 +132,5 @@ const markdown = table(
 );
 const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before / after the burst: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
 console.log(pace);
-writeResult('freshness', `${markdown}\n\n${pace}`, { runs, localPace }, started);
+writeResult('freshness', `${markdown}\n\n${pace}`, { runs, localPace });
 process.exit(0);

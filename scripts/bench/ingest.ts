@@ -9,7 +9,7 @@ import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { itemIdOf } from '../../lib/items/keys.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
-import type { Item, ItemWrite } from '../../lib/items/schema.ts';
+import type { ItemWrite } from '../../lib/items/schema.ts';
 import { COMPACT_AT, createIndexer, indexChanges } from '../../lib/search/index.ts';
 import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../local/stream-batches.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
@@ -31,7 +31,6 @@ const WRITERS = 8;
 const TABLE = 'ingest';
 /** The sentence the edits append to a Cranfield item's description. */
 const REVISION = ' Revised: measured again with newer apparatus.';
-const started = Date.now();
 raisePriority();
 
 /** What the index's commands consumed, per item (or edit) of `count`. */
@@ -44,8 +43,8 @@ const perUnit = (tally: Tally, count: number) => ({
   rcu: tally.rcu / count,
   requests: tally.calls / count,
 });
-type Written = { id: number };
-type Change = (id: number) => Promise<Written>;
+/** A write of the `i`th item (a create) or of item `i` (an edit); the item written. */
+type Write = (i: number) => Promise<{ id: number }>;
 
 /** The stream read as the local consumer reads it, each batch run as PARALLEL concurrent ones; what it delivered. */
 class Consumer {
@@ -55,21 +54,22 @@ class Consumer {
   /** Each item's stream records the handler has indexed (the stream carries keys only: one a write). */
   readonly indexed = new Map<number, number>();
   private stopping = false;
-  private polling: Promise<void> | undefined;
-  private readonly indexer: ReturnType<typeof createIndexer>;
+  private readonly polling: Promise<void>;
 
-  constructor(indexer: ReturnType<typeof createIndexer>) {
-    this.indexer = indexer;
-  }
-
-  start(streams: DynamoDBStreamsClient, streamArn: string): void {
+  constructor(indexer: ReturnType<typeof createIndexer>, streams: DynamoDBStreamsClient, streamArn: string) {
+    const handler = (event: { Records: DynamoDBRecord[] }) => this.handle(indexer, event);
     const stopping = () => this.stopping;
     this.polling = pollStream(streams, streamArn, {
       batchSize: streamSettings.batchSize,
       stopping,
       deliver: async (records, shardId, read) => {
-        this.count(records, read);
-        const options = { handler: this.handle, settings: streamSettings, streamArn, shardId, stopping };
+        this.seen.batches++;
+        this.seen.records += read;
+        this.seen.itemRecords += records.length;
+        this.seen.sizes.push(records.length);
+        // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
+        this.seen.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
+        const options = { handler, settings: streamSettings, streamArn, shardId, stopping };
         const batches = concurrentBatches(records, PARALLEL);
         await Promise.all(batches.map((batch) => deliverBatch(batch, { ...options, onFailure: () => {} })));
         this.lastBusy = Date.now();
@@ -82,19 +82,9 @@ class Consumer {
     await this.polling;
   }
 
-  private count(records: DynamoDBRecord[], read: number): void {
-    const seen = this.seen;
-    seen.batches++;
-    seen.records += read;
-    seen.itemRecords += records.length;
-    seen.sizes.push(records.length);
-    // What Lambda would hand the function for these records: its event's JSON (6 MB at most an invocation).
-    seen.bytes += Buffer.byteLength(JSON.stringify({ Records: records }));
-  }
-
   /** The stream handler; the records before the first one it reports failed are indexed. */
-  private readonly handle = async (event: { Records: DynamoDBRecord[] }) => {
-    const reply = await indexChanges(this.indexer, event.Records);
+  private async handle(indexer: ReturnType<typeof createIndexer>, event: { Records: DynamoDBRecord[] }) {
+    const reply = await indexChanges(indexer, event.Records);
     if (reply.batchItemFailures.length > 0) this.seen.retries++;
     const failed = new Set(reply.batchItemFailures.map((failure) => failure.itemIdentifier));
     for (const record of event.Records) {
@@ -104,11 +94,11 @@ class Consumer {
       if (id !== undefined) this.indexed.set(id, (this.indexed.get(id) ?? 0) + 1);
     }
     return reply;
-  };
+  }
 }
 
-/** The handler's runtime on DynamoDB Local: the items written apart, the index's commands metered. */
-function createRun(endpoint: string) {
+/** The handler's runtime on DynamoDB Local reading `streamArn`: the items written apart, the index metered. */
+function createRun(endpoint: string, streamArn: string) {
   // DynamoDB Local stalls past the handler's 2 s under load: 10 s a request.
   const clientOf = () => createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs: 10_000 });
   const [itemClient, indexClient] = [clientOf(), clientOf()];
@@ -123,11 +113,14 @@ function createRun(endpoint: string) {
     compactAt: Number.POSITIVE_INFINITY,
     compactBytes: Number.POSITIVE_INFINITY,
   });
-  const consumer = new Consumer(indexer);
-  const destroy = () => {
-    for (const client of [itemClient, indexClient]) client.destroy();
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
+  const consumer = new Consumer(indexer, streams, streamArn);
+  const stop = async () => {
+    await consumer.stop();
+    for (const client of [streams, itemClient, indexClient]) client.destroy();
   };
-  return { meter, items, indexer, consumer, destroy };
+  return { meter, items, indexer, consumer, stop };
 }
 type Run = ReturnType<typeof createRun>;
 
@@ -135,13 +128,7 @@ type Run = ReturnType<typeof createRun>;
  * Writes with WRITERS at once, waits until the index holds every write, then until the consumer is quiet for 2 s;
  * the index's commands are counted in `tally` (a new one, unless phases share one).
  */
-async function phase(
-  run: Run,
-  what: string,
-  count: number,
-  write: (i: number) => Promise<Written>,
-  tally = newTally(),
-) {
+async function phase(run: Run, what: string, count: number, write: Write, tally = newTally()) {
   run.meter.tally = tally;
   // Each id is written once a phase, after the last phase's records were indexed: it awaits one record more.
   const [before, expected] = [new Map(run.consumer.indexed), new Map<number, number>()];
@@ -154,33 +141,25 @@ async function phase(
   });
   const writeSeconds = (Date.now() - begin) / 1000;
   console.log(`  ${what}: ${expected.size} written in ${writeSeconds.toFixed(1)} s`);
-  const indexed = await settle(run.consumer, expected, what, deadline);
-  const seconds = (Date.now() - begin) / 1000;
-  console.log(`  ${what}: ${indexed} indexed in ${seconds.toFixed(1)} s`);
-  for (const since = Date.now(); Date.now() - Math.max(run.consumer.lastBusy, since) < 2_000; ) {
-    if (Date.now() > deadline + 60_000) break;
-    await pause(200);
-  }
-  return { ids: [...expected.keys()], settled: indexed === expected.size, indexed, seconds, writeSeconds };
-}
-
-/** Waits until the handler has indexed every expected record (or the deadline); of how many items. */
-async function settle(consumer: Consumer, expected: Map<number, number>, what: string, deadline: number) {
   const done = () =>
-    [...expected].filter(([id, records]) => (consumer.indexed.get(id) ?? 0) >= records).length;
+    [...expected].filter(([id, records]) => (run.consumer.indexed.get(id) ?? 0) >= records).length;
   for (let lastLog = Date.now(); done() < expected.size && Date.now() < deadline; await pause(100)) {
     if (Date.now() - lastLog < 15_000) continue;
     lastLog = Date.now();
     console.log(`  ${what}: ${done()}/${expected.size} indexed`);
   }
-  return done();
+  const indexed = done();
+  const seconds = (Date.now() - begin) / 1000;
+  console.log(`  ${what}: ${indexed} indexed in ${seconds.toFixed(1)} s`);
+  const quietSince = Date.now();
+  while (Date.now() - Math.max(run.consumer.lastBusy, quietSince) < 2_000 && Date.now() <= deadline + 60_000)
+    await pause(200);
+  return { ids: [...expected.keys()], settled: indexed === expected.size, indexed, seconds, writeSeconds };
 }
 
 /** An edit of an item's description, written through the repository. */
-const editOf =
-  (items: ItemRepository, change: (description: string) => string) =>
-  (id: number): Promise<Item> =>
-    items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
+const editOf = (items: ItemRepository, change: (description: string) => string) => (id: number) =>
+  items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
 /**
  * Words appended (the item longer); edits that shorten it: the revision and five words taken back (a cut: the item at
  * its norm or above, into the shrunk set), or half its words (a halving: below its norm).
@@ -195,31 +174,29 @@ const edits = (items: ItemRepository) => ({
 });
 
 /** One edit to each of `ids`, made one at a time, each indexed before the next is written. */
-async function alone(run: Run, name: string, ids: readonly number[], change: Change) {
+async function alone(run: Run, name: string, ids: readonly number[], change: Write) {
   const total = newTally();
   const before = run.consumer.seen.batches;
   for (const [i, id] of ids.entries()) await phase(run, `${name} ${i + 1}`, 1, () => change(id), total);
   const batches = run.consumer.seen.batches - before;
   return { count: ids.length, batches, index: perUnit(total, ids.length) };
 }
-type Alone = Awaited<ReturnType<typeof alone>>;
 
 /** The shrunk set filled to COMPACTION items by `change` to `untouched` items, a burst at a time, then compacted. */
-async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Change) {
+async function fillAndCompact(run: Run, inSet: number, untouched: number[], change: Write) {
   const fill = newTally();
   const made = untouched.splice(0, Math.max(0, COMPACTION - inSet));
   for (let at = 0; at < made.length; at += FILL_BURST) {
     const burst = made.slice(at, at + FILL_BURST);
     await phase(run, 'edits to fill the shrunk set', burst.length, (i) => change(burst[i] ?? 1), fill);
   }
-  const tally = newTally();
-  run.meter.tally = tally;
+  run.meter.tally = newTally();
   const begin = Date.now();
   const count = await run.indexer.compact(1);
   const seconds = (Date.now() - begin) / 1000;
   console.log(`  compaction: ${count} items in ${seconds.toFixed(1)} s`);
   const edits = perUnit(fill, Math.max(1, made.length));
-  return { count, seconds, index: perUnit(tally, Math.max(1, count)), edits };
+  return { count, seconds, index: perUnit(run.meter.tally, Math.max(1, count)), edits };
 }
 
 /** Edits of the indexed items: spread over them at once, then some alone (appended, then cut), then a compaction. */
@@ -258,26 +235,20 @@ async function measureEdits(run: Run, ids: number[]) {
   return { edited, single, cut: await shrink('cut'), halving: await shrink('halve') };
 }
 type Edits = Awaited<ReturnType<typeof measureEdits>>;
-type Shrinking = Edits['cut'];
 
 /** Cranfield created by WRITERS clients and indexed through the stream, then edited; every figure of the run. */
 async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType<typeof cranfieldWrite>[]) {
   const ratedBefore = await localPutRate(raw);
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
   if (!Table?.LatestStreamArn) throw new Error('the table has no stream');
-  const run = createRun(endpoint);
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const streams = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials });
-  run.consumer.start(streams, Table.LatestStreamArn);
+  const run = createRun(endpoint, Table.LatestStreamArn);
   const loadAtStart = loadavg()[0] ?? 0;
   const label = `Cranfield (${writes.length.toLocaleString('en')})`;
   const ingest = await phase(run, label, writes.length, (i) => run.items.create(writes[i] as ItemWrite));
   const [ingestIndex, consumer] = [run.meter.tally, structuredClone(run.consumer.seen)];
   const sorted = ingest.ids.sort((a, b) => a - b);
   const edited: Partial<Edits> = ingest.settled ? await measureEdits(run, sorted) : {};
-  await run.consumer.stop();
-  streams.destroy();
-  run.destroy();
+  await run.stop();
   const hotKeys = [...ingestIndex.keys]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 4)
@@ -293,13 +264,14 @@ async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
 
+/** WCU by AWS's rule (DynamoDB Local reported). */
+const wcuCell = (index: ReturnType<typeof perUnit>) => `${fmt(index.wcu)} (${fmt(index.reportedWcu)})`;
 /** Edits' WCU (AWS rule; Local reported), how many in how many stream batches, and (`docs`) the doc records'. */
-const editsCell = (run: Alone | undefined, docs = true) =>
+const editsCell = (run: Edits['single'] | undefined, docs = true) =>
   run
-    ? `${fmt(run.index.wcu)} (${fmt(run.index.reportedWcu)}), ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
+    ? `${wcuCell(run.index)}, ${run.count} edits in ${run.batches} stream batches${docs ? `; ${fmt(run.index.docWcu)} the doc records` : ''}`
     : '—';
 
-/** The rows of the edits. */
 function editRows({ edited, single, cut, halving }: Measured) {
   return [
     ['index WCU per edit (AWS rule; Local reported)', editsCell(edited, false)],
@@ -317,7 +289,7 @@ function editRows({ edited, single, cut, halving }: Measured) {
 }
 
 /** The rows of one shortening edit: made alone, then a set of them compacted. */
-function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
+function shrinkRows(what: string, plural: string, run: Edits['cut'] | undefined) {
   const compaction = run?.compaction;
   return [
     [`index WCU per edit that ${what}, made alone (the same items)`, editsCell(run?.alone)],
@@ -335,7 +307,6 @@ function shrinkRows(what: string, plural: string, run: Shrinking | undefined) {
   ];
 }
 
-/** The run's table. */
 function rows(c: Measured) {
   const hot = c.hotKeys[0];
   /** A figure of the hottest key's WCU per 1,000 items, and the key. */
@@ -353,10 +324,7 @@ function rows(c: Measured) {
       "DynamoDB Local's own rate: small conditional PutItems/s, 32 in flight (before / after the run)",
       c.localPutsPerSecond.map((r) => fmt(r, 0)).join(' / '),
     ],
-    [
-      'index WCU per new item (AWS rule; DynamoDB Local reported)',
-      `${fmt(c.index.wcu)} (${fmt(c.index.reportedWcu)})`,
-    ],
+    ['index WCU per new item (AWS rule; DynamoDB Local reported)', wcuCell(c.index)],
     [
       "of which the term dictionary's index writes / the doc records",
       `${fmt(c.index.dictionaryWcu)} / ${fmt(c.index.docWcu)}`,
@@ -384,5 +352,5 @@ const markdown = `${table(['', 'cranfield'], rows(c))}
 Hottest keys, per 1,000 items ingested:
 
 - ${c.label}: ${c.hotKeys.map((k) => `\`${k.key}\` ${fmt(k.wcuPer1000, 0)} WCU`).join('; ')} (per 1,000 items)`;
-writeResult('ingest', markdown, { collections: [c] }, started);
+writeResult('ingest', markdown, { collections: [c] });
 process.exit(0);

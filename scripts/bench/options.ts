@@ -2,14 +2,13 @@
 // query plain and with each option, interleaved across sizes and variants.
 import { expandQuery, type RetrieveInput } from '../../lib/search/index.ts';
 import { newTally as newMeterTally } from './capacity.ts';
-import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
+import { interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, max, mean, ms, pairedRatio, quantile, series, writeResult } from './common.ts';
 import { benchQueries } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_OPTIONS_SIZES', '1000,10000,100000');
 const REPEATS = envNumber('BENCH_OPTIONS_REPEATS', 5);
 const TOP_K = 10;
-const started = Date.now();
 
 /** One edit in the middle of a word of five letters or more: two adjacent letters swapped. */
 const swapMiddle = (word: string) => {
@@ -25,15 +24,9 @@ const plain = (query: string): RetrieveInput => ({ query, topK: TOP_K, minScore:
 const prefix = (query: string) => ({ ...plain(typing(query)), prefix: true });
 const typos = (typos: 1 | 2) => (query: string) => ({ ...plain(misspell(query)), typos });
 /** Items tagged audio (≈ 19 %) of size under 5 (10 %). */
-const where = (query: string): RetrieveInput => ({
-  ...plain(query),
-  where: {
-    andAll: [
-      { listContains: { key: 'tags', value: 'audio' } },
-      { lessThan: { key: 'attributes.size', value: 5 } },
-    ],
-  },
-});
+const audio = { listContains: { key: 'tags', value: 'audio' } } as const;
+const small = { lessThan: { key: 'attributes.size', value: 5 } } as const;
+const where = (query: string): RetrieveInput => ({ ...plain(query), where: { andAll: [audio, small] } });
 // compare: the share of the plain top k the variant found; cold: served by a retriever whose dictionary keeps nothing
 // (cacheMs 0), what the option costs in a container that has not read the words' dictionary partitions under the
 // index's current version (the service's dictionary keeps them while the version holds: dictionary.ts).
@@ -47,7 +40,6 @@ const VARIANTS = [
   { name: 'prefix, dictionary not kept', request: prefix, compare: true, cold: true },
   { name: 'typos: 1, dictionary not kept', request: typos(1), compare: true, cold: true },
 ];
-type Variant = (typeof VARIANTS)[number];
 
 // reads: each query's RCU by partition key; keptReads: the same query's again in a container that keeps its first
 // reads (made just before): bench:capacity models the read path's hot keys from them.
@@ -55,21 +47,17 @@ const newTally = () => ({
   ...series('latencies', 'units', 'calls', 'terms', 'found', 'returned'),
   ...{ reads: [] as Record<string, number>[], keptReads: [] as Record<string, number>[] },
 });
-const tallies = new Map<string, ReturnType<typeof newTally>>();
-const tallyOf = (size: number, variant: string) => {
-  const key = `${size} ${variant}`;
-  const tally = tallies.get(key) ?? newTally();
-  tallies.set(key, tally);
-  return tally;
-};
+const tallies = new Map(
+  SIZES.flatMap((size) => VARIANTS.map((v) => [`${size} ${v.name}`, newTally()] as const)),
+);
+const tallyOf = (size: number, variant: string) => tallies.get(`${size} ${variant}`) ?? newTally();
 
 await prepareCollections(SIZES);
-await withCollections(SIZES, async (endpoints) => {
+await withCollections(SIZES, async (retriever) => {
   const running = SIZES.map((size) => {
-    const { retrieve, withDictionary, measure, ...rest } = collectionRetriever(endpoints.get(size) ?? '');
-    const cold = withDictionary({ cacheMs: 0 });
-    const retrieverOf = (variant: Variant) => (variant.cold ? cold : retrieve);
-    const kept = collectionRetriever(endpoints.get(size) ?? '', { firstReads: { cacheMs: 3_600_000 } });
+    const { retrieve, uncached, measure, dictionary } = retriever(size);
+    const retrieverOf = (variant: (typeof VARIANTS)[number]) => (variant.cold ? uncached : retrieve);
+    const kept = retriever(size, { firstReads: { cacheMs: 3_600_000 } });
     /** The RCU by key of a query made right after the same one on a retriever that keeps its first reads. */
     const keptReads = async (request: RetrieveInput) => {
       await kept.retrieve(request);
@@ -77,7 +65,7 @@ await withCollections(SIZES, async (endpoints) => {
       await kept.retrieve(request);
       return Object.fromEntries(kept.meter.tally.reads);
     };
-    return { size, retrieverOf, measure, keptReads, ...rest, raws: [rest.raw, kept.raw] };
+    return { size, retrieverOf, measure, keptReads, dictionary };
   });
   // Read units, calls, terms and agreement: once per query, variant and size.
   for (const { size, retrieverOf, measure, keptReads, dictionary } of running)
@@ -109,7 +97,6 @@ await withCollections(SIZES, async (endpoints) => {
     (target, query) => target.retrieverOf(target.variant)(target.variant.request(query)),
     (target, ms) => tallyOf(target.size, target.variant.name).latencies.push(ms),
   );
-  for (const raw of running.flatMap((r) => r.raws)) raw.destroy();
 });
 
 const rows = SIZES.flatMap((size) =>
@@ -135,4 +122,4 @@ p50 ÷ plain p50 at ${largest.toLocaleString('en')} items (same run): ${againstP
 
 Query by query (each query's median ÷ its plain median, geometric mean over the queries: common.ts \`pairedRatio\`): ${againstPlain((v, plain) => pairedRatio(v, plain, benchQueries.length))}.
 `;
-writeResult('options', markdown, Object.fromEntries(tallies), started);
+writeResult('options', markdown, Object.fromEntries(tallies));

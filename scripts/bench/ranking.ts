@@ -1,6 +1,6 @@
 // `npm run bench:ranking`: ranking quality of `prefix` and `typos` on Cranfield's queries as written, as typed and
 // misspelled (seeded), ranked in memory as POST /retrieve ranks; and known-item MRR@10 against wink-bm25-text-search.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { globSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createTokenizer,
@@ -99,14 +99,7 @@ for (const [set, kind, options] of rows) {
 // description = the first 5,000 characters); a query is three words of one README (4+ letters, in 2–5 % of the
 // READMEs), the README the one right answer; wink ranks the same words without stemming.
 const unstemmed = createTokenizer({ stopwords: 'classic45', stem: false });
-const packages = readdirSync(join(ROOT, 'node_modules')).flatMap((name) =>
-  name.startsWith('@')
-    ? readdirSync(join(ROOT, 'node_modules', name)).map((inner) => `node_modules/${name}/${inner}`)
-    : [`node_modules/${name}`],
-);
-const readmes = packages
-  .map((folder) => `${folder}/README.md`)
-  .filter((path) => existsSync(join(ROOT, path)))
+const readmes = globSync('node_modules/{*,@*/*}/README.md', { cwd: ROOT })
   .sort()
   .map((path, i) => ({
     id: i + 1,

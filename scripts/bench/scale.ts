@@ -1,18 +1,16 @@
 // `npm run bench:scale`: retrieval over the synthetic collections as they grow, every answer checked against
 // exhaustive BM25, and latency with every size served at once.
 import { indexInMemory, itemText, tokenize } from '../../lib/search/index.ts';
-import { collectionRetriever, interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, min, ms, quantile, series, sum, writeResult } from './common.ts';
+import { interleave, prepareCollections, withCollections } from './collections.ts';
+import { envNumber, envSizes, max, mean, min, ms, percentiles, series, sum, writeResult } from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_SCALE_SIZES', '1000,10000,100000');
 const REPEATS = envNumber('BENCH_SCALE_REPEATS', 10);
 const TOP_K = 10;
-const started = Date.now();
 /** No read ceiling (the filter's lifted too): the plan reads until it proves the top 10. */
 const EXACT = { maxBlocks: Number.POSITIVE_INFINITY, filterMaxBlocks: Number.POSITIVE_INFINITY };
 const request = (query: string) => ({ query, topK: TOP_K, minScore: 0 });
-const loads = await prepareCollections(SIZES);
 
 /** Exhaustive BM25 over items 1…size in memory: each query's exact top 10 and every matching item's score. */
 const docs: { id: number; tokens: string[] }[] = [];
@@ -27,10 +25,8 @@ function exhaustive(size: number) {
     return { top: all.slice(0, TOP_K), scores: new Map(all.map((doc) => [doc.id, doc.score])) };
   });
 }
-const truths = new Map(SIZES.map((size) => [size, exhaustive(size)]));
 type Truth = ReturnType<typeof exhaustive>[number];
 type Found = { score: number; item: { id: number } }[];
-const truthOf = (size: number, i: number): Truth => truths.get(size)?.[i] ?? { top: [], scores: new Map() };
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** Throws unless every score is the item's exhaustive one, and (`exact`) the answer is the exact top 10. */
@@ -60,20 +56,18 @@ function scoreShare(found: Found, truth: Truth): number {
 }
 
 // Read units, calls, blocks and recall, one size at a time, with the service's ceiling and the exact plan.
-const results: ReturnType<typeof sizeResult>[] = [];
-const sizeResult = ({ size, records, reused, builtSeconds }: (typeof loads)[number]) => ({
+const results = (await prepareCollections(SIZES)).map(({ size, records, reused, builtSeconds }) => ({
   ...{ size, records, reused, loadSeconds: builtSeconds, p50: Number.NaN, p99: Number.NaN },
   exact: series('units', 'blocks', 'listed'),
   ...series('latencies', 'units', 'calls', 'blocks', 'recall', 'scoreShare'),
-});
-for (const load of loads) {
-  const { size } = load;
-  const r = sizeResult(load);
-  await withCollections([size], async (endpoints) => {
-    const endpoint = endpoints.get(size) ?? '';
-    const [service, proof] = [collectionRetriever(endpoint), collectionRetriever(endpoint, EXACT)];
+}));
+for (const r of results) {
+  const { size } = r;
+  const truths = exhaustive(size);
+  await withCollections([size], async (retriever) => {
+    const [service, proof] = [retriever(size), retriever(size, EXACT)];
     for (const [i, query] of queries.entries()) {
-      const truth = truthOf(size, i);
+      const truth = truths[i] ?? { top: [], scores: new Map() };
       const { value, tally } = await service.measure(request(query));
       check(value.results, truth, `"${query}" at ${size}`, false);
       for (const key of ['units', 'calls', 'blocks'] as const) r[key].push(tally[key]);
@@ -83,26 +77,17 @@ for (const load of loads) {
       check(best.value.results, truth, `maxBlocks: Infinity, "${query}" at ${size}`, true);
       for (const key of ['units', 'blocks', 'listed'] as const) r.exact[key].push(best.tally[key]);
     }
-    for (const retriever of [service, proof]) retriever.raw.destroy();
   });
   console.log(`measured read units and recall at ${size}`);
-  results.push(r);
 }
 
 // Latency: every size served at once, the queries interleaved across sizes.
-await withCollections(SIZES, async (endpoints) => {
-  const running = results.map((result) => ({
-    result,
-    ...collectionRetriever(endpoints.get(result.size) ?? ''),
-  }));
+await withCollections(SIZES, async (retriever) => {
+  const running = results.map((result) => ({ result, ...retriever(result.size) }));
   const run = (target: (typeof running)[number], query: string) => target.retrieve(request(query));
   await interleave(running, queries, REPEATS, run, (target, ms) => target.result.latencies.push(ms));
-  for (const { raw } of running) raw.destroy();
 });
-for (const result of results) {
-  result.p50 = quantile(result.latencies, 0.5);
-  result.p99 = quantile(result.latencies, 0.99);
-}
+for (const result of results) Object.assign(result, percentiles(result.latencies));
 console.log('measured latency at every size');
 
 const [first, previous, last] = [results[0], results.at(-2), results.at(-1)];
@@ -132,7 +117,7 @@ const growth =
     : grown.length > 0
       ? `; ${grown.length} queries read more at ${lastSize} than at ${previousSize} (${quoted(grown)})`
       : `; none reads more at ${lastSize} than at ${previousSize}`;
-const markdown = `\`${command}\` (${((Date.now() - started) / 60_000).toFixed(0)} min), ${queries.length} queries, top ${TOP_K}, ${REPEATS} passes.
+const markdown = `\`${command}\` (${(process.uptime() / 60).toFixed(0)} min), ${queries.length} queries, top ${TOP_K}, ${REPEATS} passes.
 
 | items | records | load | p50 ms | p99 ms | RCU / query (mean) | RCU (max) | DynamoDB calls / query | blocks read | recall@${TOP_K} (mean) | recall (min) | score share (min) | exact: RCU (mean) | exact: RCU (max) | exact: blocks |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
@@ -151,4 +136,4 @@ ${queries.map((q, i) => `| \`${q}\` | ${cells((r) => r.units, 1, i)} | ${cells((
 </details>
 `;
 const data = { command, queries, results, latencyRatio, grown, ceiling, wholeLists };
-writeResult('scale', markdown, data, started);
+writeResult('scale', markdown, data);

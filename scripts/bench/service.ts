@@ -171,12 +171,10 @@ const byName = (deployed: Deployed) => (name: string) => {
   return fn;
 };
 
+type EventParts = { pathParameters?: object; headers?: object; body?: string };
 /** An API Gateway HTTP API (payload 2.0) event. */
-export function apiEvent(
-  routeKey: string,
-  path: string,
-  { pathParameters, headers = {}, body }: { pathParameters?: object; headers?: object; body?: string } = {},
-) {
+export function apiEvent(routeKey: string, path: string, parts: EventParts = {}) {
+  const { pathParameters, headers = {}, body } = parts;
   const method = routeKey.split(' ')[0] ?? '';
   return {
     version: '2.0',
@@ -210,7 +208,7 @@ export const postEvent = (routeKey: string, token: string, fields: unknown) =>
     body: JSON.stringify(fields),
   });
 
-export type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
 
 /** A Lambda context with the fields middy, Powertools and the service read. */
 const CONTEXT = {

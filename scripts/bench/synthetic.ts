@@ -6,36 +6,32 @@ import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import type { Item } from '../../lib/items/schema.ts';
 import { bulkIndexRecords } from '../../lib/search/index.ts';
-import { prng } from './common.ts';
+import { pause, prng } from './common.ts';
 
 const ONSETS = 'b c d f g h k l m n p r s t v z br st tr'.split(' ');
 const VOWELS = 'a e i o u ai ou'.split(' ');
 const VOCABULARY_SIZE = 5000;
+const pick = (random: () => number, list: readonly string[]) =>
+  list[Math.floor(random() * list.length)] ?? '';
 /** Pseudo-words, rank 0 the most frequent: distinct, letters only, no stopwords. */
 export const vocabulary: string[] = (() => {
   const random = prng(7);
-  const pick = (list: string[]) => list[Math.floor(random() * list.length)] ?? '';
   const words = new Set<string>();
   while (words.size < VOCABULARY_SIZE) {
     const syllables = 2 + Math.floor(random() * 3);
     let word = '';
-    for (let s = 0; s < syllables; s++) word += pick(ONSETS) + pick(VOWELS);
+    for (let s = 0; s < syllables; s++) word += pick(random, ONSETS) + pick(random, VOWELS);
     words.add(`${word}${random() < 0.5 ? 'n' : 'x'}`);
   }
   return [...words];
 })();
 // Zipf (s = 1) over the vocabulary: word of rank r drawn with probability ∝ 1 / (r + 1).
-const cumulative = (() => {
-  let sum = 0;
-  return vocabulary.map((_, rank) => {
-    sum += 1 / (rank + 1);
-    return sum;
-  });
-})();
+const cumulative = vocabulary.map((_, rank) => 1 / (rank + 1));
+for (let rank = 1; rank < cumulative.length; rank++)
+  cumulative[rank] = (cumulative[rank - 1] ?? 0) + (cumulative[rank] ?? 0);
 const zipfWord = (random: () => number): string => {
   const target = random() * (cumulative[cumulative.length - 1] ?? 1);
-  let low = 0;
-  let high = cumulative.length - 1;
+  let [low, high] = [0, cumulative.length - 1];
   while (low < high) {
     const mid = (low + high) >> 1;
     if ((cumulative[mid] ?? 0) < target) low = mid + 1;
@@ -52,9 +48,7 @@ export function syntheticItem(id: number, timestamp: string): Item {
   const name = words(2 + Math.floor(random() * 3));
   const description = `${words(30 + Math.floor(random() * 51))}.`;
   const tagCount = 1 + Math.floor(random() * 3);
-  const tags = [
-    ...new Set(Array.from({ length: tagCount }, () => TAGS[Math.floor(random() * TAGS.length)] ?? 'home')),
-  ];
+  const tags = [...new Set(Array.from({ length: tagCount }, () => pick(random, TAGS)))];
   return {
     id,
     name: name.charAt(0).toUpperCase() + name.slice(1),
@@ -72,7 +66,7 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, rec
   for (let start = 0; start < records.length; start += 25) {
     let pending = records.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt)));
+      if (attempt > 0) await pause(Math.min(500, 10 * 2 ** attempt));
       const reply = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
       pending = (reply.UnprocessedItems?.[tableName] ?? []) as typeof pending;
     }
@@ -87,12 +81,9 @@ export async function bulkLoad(
   client: DynamoDBDocumentClient,
   tableName: string,
   size: number,
-  {
-    timestamp = '2026-01-01T00:00:00.000Z',
-    concurrency = 6,
-    blockCapacity,
-  }: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
+  options: { timestamp?: string; concurrency?: number; blockCapacity?: number } = {},
 ): Promise<{ records: number }> {
+  const { timestamp = '2026-01-01T00:00:00.000Z', concurrency = 6, blockCapacity } = options;
   const items = Array.from({ length: size }, (_, i) => syntheticItem(i + 1, timestamp));
   const records = [
     ...items.map(toRecord),
@@ -110,9 +101,4 @@ export async function bulkLoad(
 export const benchQueries =
   '0|3|150|2500|4200|1 7|2 300|5 3000|120 450|900 1800|2200 4100|10 600|0 4 9|2 140 2600|30 500 3500|700 1500 4800|6 8 11|250 260 270|15 1600 4900|3 60 2100'
     .split('|')
-    .map((ranks) =>
-      ranks
-        .split(' ')
-        .map((rank) => vocabulary[Number(rank)] ?? '')
-        .join(' '),
-    );
+    .map((ranks) => ranks.replace(/\d+/g, (rank) => vocabulary[Number(rank)] ?? ''));

@@ -5,32 +5,23 @@ import { createIdAllocator } from '../../lib/items/ids.ts';
 import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import {
-  alternating,
   envNumber,
   medianRatioInterval,
   ms,
-  quantile,
+  percentiles,
   raisePriority,
   verdictOf,
   writeResult,
 } from './common.ts';
-import {
-  getItemEvent,
-  type Handler,
-  invoke,
-  postEvent,
-  SAMPLE_ITEM,
-  withDeployedService,
-} from './service.ts';
+import { getItemEvent, invoke, postEvent, SAMPLE_ITEM, withDeployedService } from './service.ts';
 
 const N = envNumber('BENCH_WARM_N', 2000);
 const WARMUP = 50;
 const PRIORITY = raisePriority();
-const started = Date.now();
 
 await withDeployedService(async (service, deployed) => {
   Object.assign(process.env, service.env);
-  const load = async (name: string): Promise<Handler> => (await import(deployed(name).bundlePath)).handler;
+  const load = async (name: string) => (await import(deployed(name).bundlePath)).handler;
   const [getItem, createItem] = [await load('getItem'), await load('createItem')];
   const { client, tableName: TableName, itemId } = service;
   const getEvent = getItemEvent(itemId);
@@ -72,21 +63,18 @@ await withDeployedService(async (service, deployed) => {
     ['create-item', `create-item, ${sameToken}`, createWithReusedToken, rawCreateCalls, rawCreate],
     ['create-item fresh token', `create-item, ${newToken}`, createWithFreshToken, rawCreateCalls, rawCreate],
   ] as const;
-  const percentiles = (times: number[]) => ({ p50: quantile(times, 0.5), p99: quantile(times, 0.99) });
   // One row at a time, as a Lambda instance runs one function; within a row the two sides alternate.
   const rows: string[] = [];
   const data: Record<string, unknown> = {};
   for (const [key, name, handler, raw, rawCall] of pairs) {
-    const [handlerTimes, rawTimes]: [number[], number[]] = [[], []];
-    const sides = [
-      { call: handler, times: handlerTimes },
-      { call: rawCall, times: rawTimes },
-    ];
-    await alternating(WARMUP + N, sides, async (side, i) => {
-      const begin = performance.now();
-      await side.call();
-      if (i >= WARMUP) side.times.push(performance.now() - begin);
-    });
+    const sides = [handler, rawCall].map((call) => ({ call, times: [] as number[] }));
+    for (let round = 0; round < WARMUP + N; round++)
+      for (const side of round % 2 ? [...sides].reverse() : sides) {
+        const begin = performance.now();
+        await side.call();
+        if (round >= WARMUP) side.times.push(performance.now() - begin);
+      }
+    const [handlerTimes = [], rawTimes = []] = sides.map((side) => side.times);
     const [h, r] = [percentiles(handlerTimes), percentiles(rawTimes)];
     const overhead = (h.p50 / r.p50 - 1) * 100;
     // 95 % bootstrap interval over the iterations (a handler call and its raw calls, side by side).
@@ -102,6 +90,6 @@ await withDeployedService(async (service, deployed) => {
 | handler | p50 | p99 | raw call | raw p50 | raw p99 | p50 overhead (95 % interval) | budget (≤ 10 %) |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
-  writeResult('warm', markdown, data, started);
+  writeResult('warm', markdown, data);
 });
 process.exit(0);
