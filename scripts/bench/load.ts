@@ -18,7 +18,6 @@ import { envNumber, fmt, table, writeResult } from './common.ts';
 import { cranfieldWrite, loadCranfield } from './cranfield.ts';
 
 const ITEMS = envNumber('BENCH_LOAD_ITEMS', 1000);
-const started = Date.now();
 const { docs } = await loadCranfield();
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
 const ddb = await startDynamoDbLocal({ port: await freePort(), dataDir });
@@ -93,7 +92,7 @@ try {
   )}
 
 ${fmt(ITEMS, 0)} Cranfield items in stream batches of ${fmt(streamSettings.batchSize, 0)}; loaded: ${availableParallelism()} busy-looping processes beside it. Loaded ÷ unloaded: **${fmt(loaded.itemsPerSecond / unloaded.itemsPerSecond, 2)}**.`;
-  writeResult('load', markdown, { runs }, started);
+  writeResult('load', markdown, { runs });
 } finally {
   for (const burner of burners) burner.kill('SIGKILL');
   await ddb.stop();

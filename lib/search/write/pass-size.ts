@@ -22,12 +22,18 @@ export class PassSize {
   }
 
   /**
-   * Whether a pass can still land, `elapsedMs` into it once its `items` are written ahead (one write each, at the
-   * pace its homes' writes will go: one each): if not, the next pass takes what fits the target at that pace, and this
-   * one stops before its postings, the costly part, instead of at its fence.
+   * Whether a pass can still land, `elapsedMs` into it once its `items` are written ahead: one write each,
+   * `concurrency` at a time, as its homes' writes will go (one a home). If not, the next pass takes what fits the
+   * target at that pace, and this one stops before its postings, the costly part, instead of at its fence.
    */
-  fits(items: number, homes: number, elapsedMs: number, writeAheadMs: number): boolean {
-    const predictedMs = elapsedMs + (writeAheadMs * homes) / Math.max(1, items);
+  fits(
+    pass: { items: number; homes: number; concurrency: number },
+    elapsedMs: number,
+    writeAheadMs: number,
+  ): boolean {
+    const waves = (n: number) => Math.max(1, Math.ceil(n / pass.concurrency));
+    const predictedMs = elapsedMs + (writeAheadMs * waves(pass.homes)) / waves(pass.items);
+    const items = pass.items;
     if (predictedMs <= this.#writableMs) return true;
     this.#limit = Math.max(1, Math.floor((items * this.#targetMs) / predictedMs));
     return false;

@@ -23,7 +23,8 @@ function fits(ctx: WriterContext, plans: Plan[], started: number, planned: numbe
     plans.flatMap((p) => [...Object.keys(p.committed.terms), ...Object.keys(p.target.terms)].map(homeOf)),
   );
   const now = ctx.now();
-  return ctx.passSize.fits(plans.length, homes.size, now - started, now - planned);
+  const pass = { items: plans.length, homes: homes.size, concurrency: ctx.concurrency };
+  return ctx.passSize.fits(pass, now - started, now - planned);
 }
 
 /**

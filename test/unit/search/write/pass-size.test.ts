@@ -24,11 +24,11 @@ describe('the size of a pass', () => {
 
   it('stops a pass whose write-ahead went too slowly for its postings to land, and sizes the next to fit', () => {
     const passes = size();
-    // 100 items written ahead in 10 s, 5 s in: their 1,000 homes would take 100 s more, past the 75 s.
-    expect(passes.fits(100, 1_000, 15_000, 10_000)).toBe(false);
+    // 100 items written ahead 10 at a time in 10 s, 5 s in: their 1,000 homes would take 100 s more, past the 75 s.
+    expect(passes.fits({ items: 100, homes: 1_000, concurrency: 10 }, 15_000, 10_000)).toBe(false);
     expect(passes.take(1_000)).toBe(26);
-    // At 1 s for the write-ahead the same pass lands (25 s in all); the size stays.
-    expect(passes.fits(26, 260, 2_000, 1_000)).toBe(true);
+    // Fewer items than go at once took one wave: 260 homes take 26 waves of 1 s, and the pass lands (27 s in all).
+    expect(passes.fits({ items: 5, homes: 260, concurrency: 10 }, 1_000, 1_000)).toBe(true);
     expect(passes.take(1_000)).toBe(26);
     // A failure after that halves only what is larger than the estimate.
     passes.failed(100);
