@@ -1,6 +1,7 @@
 /**
  * The share of a lease's writable time (the lease less its fence) a pass is sized to take: a pass that goes at the
- * pace of the last one ends with half its time to spare, so a table that slows down meanwhile still lets it land.
+ * pace of the last one leaves more than half that time unused, so a table that slows down meanwhile still lets it
+ * land.
  */
 export const PASS_SHARE = 0.4;
 
@@ -33,9 +34,8 @@ export class PassSize {
   ): boolean {
     const waves = (n: number) => Math.max(1, Math.ceil(n / pass.concurrency));
     const predictedMs = elapsedMs + (writeAheadMs * waves(pass.homes)) / waves(pass.items);
-    const items = pass.items;
     if (predictedMs <= this.#writableMs) return true;
-    this.#limit = Math.max(1, Math.floor((items * this.#targetMs) / predictedMs));
+    this.#limit = Math.max(1, Math.floor((pass.items * this.#targetMs) / predictedMs));
     return false;
   }
 
