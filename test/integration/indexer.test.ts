@@ -24,6 +24,7 @@ import {
   blocksOf,
   crashingClient,
   expected,
+  intercepting,
   later,
   scanAll,
   snapshot,
@@ -420,18 +421,11 @@ describe('index maintenance on DynamoDB Local', () => {
     // lets it write in, one of 20 does not.
     const clock = { ms: Date.now() };
     const owners = new Map<unknown, number>();
-    const send = t.client.send.bind(t.client);
-    const slow = new Proxy(t.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return (...args: Parameters<typeof send>) => {
-          clock.ms += 1_000;
-          const [command] = args;
-          const owner = command instanceof PutCommand ? command.input.Item?.leaseOwner : undefined;
-          if (owner) owners.set(owner, (owners.get(owner) ?? 0) + 1);
-          return send(...args);
-        };
-      },
+    const slow = intercepting(t.client, (command, send) => {
+      clock.ms += 1_000;
+      const owner = command instanceof PutCommand ? command.input.Item?.leaseOwner : undefined;
+      if (owner) owners.set(owner, (owners.get(owner) ?? 0) + 1);
+      return send(command);
     });
     const indexer = createIndexer({ client: slow, tableName: t.tableName, items: repo, now: () => clock.ms });
     await indexer.reindexItems(made.map((item) => item.id));
@@ -453,19 +447,13 @@ describe('index maintenance on DynamoDB Local', () => {
       made.push(await repo.create({ ...text, name: `aspen${i}`, description: 'birch' }));
     // The writer's 12th request times out (after the SDK's own attempts), as on a table too slow to answer.
     const calls = { n: 0 };
-    const send = t.client.send.bind(t.client);
-    const timingOut = new Proxy(t.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return (...args: Parameters<typeof send>) => {
-          if (++calls.n !== 12) return send(...args);
-          const error = Object.assign(new Error('a request has exceeded the configured requestTimeout'), {
-            name: 'TimeoutError',
-            code: 'ETIMEDOUT',
-          });
-          return Promise.reject(error);
-        };
-      },
+    const timingOut = intercepting(t.client, (command, send) => {
+      if (++calls.n !== 12) return send(command);
+      const error = Object.assign(new Error('a request has exceeded the configured requestTimeout'), {
+        name: 'TimeoutError',
+        code: 'ETIMEDOUT',
+      });
+      return Promise.reject(error);
     });
     const indexer = createIndexer({ client: timingOut, tableName: t.tableName, items: repo });
     await indexer.reindexItems(made.map((item) => item.id));

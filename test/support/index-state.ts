@@ -230,6 +230,23 @@ export function expected(items: Item[]) {
   return { postings: postings.sort(), df: { ...df }, stats: { docs: items.length, len } };
 }
 
+/** The real client with every `send` made through `around`, which is handed the command and the real send. */
+export function intercepting(
+  client: DynamoDBDocumentClient,
+  around: (
+    command: Parameters<DynamoDBDocumentClient['send']>[0],
+    send: DynamoDBDocumentClient['send'],
+  ) => Promise<unknown>,
+): DynamoDBDocumentClient {
+  const send = client.send.bind(client) as DynamoDBDocumentClient['send'];
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return (command: Parameters<typeof send>[0]) => around(command, send);
+    },
+  });
+}
+
 /** A real client that stops at its `failAt`-th call, as a crashed Lambda would: that call and every later one throw. */
 export function crashingClient(table: Table, failAt: number): DynamoDBDocumentClient {
   let calls = 0;

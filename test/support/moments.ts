@@ -11,6 +11,7 @@ import {
   termRows,
 } from '../../lib/search/format/keys.ts';
 import { DocSchema } from '../../lib/search/write/doc-record.ts';
+import { intercepting } from './index-state.ts';
 
 // A reader's view of the index while writers work on it: the bound between counts and postings (docs/search.md,
 // "Counts and postings") checked at moments taken between the writers' calls.
@@ -26,21 +27,15 @@ export class Gate {
 
   /** `client` with every call made through the gate. */
   client(client: DynamoDBDocumentClient): DynamoDBDocumentClient {
-    const send = client.send.bind(client);
-    return new Proxy(client, {
-      get: (target, property, receiver) => {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (...args: Parameters<typeof send>) => {
-          while (this.look) await this.look;
-          this.calls++;
-          try {
-            return await send(...args);
-          } finally {
-            this.calls--;
-            if (this.calls === 0) this.drained?.();
-          }
-        };
-      },
+    return intercepting(client, async (command, send) => {
+      while (this.look) await this.look;
+      this.calls++;
+      try {
+        return await send(command);
+      } finally {
+        this.calls--;
+        if (this.calls === 0) this.drained?.();
+      }
     });
   }
 

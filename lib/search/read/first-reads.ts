@@ -89,7 +89,10 @@ export const FIRST_READS_CACHE_MS = 1_000;
  * short); one term's tail is read by every query of that term, 4 times a second at most a container.
  */
 export const TAIL_READS_CACHE_MS = 250;
-/** Records a container keeps at most, each of the two: ~10 MB at most, 1 KB a record or so. */
+/**
+ * Records a container keeps at most, in each of its two caches (the counts and the set; the tails): ~10 MB each, 1 KB a
+ * record or so.
+ */
 export const FIRST_READS_CACHE_RECORDS = 10_000;
 
 export interface FirstReadsOptions {
