@@ -258,6 +258,7 @@ function crashingIndexer(real: Indexer, crashAfter = Number.POSITIVE_INFINITY) {
       return crashed() ? crash() : real.reindexItems(ids);
     },
     compact: (atLeast) => (crashed() ? crash() : real.compact(atLeast)),
+    counts: real.counts,
   };
   return { indexer: wrapped, batches };
 }

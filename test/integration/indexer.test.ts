@@ -437,6 +437,8 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(puts.length).toBeGreaterThanOrEqual(4);
     expect(puts[0]).toBe(40);
     expect(puts.at(-1)).toBeLessThan(20);
+    // The stream handler publishes these (slowPasses): the first pass stopped, and every pass its fence cut.
+    expect(indexer.counts.slowPasses).toBeGreaterThanOrEqual(1);
   });
 
   it('indexes a batch again in smaller passes when a request of its pass times out, instead of failing it', async () => {
@@ -458,6 +460,7 @@ describe('index maintenance on DynamoDB Local', () => {
     const indexer = createIndexer({ client: timingOut, tableName: t.tableName, items: repo });
     await indexer.reindexItems(made.map((item) => item.id));
     expect(calls.n).toBeGreaterThan(12);
+    expect(indexer.counts.slowPasses).toBe(1);
     expect(await snapshot(t)).toMatchObject(expected(made));
   });
 

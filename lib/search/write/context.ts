@@ -22,10 +22,19 @@ export interface WriterContext {
   now: () => number;
   /** How many items the next pass takes, from the pace of the last. */
   passSize: PassSize;
+  /** The writer's counts (slow passes), kept across its runs. */
+  counts: WriterCounts;
   /** Shrunk-set entries at which a writer that adds one compacts the set. */
   compactAt: number;
   /** The shrunk set's stored bytes at which a writer that adds an entry compacts it, whatever its entries. */
   compactBytes: number;
+}
+
+/** What a writer counts over its runs; the stream handler publishes what each batch added (stream.ts). */
+export interface WriterCounts {
+  /** Passes the table was too slow for (its fence, a timeout or throttling, or a write-ahead too slow to land): each
+   * went again, halved. */
+  slowPasses: number;
 }
 
 /** `invalid`: the item's stored record (or its doc record) does not parse; retrying cannot fix it. */

@@ -3,14 +3,14 @@ import { awsFailure } from '../../aws/errors.ts';
 import type { ItemLookup } from '../../items/reader.ts';
 import { retry } from '../../retry.ts';
 import { COMPACT_AT, COMPACT_BYTES, compact } from './compaction.ts';
-import type { IndexOutcome, Run, WriterContext } from './context.ts';
+import type { IndexOutcome, Run, WriterContext, WriterCounts } from './context.ts';
 import { FENCE_MS, LEASE_MS, LeaseRanOut } from './lease.ts';
 import { runPass } from './pass.ts';
 import { PassSize } from './pass-size.ts';
 import { createPostingWriter } from './postings.ts';
 
 export { COMPACT_AT, COMPACT_BYTES } from './compaction.ts';
-export type { IndexOutcome } from './context.ts';
+export type { IndexOutcome, WriterCounts } from './context.ts';
 export { EMPTY, type Indexed, stored, writeAhead } from './doc-record.ts';
 export { analyze, isShrunk, postingTarget } from './target.ts';
 
@@ -25,6 +25,7 @@ export interface Indexer {
    * many it took out.
    */
   compact(atLeast?: number): Promise<number>;
+  readonly counts: Readonly<WriterCounts>;
 }
 
 /**
@@ -68,6 +69,7 @@ function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext
     fenceMs,
     now: options.now ?? Date.now,
     passSize: new PassSize({ leaseMs, fenceMs }),
+    counts: { slowPasses: 0 },
     compactAt: options.compactAt ?? COMPACT_AT,
     compactBytes: options.compactBytes ?? COMPACT_BYTES,
   };
@@ -121,6 +123,7 @@ async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
     const ids = queue.splice(0, ctx.passSize.take(queue.length));
     await passesOver(ctx, ids, run).catch((error: unknown) => {
       if (!isSlow(error) || ids.length === 1) throw error;
+      ctx.counts.slowPasses++;
       queue.unshift(...ids);
     });
   }
@@ -143,5 +146,6 @@ export function createIndexer(options: IndexerOptions): Indexer {
       return (await reindexItems(ctx, [id])).get(id) ?? 'unchanged';
     },
     compact: (atLeast = ctx.compactAt) => compact(ctx, atLeast),
+    counts: ctx.counts,
   };
 }

@@ -24,7 +24,8 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
  * the rest of the batch to the failures queue: docs/operations.md, redrive).
  *
  * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
- * touched, whether it was split into single items, the items that failed or are invalid, its latency, and (given
+ * touched, whether it was split into single items, the items that failed or are invalid, the passes the table was
+ * too slow for (indexer.ts `WriterCounts`), its latency, and (given
  * the client's `requests`: client.ts `countRequests`) the retries the SDK made of its DynamoDB requests.
  */
 export async function indexChanges(
@@ -38,6 +39,7 @@ export async function indexChanges(
 ): Promise<DynamoDBBatchResponse> {
   const started = process.hrtime.bigint();
   const retriesBefore = requests ? requests.attempts - requests.requests : 0;
+  const slowBefore = indexer.counts.slowPasses;
   const changed = changedItems(records);
   const { invalid, failed, split } = await reindexBatch(indexer, [...changed.keys()], concurrency);
   metrics.addDimension('operation', 'indexItems');
@@ -45,6 +47,7 @@ export async function indexChanges(
   metrics.addMetric('batchSplits', MetricUnit.Count, split ? 1 : 0);
   metrics.addMetric('failedItems', MetricUnit.Count, failed.length);
   metrics.addMetric('invalidItems', MetricUnit.Count, invalid.length);
+  metrics.addMetric('slowPasses', MetricUnit.Count, indexer.counts.slowPasses - slowBefore);
   metrics.addMetric('batchLatency', MetricUnit.Milliseconds, Number(process.hrtime.bigint() - started) / 1e6);
   if (requests)
     metrics.addMetric(

@@ -35,6 +35,7 @@ function indexerWith({
       return outcome(id);
     },
     compact: async () => 0,
+    counts: { slowPasses: 0 },
   };
 }
 
@@ -64,6 +65,7 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
       batchSplits: 0,
       failedItems: 0,
       invalidItems: 0,
+      slowPasses: 0,
     });
     expect(emf.batchLatency).toBeGreaterThanOrEqual(0);
     expect(emf._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toStrictEqual([
@@ -71,6 +73,7 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
       'batchSplits',
       'failedItems',
       'invalidItems',
+      'slowPasses',
       'batchLatency',
     ]);
   });
@@ -98,5 +101,17 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
     };
     const { emf } = await run(indexer, [recordOf(1, 30)], requests);
     expect(emf).toMatchObject({ indexedItems: 1, dynamodbRetries: 3 });
+  });
+
+  it('counts the passes the table was too slow for during the batch, not those before it', async () => {
+    const counts = { slowPasses: 2 };
+    const indexer = { ...indexerWith(), counts };
+    const reindexItems = indexer.reindexItems;
+    indexer.reindexItems = async (ids) => {
+      counts.slowPasses += 3;
+      return reindexItems(ids);
+    };
+    const { emf } = await run(indexer, [recordOf(1, 40)]);
+    expect(emf).toMatchObject({ indexedItems: 1, slowPasses: 3 });
   });
 });
