@@ -4,6 +4,7 @@
 // Inspecting the index's records (docs/index-format.md), for cost meters and capacity models.
 export {
   endOfPageEntry,
+  homeOf,
   PAGE_PREFIX,
   SEALED_PREFIX,
   SHRUNK_PARTITIONS,

@@ -3,6 +3,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  dictionaryInMemory,
+  expandQuery,
+  indexInMemory,
+  indexTerms,
+  isExactForm,
+} from '../../lib/search/index.ts';
 
 type CranfieldDoc = { id: number; title: string; text: string };
 interface Cranfield {
@@ -67,3 +74,19 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   tags: [],
   attributes: {},
 });
+
+/**
+ * Exhaustive BM25 over `docs` in memory, indexed and queried as the service indexes and queries (stems, exact forms
+ * beside them, the dictionary for `prefix` and `typos`): each query's top `depth`, with scores.
+ */
+export function rankerInMemory(docs: readonly { id: number; text: string }[]) {
+  const terms = docs.map(({ id, text }) => ({ id, ...indexTerms(text) }));
+  const df = new Map<string, number>();
+  for (const { tokens } of terms)
+    for (const term of new Set(tokens)) if (!isExactForm(term)) df.set(term, (df.get(term) ?? 0) + 1);
+  const [rank, dictionary] = [indexInMemory(terms), dictionaryInMemory(df)];
+  return async (query: string, depth: number, options: { prefix?: boolean; typos?: 0 | 1 | 2 } = {}) => {
+    const { weights, wordOf } = await expandQuery(query, options, dictionary);
+    return rank(weights, depth, wordOf);
+  };
+}

@@ -1,10 +1,15 @@
 import { loadavg } from 'node:os';
+import { mapLimit } from '../../lib/concurrency.ts';
+import { homeOf, indexTerms, itemText } from '../../lib/search/index.ts';
 import { envNumber, fmt, pause, raisePriority, table, writeResult } from './common.ts';
-import { loadCranfield } from './cranfield.ts';
+import { cranfieldWrite, loadCranfield, rankerInMemory } from './cranfield.ts';
 import { startBenchStack } from './service.ts';
 
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
 const CLIENTS = 8;
+/** Cranfield's first queries, whose answers must equal an exhaustive BM25's for the index to count as settled. */
+const SETTLE_QUERIES = 30;
+const TAGS = ['freshness'];
 /** Polling stops there and the run reports what is missing. */
 const LIMIT_SECONDS = 600;
 raisePriority();
@@ -16,34 +21,54 @@ const runTag = [0, 1, 2].map(() => letter(Math.floor(Math.random() * LETTERS.len
 const wordOf = (run: number, i: number) =>
   `zy${runTag}${'aeiou'[run % 5]}${[1, 20, 400, 8000].map((unit) => letter(Math.floor(i / unit))).join('')}`;
 
-const { docs } = await loadCranfield();
+const { docs, queries } = await loadCranfield();
 const stack = await startBenchStack();
+type Fields = { name: string; description: string };
+/** Every item the run created: an exhaustive BM25 ranks them all. */
+const created: { id: number; fields: Fields }[] = [];
+
+/**
+ * The index format's floor for a burst: each home record its items' terms live in is written once, by a conditional
+ * write of its own, and each item's doc record once ahead (docs/index-format.md, the writer's protocol).
+ */
+function writesAtLeast(items: readonly Fields[]) {
+  const homes = new Set<string>();
+  for (const fields of items)
+    for (const term of indexTerms(itemText({ ...fields, tags: TAGS })).tokens) homes.add(homeOf(term));
+  return { homes: homes.size, writes: homes.size + items.length };
+}
 
 /** Creates an item (a 5xx tried again, up to 3 times); its id. */
-async function create(fields: { name: string; description: string }): Promise<number> {
+async function create(fields: Fields): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const response = await stack.post('/items', stack.editor, { ...fields, tags: ['freshness'] });
+    const response = await stack.post('/items', stack.editor, { ...fields, tags: TAGS });
     const body = (await response.json()) as { id?: number };
-    if (response.status === 201 && typeof body.id === 'number') return body.id;
+    if (response.status === 201 && typeof body.id === 'number') {
+      created.push({ id: body.id, fields });
+      return body.id;
+    }
     if (attempt >= 3 || response.status < 500)
       throw new Error(`POST /items answered ${response.status}: ${JSON.stringify(body)}`);
     await pause(200);
   }
 }
 
-/** Ids found among the results of one query of `words` (none when the query fails: the next round asks again). */
-async function retrieve(words: string[]): Promise<Set<number>> {
-  const response = await stack.post('/retrieve', stack.reader, { query: words.join(' '), topK: 50 });
+/** The top `topK` of `query`: each result's item id and score. */
+async function retrieve(query: string, topK: number): Promise<{ id: number; score: number }[]> {
+  const response = await stack.post('/retrieve', stack.reader, { query, topK, minScore: 0 });
   if (response.status !== 200)
     throw new Error(`POST /retrieve answered ${response.status}: ${await response.text()}`);
-  const body = (await response.json()) as { results: { item: { id: number } }[] };
-  return new Set(body.results.map((r) => r.item.id));
+  const body = (await response.json()) as { results: { score: number; item: { id: number } }[] };
+  return body.results.map((r) => ({ id: r.item.id, score: r.score }));
 }
+/** Ids found among the results of one query of `words`. */
+const found = async (words: string[]) => new Set((await retrieve(words.join(' '), 50)).map((r) => r.id));
 
 /** BURST creates of Cranfield abstracts by CLIENTS at once, then how long until each one is retrievable. */
 async function measure() {
   const [name, count] = [`${BURST} creates, ${CLIENTS} concurrent clients (Cranfield abstracts)`, BURST];
   const missing = new Map<number, string>();
+  const burst: Fields[] = [];
   let [next, last201] = [0, 0];
   const loadAtStart = loadavg()[0] ?? 0;
   const begin = performance.now();
@@ -51,7 +76,9 @@ async function measure() {
     for (let i = next++; i < count; i = next++) {
       const word = wordOf(0, i);
       const text = (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
-      const id = await create({ name: `Freshness probe ${word}`, description: `${text} ${word}` });
+      const fields = { name: `Freshness probe ${word}`, description: `${text} ${word}` };
+      burst.push(fields);
+      const id = await create(fields);
       last201 = Math.max(last201, performance.now());
       missing.set(id, word);
     }
@@ -68,13 +95,13 @@ async function measure() {
     const queries = [0, 20, 40, 60].map((start) => ids.slice(start, start + 20)).filter((q) => q.length > 0);
     await Promise.all(
       queries.map(async (batch) => {
-        const found = await retrieve(batch.map((id) => missing.get(id) ?? '')).catch((error: Error) => {
+        const ids = await found(batch.map((id) => missing.get(id) ?? '')).catch((error: Error) => {
           console.error(`  ${name}: POST /retrieve failed: ${error.message}`);
           return new Set<number>();
         });
         const at = performance.now();
         for (const id of batch) {
-          if (!found.has(id) || !missing.delete(id)) continue;
+          if (!ids.has(id) || !missing.delete(id)) continue;
           lastFound = Math.max(lastFound, at);
           if (Number.isNaN(halfFound) && missing.size <= count / 2) halfFound = at;
         }
@@ -92,10 +119,51 @@ async function measure() {
   );
   const halfSeconds = Math.max(0, (halfFound - last201) / 1000);
   const loadAverage = [loadAtStart, loadavg()[0] ?? 0];
-  return { name, createsPerSecond, freshSeconds, halfSeconds, missing: missing.size, loadAverage };
+  const floor = writesAtLeast(burst);
+  return { name, createsPerSecond, freshSeconds, halfSeconds, missing: missing.size, loadAverage, floor };
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+/** The same scores rank by rank (items tied at a score may come in either order). */
+const sameAnswer = (got: { score: number }[], want: { score: number }[]) =>
+  got.length === want.length && got.every((result, i) => close(result.score, want[i]?.score ?? Number.NaN));
+
+/**
+ * Cranfield's documents created by CLIENTS at once, then how long until each of SETTLE_QUERIES of its queries
+ * answers as an exhaustive BM25 over every item of the run does: every item's postings and counts in place.
+ */
+async function settle() {
+  const name = `Cranfield's ${fmt(docs.length, 0)} creates, ${CLIENTS} concurrent clients`;
+  const progress = { next: 0, last201: 0 };
+  const begin = performance.now();
+  const client = async () => {
+    for (let i = progress.next++; i < docs.length; i = progress.next++) {
+      const { name: title, description } = cranfieldWrite(docs[i] as (typeof docs)[number]);
+      await create({ name: title, description });
+      progress.last201 = Math.max(progress.last201, performance.now());
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  const createsPerSecond = docs.length / ((progress.last201 - begin) / 1000);
+  console.log(`  ${name}: ${docs.length} creates in ${((progress.last201 - begin) / 1000).toFixed(1)} s`);
+  const truth = rankerInMemory(
+    created.map(({ id, fields }) => ({ id, text: itemText({ ...fields, tags: TAGS }) })),
+  );
+  const asked = queries.slice(0, SETTLE_QUERIES).map((query) => query.text);
+  const expected = await Promise.all(asked.map((query) => truth(query, 10)));
+  for (let round = 1; performance.now() < progress.last201 + LIMIT_SECONDS * 1000; round++) {
+    const answers = await mapLimit(asked, 4, (query) => retrieve(query, 10).catch(() => []));
+    const settled = answers.filter((answer, i) => sameAnswer(answer, expected[i] ?? [])).length;
+    const seconds = (performance.now() - progress.last201) / 1000;
+    if (settled === asked.length) return { name, createsPerSecond, settledSeconds: seconds };
+    if (round % 10 === 0)
+      console.log(`  ${name}: ${settled}/${asked.length} answers settled ${seconds.toFixed(0)} s on`);
+  }
+  return { name, createsPerSecond, settledSeconds: undefined };
 }
 
 const runs: Awaited<ReturnType<typeof measure>>[] = [];
+const settles: Awaited<ReturnType<typeof settle>>[] = [];
 /** DynamoDB Local's own pace before and after the burst: the floor the figures sit on (BENCHMARKS.md). */
 const localPace: number[] = [];
 try {
@@ -105,13 +173,15 @@ try {
     [...Array(8).keys()].map((i) => create({ name: `Warm-up ${wordOf(9, i)}`, description: 'warm-up' })),
   );
   const deadline = Date.now() + 180_000;
-  while (!(await retrieve([wordOf(9, 7)])).has(warm[7] ?? 0)) {
+  while (!(await found([wordOf(9, 7)])).has(warm[7] ?? 0)) {
     if (Date.now() > deadline) throw new Error('the warm-up items were not retrievable within 180 s');
     await pause(500);
   }
   await pause(2000);
   localPace.push(await stack.localPutRate());
   runs.push(await measure());
+  localPace.push(await stack.localPutRate());
+  settles.push(await settle());
   localPace.push(await stack.localPutRate());
 } finally {
   await stack.stop();
@@ -130,7 +200,29 @@ const markdown = table(
     r.loadAverage.map((x) => fmt(x)).join(' / '),
   ]),
 );
-const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before / after the burst: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
-console.log(pace);
-writeResult('freshness', `${markdown}\n\n${pace}`, { runs, localPace });
+const settled = table(
+  [
+    'run',
+    'creates/s',
+    `seconds from the last 201 until ${SETTLE_QUERIES} queries answer as an exhaustive BM25`,
+  ],
+  settles.map((r) => [
+    r.name,
+    fmt(r.createsPerSecond),
+    r.settledSeconds === undefined ? 'not within the limit' : `**${fmt(r.settledSeconds)}**`,
+  ]),
+);
+const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before the burst / after it / after Cranfield: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
+const floors = runs.map(
+  ({ floor }) =>
+    `Where the time goes: the burst's items live in ${fmt(floor.homes, 0)} term homes, so indexing them takes at ` +
+    `least ${fmt(floor.writes, 0)} conditional writes (one a home, one an item's write-ahead): ` +
+    `${fmt(floor.writes / (localPace[0] ?? 1))} s at the pace before the burst, ${fmt(floor.writes / (localPace[1] ?? 1))} s at the pace after it.`,
+);
+console.log(`${pace}\n${floors.join('\n')}`);
+writeResult('freshness', `${markdown}\n\n${settled}\n\n${pace}.\n${floors.join('\n')}`, {
+  runs,
+  settles,
+  localPace,
+});
 process.exit(0);

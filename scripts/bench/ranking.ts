@@ -2,17 +2,9 @@
 // misspelled (seeded), ranked in memory as POST /retrieve ranks; and known-item MRR@10 against wink-bm25-text-search.
 import { globSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  createTokenizer,
-  dictionaryInMemory,
-  expandQuery,
-  indexInMemory,
-  indexTerms,
-  isExactForm,
-  itemText,
-} from '../../lib/search/index.ts';
+import { createTokenizer, itemText } from '../../lib/search/index.ts';
 import { envNumber, prng, ROOT } from './common.ts';
-import { cranfieldWrite, evaluate, loadCranfield } from './cranfield.ts';
+import { cranfieldWrite, evaluate, loadCranfield, rankerInMemory } from './cranfield.ts';
 import { winkEngine } from './wink.ts';
 
 const SEED = envNumber('BENCH_RANKING_SEED', 20261124);
@@ -51,23 +43,15 @@ function misspelled(query: string): string {
   return parts.map((word, i) => (chosen.has(i) ? edit(word) : word)).join(' ');
 }
 
-/** Indexed as the service indexes (stems, exact forms beside them): a ranking and the term dictionary with df. */
-function indexed(docs: readonly { id: number; text: string }[]) {
-  const terms = docs.map(({ id, text }) => ({ id, ...indexTerms(text) }));
-  const df = new Map<string, number>();
-  for (const { tokens } of terms)
-    for (const term of new Set(tokens)) if (!isExactForm(term)) df.set(term, (df.get(term) ?? 0) + 1);
-  const [rank, dictionary] = [indexInMemory(terms), dictionaryInMemory(df)];
-  /** The ids of the top `depth` for `query` with `options`. */
-  return async (query: string, depth: number, options: { prefix?: boolean; typos?: 0 | 1 | 2 } = {}) => {
-    const { weights, wordOf } = await expandQuery(query, options, dictionary);
-    return rank(weights, depth, wordOf).map((result) => result.id);
-  };
-}
+/** A ranking's ids alone: what nDCG, MAP and MRR read. */
+const idsOf =
+  (rank: ReturnType<typeof rankerInMemory>) =>
+  async (query: string, depth: number, options: { prefix?: boolean; typos?: 0 | 1 | 2 } = {}) =>
+    (await rank(query, depth, options)).map((result) => result.id);
 
 const collection = await loadCranfield();
-const cranfield = indexed(
-  collection.docs.map((doc) => ({ id: doc.id, text: itemText(cranfieldWrite(doc)) })),
+const cranfield = idsOf(
+  rankerInMemory(collection.docs.map((doc) => ({ id: doc.id, text: itemText(cranfieldWrite(doc)) }))),
 );
 // The misspellings drawn in query order.
 const setOf = (text: (query: string) => string) =>
@@ -109,7 +93,7 @@ const readmes = globSync('node_modules/{*,@*/*}/README.md', { cwd: ROOT })
   .filter((item) => unstemmed(item.description).length >= 100)
   .slice(0, 300)
   .map((item) => ({ id: item.id, text: itemText({ ...item, tags: [] }) }));
-const service = indexed(readmes);
+const service = idsOf(rankerInMemory(readmes));
 const wink = winkEngine();
 const surface = readmes.map(({ id, text }) => ({ id, words: unstemmed(text) }));
 for (const { id, words } of surface) wink.addDoc({ body: words.join(' ') }, id);

@@ -387,15 +387,9 @@ describe('index maintenance on DynamoDB Local', () => {
     const boot = await items.create(text);
     // The writer's clock jumps past its lease right after its write-ahead (its third call).
     let calls = 0;
-    const send = table.client.send.bind(table.client);
-    const counting = new Proxy(table.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return (...args: Parameters<typeof send>) => {
-          calls++;
-          return send(...args);
-        };
-      },
+    const counting = intercepting(table.client, async (command, send) => {
+      calls++;
+      return send(command);
     });
     const slow = createIndexer({
       client: counting,
@@ -520,22 +514,16 @@ describe('index maintenance on DynamoDB Local', () => {
     await items.update(boot.id, () => ({ ...text, description: `${text.description} Resoled twice.` }));
     const search = createSearch(table);
     const found: boolean[] = [];
-    const send = table.client.send.bind(table.client);
-    const watching = new Proxy(table.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (...args: Parameters<typeof send>) => {
-          const output = await send(...args);
-          const hits = await search({
-            terms: queryWeights(tokenize('waterproof')),
-            topK: 1,
-            minScore: 0,
-            accept: async (ids) => new Set(ids),
-          });
-          found.push(hits.some((hit) => hit.id === boot.id));
-          return output;
-        };
-      },
+    const watching = intercepting(table.client, async (command, send) => {
+      const output = await send(command);
+      const hits = await search({
+        terms: queryWeights(tokenize('waterproof')),
+        topK: 1,
+        minScore: 0,
+        accept: async (ids) => new Set(ids),
+      });
+      found.push(hits.some((hit) => hit.id === boot.id));
+      return output;
     });
     expect(
       await createIndexer({ client: watching, tableName: table.tableName, items }).reindexItem(boot.id),
@@ -568,25 +556,18 @@ describe('index maintenance on DynamoDB Local', () => {
       // two reads another writer adds 42 and 43 to 41's block (40, 50, 60), which splits it.
       let queries = 0;
       let firstRead: Promise<unknown> | undefined;
-      const send = table.client.send.bind(table.client);
-      const racing = new Proxy(table.client, {
-        get(target, property, receiver) {
-          if (property !== 'send') return Reflect.get(target, property, receiver);
-          return async (...args: Parameters<typeof send>) => {
-            const [command] = args;
-            if ((command.input as { Limit?: number }).Limit !== 1) return send(...args);
-            queries++;
-            if (queries === 1) {
-              firstRead = send(...args) as unknown as Promise<unknown>;
-              return firstRead;
-            }
-            if (queries === 2) {
-              await firstRead;
-              await writer.add([posting(42), posting(43)]);
-            }
-            return send(...args);
-          };
-        },
+      const racing = intercepting(table.client, async (command, send) => {
+        if ((command.input as { Limit?: number }).Limit !== 1) return send(command);
+        queries++;
+        if (queries === 1) {
+          firstRead = send(command) as unknown as Promise<unknown>;
+          return firstRead;
+        }
+        if (queries === 2) {
+          await firstRead;
+          await writer.add([posting(42), posting(43)]);
+        }
+        return send(command);
       });
       await createPostingWriter({ client: racing, tableName: table.tableName, blockCapacity: 3 }).add([
         posting(41),
@@ -603,21 +584,14 @@ describe('index maintenance on DynamoDB Local', () => {
     it('redoes a term whose tail another writer sealed after it read it', async () => {
       const writer = createPostingWriter({ ...table, blockCapacity: 3 });
       await writer.add([posting(1), posting(2), posting(3)]);
-      const send = table.client.send.bind(table.client);
       let stale = 0;
-      const late = new Proxy(table.client, {
-        get(target, property, receiver) {
-          if (property !== 'send') return Reflect.get(target, property, receiver);
-          return async (...args: Parameters<typeof send>) => {
-            const [command] = args;
-            if (!(command instanceof BatchGetCommand) || stale > 0) return send(...args);
-            stale++;
-            // The tail is read (three postings, nothing sealed); the other writer's append seals it; the read returns.
-            const reply = await send(...args);
-            await writer.add([posting(4)]);
-            return reply;
-          };
-        },
+      const late = intercepting(table.client, async (command, send) => {
+        if (!(command instanceof BatchGetCommand) || stale > 0) return send(command);
+        stale++;
+        // The tail is read (three postings, nothing sealed); the other writer's append seals it; the read returns.
+        const reply = await send(command);
+        await writer.add([posting(4)]);
+        return reply;
       });
       await createPostingWriter({ client: late, tableName: table.tableName, blockCapacity: 3 }).add([
         posting(5),
@@ -763,33 +737,26 @@ describe('index maintenance on DynamoDB Local', () => {
       await items.delete(item.id);
       await indexer.reindexItem(item.id);
     };
-    const send = table.client.send.bind(table.client);
     const events: string[] = [];
-    const racing = new Proxy(table.client, {
-      get(target, property, receiver) {
-        if (property !== 'send') return Reflect.get(target, property, receiver);
-        return async (...args: Parameters<typeof send>) => {
-          const [command] = args;
-          const reply = await send(...args);
-          // Writers commit right after the reindex's scan of the index and right after it reads the counts (the
-          // first of the counts partitions' Queries, which go side by side).
-          if (
-            command instanceof ScanCommand &&
-            !(reply as unknown as { LastEvaluatedKey?: unknown }).LastEvaluatedKey
-          ) {
-            events.push('scan');
-            if (events.filter((event) => event === 'scan').length === 1) await churn();
-          }
-          if (
-            command instanceof QueryCommand &&
-            command.input.ExpressionAttributeValues?.[':pk'] === statsKey(0).pk
-          ) {
-            events.push('counts');
-            if (events.filter((event) => event === 'counts').length === 1) await churn();
-          }
-          return reply;
-        };
-      },
+    const racing = intercepting(table.client, async (command, send) => {
+      const reply = await send(command);
+      // Writers commit right after the reindex's scan of the index and right after it reads the counts (the
+      // first of the counts partitions' Queries, which go side by side).
+      if (
+        command instanceof ScanCommand &&
+        !(reply as unknown as { LastEvaluatedKey?: unknown }).LastEvaluatedKey
+      ) {
+        events.push('scan');
+        if (events.filter((event) => event === 'scan').length === 1) await churn();
+      }
+      if (
+        command instanceof QueryCommand &&
+        command.input.ExpressionAttributeValues?.[':pk'] === statsKey(0).pk
+      ) {
+        events.push('counts');
+        if (events.filter((event) => event === 'counts').length === 1) await churn();
+      }
+      return reply;
     });
     const first = await rebuildIndex({ client: racing, tableName: table.tableName, indexer });
     expect(first).toMatchObject({ repairedCounts: 0, countsSkipped: 1 });

@@ -250,16 +250,10 @@ export function intercepting(
 /** A real client that stops at its `failAt`-th call, as a crashed Lambda would: that call and every later one throw. */
 export function crashingClient(table: Table, failAt: number): DynamoDBDocumentClient {
   let calls = 0;
-  const send = table.client.send.bind(table.client);
-  return new Proxy(table.client, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return (...args: Parameters<typeof send>) => {
-        calls++;
-        if (calls >= failAt) return Promise.reject(new Error('simulated crash'));
-        return send(...args);
-      };
-    },
+  return intercepting(table.client, async (command, send) => {
+    calls++;
+    if (calls >= failAt) return Promise.reject(new Error('simulated crash'));
+    return send(command);
   });
 }
 
@@ -276,31 +270,24 @@ export function jitteringClient(
   client: DynamoDBDocumentClient,
   random: () => number,
 ): DynamoDBDocumentClient {
-  const send = client.send.bind(client);
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.floor(random() * ms)));
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return async (...args: Parameters<typeof send>) => {
-        const [command] = args;
-        await pause(4);
-        if (!(command instanceof BatchGetCommand)) return send(...args);
-        const request = command.input.RequestItems ?? {};
-        const [tableName, { Keys = [], ...rest } = {}] = Object.entries(request)[0] ?? [];
-        if (!tableName || Keys.length < 2) return send(...args);
-        const found: Record<string, unknown>[] = [];
-        const shuffled = Keys.map((key) => ({ key, order: random() }))
-          .sort((a, b) => a.order - b.order)
-          .map(({ key }) => key);
-        for (const key of shuffled) {
-          const reply = await send(
-            new BatchGetCommand({ RequestItems: { [tableName]: { ...rest, Keys: [key] } } }),
-          );
-          found.push(...(reply.Responses?.[tableName] ?? []));
-          await pause(12);
-        }
-        return { Responses: { [tableName]: found }, UnprocessedKeys: {}, $metadata: {} };
-      };
-    },
+  return intercepting(client, async (command, send) => {
+    await pause(4);
+    if (!(command instanceof BatchGetCommand)) return send(command);
+    const request = command.input.RequestItems ?? {};
+    const [tableName, { Keys = [], ...rest } = {}] = Object.entries(request)[0] ?? [];
+    if (!tableName || Keys.length < 2) return send(command);
+    const found: Record<string, unknown>[] = [];
+    const shuffled = Keys.map((key) => ({ key, order: random() }))
+      .sort((a, b) => a.order - b.order)
+      .map(({ key }) => key);
+    for (const key of shuffled) {
+      const reply = await send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { ...rest, Keys: [key] } } }),
+      );
+      found.push(...(reply.Responses?.[tableName] ?? []));
+      await pause(12);
+    }
+    return { Responses: { [tableName]: found }, UnprocessedKeys: {}, $metadata: {} };
   });
 }
