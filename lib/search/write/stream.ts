@@ -25,7 +25,7 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
  *
  * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
  * touched, whether it was split into single items, the items that failed or are invalid, the passes the table was
- * too slow for (indexer.ts `WriterCounts`), its latency, and (given
+ * too slow for (context.ts `WriterCounts`), its latency, and (given
  * the client's `requests`: client.ts `countRequests`) the retries the SDK made of its DynamoDB requests.
  */
 export async function indexChanges(
