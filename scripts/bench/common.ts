@@ -85,6 +85,12 @@ export const fmt = (value: number | undefined, digits = 1): string =>
     : value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 export const table = (head: readonly string[], rows: readonly (readonly (string | number)[])[]): string =>
   [head, head.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+/** A table of `rows` from its columns, each a heading and how a row's cell reads. */
+export const tableOf = <T>(columns: readonly (readonly [string, (row: T) => string])[], rows: readonly T[]) =>
+  table(
+    columns.map(([head]) => head),
+    rows.map((row) => columns.map(([, cell]) => cell(row))),
+  );
 
 /** Prints a part's markdown and writes it with its raw figures and the run's seconds for `bench:report`. */
 export function writeResult(part: string, markdown: string, data: unknown): void {

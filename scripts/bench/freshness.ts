@@ -64,29 +64,34 @@ async function retrieve(query: string, topK: number): Promise<{ id: number; scor
 /** Ids found among the results of one query of `words`. */
 const found = async (words: string[]) => new Set((await retrieve(words.join(' '), 50)).map((r) => r.id));
 
+const noop = (_id: number, _i: number) => {};
+/** `count` creates by CLIENTS at once, the `i`th of `fieldsOf(i)`, each id told `onCreated`; when the last 201 came. */
+async function createAll(name: string, count: number, fieldsOf: (i: number) => Fields, onCreated = noop) {
+  const begin = performance.now();
+  const latest = { last201: begin };
+  await mapLimit([...Array(count).keys()], CLIENTS, async (i) => {
+    const id = await create(fieldsOf(i));
+    latest.last201 = Math.max(latest.last201, performance.now());
+    onCreated(id, i);
+  });
+  const seconds = (latest.last201 - begin) / 1000;
+  console.log(`  ${name}: ${count} creates in ${seconds.toFixed(1)} s`);
+  return { last201: latest.last201, createsPerSecond: count / seconds };
+}
+
 /** BURST creates of Cranfield abstracts by CLIENTS at once, then how long until each one is retrievable. */
 async function measure() {
   const [name, count] = [`${BURST} creates, ${CLIENTS} concurrent clients (Cranfield abstracts)`, BURST];
   const missing = new Map<number, string>();
-  const burst: Fields[] = [];
-  let [next, last201] = [0, 0];
-  const loadAtStart = loadavg()[0] ?? 0;
-  const begin = performance.now();
-  const client = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const word = wordOf(0, i);
-      const text = (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
-      const fields = { name: `Freshness probe ${word}`, description: `${text} ${word}` };
-      burst.push(fields);
-      const id = await create(fields);
-      last201 = Math.max(last201, performance.now());
-      missing.set(id, word);
-    }
+  const fieldsOf = (i: number) => {
+    const word = wordOf(0, i);
+    const text = (docs[(i * 7) % docs.length]?.text ?? '').slice(0, 4900);
+    return { name: `Freshness probe ${word}`, description: `${text} ${word}` };
   };
-  await Promise.all(Array.from({ length: CLIENTS }, client));
-  const createSeconds = (last201 - begin) / 1000;
-  const createsPerSecond = count / createSeconds;
-  console.log(`  ${name}: ${count} creates in ${createSeconds.toFixed(1)} s`);
+  const loadAtStart = loadavg()[0] ?? 0;
+  const { last201, createsPerSecond } = await createAll(name, count, fieldsOf, (id, i) =>
+    missing.set(id, wordOf(0, i)),
+  );
 
   // Up to 20 words a query, 4 queries at a time.
   let [lastFound, halfFound, lastLog] = [last201, Number.NaN, performance.now()];
@@ -119,7 +124,7 @@ async function measure() {
   );
   const halfSeconds = Math.max(0, (halfFound - last201) / 1000);
   const loadAverage = [loadAtStart, loadavg()[0] ?? 0];
-  const floor = writesAtLeast(burst);
+  const floor = writesAtLeast(Array.from({ length: count }, (_, i) => fieldsOf(i)));
   return { name, createsPerSecond, freshSeconds, halfSeconds, missing: missing.size, loadAverage, floor };
 }
 
@@ -134,27 +139,19 @@ const sameAnswer = (got: { score: number }[], want: { score: number }[]) =>
  */
 async function settle() {
   const name = `Cranfield's ${fmt(docs.length, 0)} creates, ${CLIENTS} concurrent clients`;
-  const progress = { next: 0, last201: 0 };
-  const begin = performance.now();
-  const client = async () => {
-    for (let i = progress.next++; i < docs.length; i = progress.next++) {
-      const { name: title, description } = cranfieldWrite(docs[i] as (typeof docs)[number]);
-      await create({ name: title, description });
-      progress.last201 = Math.max(progress.last201, performance.now());
-    }
-  };
-  await Promise.all(Array.from({ length: CLIENTS }, client));
-  const createsPerSecond = docs.length / ((progress.last201 - begin) / 1000);
-  console.log(`  ${name}: ${docs.length} creates in ${((progress.last201 - begin) / 1000).toFixed(1)} s`);
+  const { last201, createsPerSecond } = await createAll(name, docs.length, (i) => {
+    const { name: title, description } = cranfieldWrite(docs[i] as (typeof docs)[number]);
+    return { name: title, description };
+  });
   const truth = rankerInMemory(
     created.map(({ id, fields }) => ({ id, text: itemText({ ...fields, tags: TAGS }) })),
   );
   const asked = queries.slice(0, SETTLE_QUERIES).map((query) => query.text);
   const expected = await Promise.all(asked.map((query) => truth(query, 10)));
-  for (let round = 1; performance.now() < progress.last201 + LIMIT_SECONDS * 1000; round++) {
+  for (let round = 1; performance.now() < last201 + LIMIT_SECONDS * 1000; round++) {
     const answers = await mapLimit(asked, 4, (query) => retrieve(query, 10).catch(() => []));
     const settled = answers.filter((answer, i) => sameAnswer(answer, expected[i] ?? [])).length;
-    const seconds = (performance.now() - progress.last201) / 1000;
+    const seconds = (performance.now() - last201) / 1000;
     if (settled === asked.length) return { name, createsPerSecond, settledSeconds: seconds };
     if (round % 10 === 0)
       console.log(`  ${name}: ${settled}/${asked.length} answers settled ${seconds.toFixed(0)} s on`);
@@ -187,30 +184,24 @@ try {
   await stack.stop();
 }
 
+/** Seconds in bold, or that the run fell short of the limit (and by what). */
+const within = (seconds: number | undefined, short = '') =>
+  seconds === undefined ? `not within the limit${short}` : `**${fmt(seconds)}**`;
 const head = ['run', 'creates/s', 'seconds from the last 201 until all are retrievable', '… until half are'];
 const markdown = table(
   [...head, 'load average at start / end'],
   runs.map((r) => [
     r.name,
     fmt(r.createsPerSecond),
-    r.freshSeconds === undefined
-      ? `not within the limit (${r.missing} missing)`
-      : `**${fmt(r.freshSeconds)}**`,
+    within(r.freshSeconds, ` (${r.missing} missing)`),
     fmt(r.halfSeconds),
     r.loadAverage.map((x) => fmt(x)).join(' / '),
   ]),
 );
+const settledHead = `seconds from the last 201 until ${SETTLE_QUERIES} queries answer as an exhaustive BM25`;
 const settled = table(
-  [
-    'run',
-    'creates/s',
-    `seconds from the last 201 until ${SETTLE_QUERIES} queries answer as an exhaustive BM25`,
-  ],
-  settles.map((r) => [
-    r.name,
-    fmt(r.createsPerSecond),
-    r.settledSeconds === undefined ? 'not within the limit' : `**${fmt(r.settledSeconds)}**`,
-  ]),
+  ['run', 'creates/s', settledHead],
+  settles.map((r) => [r.name, fmt(r.createsPerSecond), within(r.settledSeconds)]),
 );
 const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before the burst / after it / after Cranfield: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
 const floors = runs.map(
@@ -220,9 +211,6 @@ const floors = runs.map(
     `${fmt(floor.writes / (localPace[0] ?? 1))} s at the pace before the burst, ${fmt(floor.writes / (localPace[1] ?? 1))} s at the pace after it.`,
 );
 console.log(`${pace}\n${floors.join('\n')}`);
-writeResult('freshness', `${markdown}\n\n${settled}\n\n${pace}.\n${floors.join('\n')}`, {
-  runs,
-  settles,
-  localPace,
-});
+const text = `${markdown}\n\n${settled}\n\n${pace}.\n${floors.join('\n')}`;
+writeResult('freshness', text, { runs, settles, localPace });
 process.exit(0);

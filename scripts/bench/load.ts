@@ -14,7 +14,7 @@ import { createIndexer, reindexBatch } from '../../lib/search/index.ts';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
 import { freePort } from '../local/ports.ts';
 import { streamSettings } from '../local/stream-batches.ts';
-import { envNumber, fmt, table, writeResult } from './common.ts';
+import { envNumber, fmt, tableOf, writeResult } from './common.ts';
 import { cranfieldWrite, loadCranfield } from './cranfield.ts';
 import { localPutRate } from './service.ts';
 
@@ -27,28 +27,20 @@ const ddb = await startDynamoDbLocal({ port: await freePort(), dataDir });
 async function phase(name: string) {
   const tableName = `load-${name}`;
   await ensureTable(localClient(ddb.endpoint), tableName);
-  const client = createDocumentClient({ region: 'us-east-1', endpoint: ddb.endpoint });
+  const options = { region: 'us-east-1', endpoint: ddb.endpoint };
+  const client = createDocumentClient(options);
   const counts = countRequests(client);
   // The items are put by a patient client (no time-out to speak of): the figures are the indexing's.
-  const setup = createDocumentClient({
-    region: 'us-east-1',
-    endpoint: ddb.endpoint,
-    requestTimeoutMs: 60_000,
-  });
+  const setup = createDocumentClient({ ...options, requestTimeoutMs: 60_000 });
   const repository = createItemRepository({ client: setup, tableName });
   const ids: number[] = [];
   for (let i = 0; i < ITEMS; i += 8) {
     const chunk = docs.slice(i % docs.length, (i % docs.length) + Math.min(8, ITEMS - i));
-    ids.push(
-      ...(await Promise.all(chunk.map((doc) => repository.create(cranfieldWrite(doc))))).map(
-        (item) => item.id,
-      ),
-    );
+    const items = await Promise.all(chunk.map((doc) => repository.create(cranfieldWrite(doc))));
+    ids.push(...items.map((item) => item.id));
   }
   // DynamoDB Local's own pace as the indexing starts (with the burners, if any): the floor of the writer's.
-  const raw = localClient(ddb.endpoint);
-  const putsPerSecond = await localPutRate(raw);
-  raw.destroy();
+  const putsPerSecond = await localPutRate(ddb.endpoint);
   const before = { ...counts };
   const indexer = createIndexer({ client, tableName, items: createItemLookup({ client, tableName }) });
   const [begin, load] = [performance.now(), loadavg()[0] ?? 0];
@@ -64,18 +56,23 @@ async function phase(name: string) {
   client.destroy();
   setup.destroy();
   const { slowPasses } = indexer.counts;
-  return {
-    name,
-    itemsPerSecond: ids.length / seconds,
-    seconds,
-    requests,
-    retries,
-    slowPasses,
-    ...batches,
-    load,
-    putsPerSecond,
-  };
+  const itemsPerSecond = ids.length / seconds;
+  return { name, itemsPerSecond, seconds, requests, retries, slowPasses, ...batches, load, putsPerSecond };
 }
+type Run = Awaited<ReturnType<typeof phase>>;
+
+const COLUMNS: [string, (r: Run) => string][] = [
+  ['run', (r) => r.name],
+  ['items/s', (r) => fmt(r.itemsPerSecond)],
+  ['seconds', (r) => fmt(r.seconds)],
+  ['requests', (r) => fmt(r.requests, 0)],
+  ['retries (attempts past the first)', (r) => fmt(r.retries, 0)],
+  ['slow passes (gone again halved)', (r) => fmt(r.slowPasses, 0)],
+  ['batches split', (r) => fmt(r.splits, 0)],
+  ['items failed', (r) => fmt(r.failed, 0)],
+  ['load average at start', (r) => fmt(r.load)],
+  ["DynamoDB Local's own puts/s (32 in flight)", (r) => fmt(r.putsPerSecond, 0)],
+];
 
 const burners: ChildProcess[] = [];
 try {
@@ -84,32 +81,7 @@ try {
     burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
   const loaded = await phase('loaded');
   const runs = [unloaded, loaded];
-  const markdown = `${table(
-    [
-      'run',
-      'items/s',
-      'seconds',
-      'requests',
-      'retries (attempts past the first)',
-      'slow passes (gone again halved)',
-      'batches split',
-      'items failed',
-      'load average at start',
-      "DynamoDB Local's own puts/s (32 in flight)",
-    ],
-    runs.map((r) => [
-      r.name,
-      fmt(r.itemsPerSecond),
-      fmt(r.seconds),
-      fmt(r.requests, 0),
-      fmt(r.retries, 0),
-      fmt(r.slowPasses, 0),
-      fmt(r.splits, 0),
-      fmt(r.failed, 0),
-      fmt(r.load),
-      fmt(r.putsPerSecond, 0),
-    ]),
-  )}
+  const markdown = `${tableOf(COLUMNS, runs)}
 
 ${fmt(ITEMS, 0)} Cranfield items in stream batches of ${fmt(streamSettings.batchSize, 0)}; loaded: ${availableParallelism()} busy-looping processes beside it. Loaded ÷ unloaded: **${fmt(loaded.itemsPerSecond / unloaded.itemsPerSecond, 2)}**; DynamoDB Local's own pace, the floor: ${fmt(loaded.putsPerSecond / unloaded.putsPerSecond, 2)}.`;
   writeResult('load', markdown, { runs });

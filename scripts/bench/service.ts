@@ -22,8 +22,9 @@ const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
 /** DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on a scratch table. */
-export async function localPutRate(raw: DynamoDBClient): Promise<number> {
+export async function localPutRate(endpoint: string): Promise<number> {
   const TableName = `rate-${randomUUID()}`;
+  const raw = localClient(endpoint);
   await ensureTable(raw, TableName);
   const client = DynamoDBDocumentClient.from(raw);
   const begin = performance.now();
@@ -31,7 +32,9 @@ export async function localPutRate(raw: DynamoDBClient): Promise<number> {
     const Item = { pk: `T#rate${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
     return client.send(new PutCommand({ TableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }));
   });
-  return 2_000 / ((performance.now() - begin) / 1000);
+  const seconds = (performance.now() - begin) / 1000;
+  raw.destroy();
+  return 2_000 / seconds;
 }
 
 /** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
@@ -99,11 +102,8 @@ export async function startBenchStack() {
     editor: token('editor'),
     reader: token('reader'),
     post,
-    /** DynamoDB Local's own pace now (`localPutRate`), on a client of its own. */
-    localPutRate: () => {
-      const raw = localClient(`http://127.0.0.1:${ports.dynamodbPort}`);
-      return localPutRate(raw).finally(() => raw.destroy());
-    },
+    /** DynamoDB Local's own pace now (`localPutRate`). */
+    localPutRate: () => localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`),
     stop: stack.stop,
   };
 }

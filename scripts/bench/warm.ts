@@ -1,9 +1,10 @@
 // `npm run bench:warm`: the deployed get-item and create-item bundles invoked in-process against DynamoDB Local,
 // alternating call by call with the raw SDK calls each one makes.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createIdAllocator } from '../../lib/items/ids.ts';
-import { COUNTER_KEY, itemKey } from '../../lib/items/keys.ts';
+import { itemKey } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
+import { leaseIds } from '../../lib/items/writer.ts';
 import {
   envNumber,
   medianRatioInterval,
@@ -32,19 +33,7 @@ await withDeployedService(async (service, deployed) => {
 
   const rawGet = () => client.send(new GetCommand({ TableName, Key: itemKey(itemId), ConsistentRead: true }));
   // What create-item sends without an Idempotency-Key: a conditional PutItem, and an ADD on the counter a lease.
-  const nextId = createIdAllocator(async (size) => {
-    const { Attributes } = await client.send(
-      new UpdateCommand({
-        TableName,
-        Key: COUNTER_KEY,
-        UpdateExpression: 'ADD #value :size',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':size': size },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.value);
-  });
+  const nextId = createIdAllocator(leaseIds(service));
   const rawCreate = async () => {
     const id = await nextId();
     const now = new Date().toISOString();
