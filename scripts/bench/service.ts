@@ -83,13 +83,17 @@ export function withDeployedService<T>(
 }
 type LocalService = Awaited<ReturnType<typeof localService>>;
 
-/** `npm start`'s stack on free ports (DynamoDB Local in memory, serverless-offline, the stream consumer). */
+/**
+ * `npm start`'s stack on free ports: DynamoDB Local file-backed as `npm start` runs it (in a scratch folder, removed
+ * at stop), serverless-offline, the stream consumer.
+ */
 export async function startBenchStack() {
   // Loaded when used: it loads the service's logger and metrics, which read the environment once.
   const { startStack } = await import('../local/stack.ts');
   const issuer = createIssuer();
   const ports = { port: await freePort(), lambdaPort: await freePort(), dynamodbPort: await freePort() };
-  const stack = await startStack({ issuer, cursorKey: CURSOR_KEY, ...ports });
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
+  const stack = await startStack({ issuer, cursorKey: CURSOR_KEY, ...ports, dataDir });
   const token = tokenOf(issuer);
   const post = (path: string, bearer: string, body: unknown) =>
     fetch(`${stack.baseUrl}${path}`, {
@@ -104,7 +108,10 @@ export async function startBenchStack() {
     post,
     /** DynamoDB Local's own pace now (`localPutRate`). */
     localPutRate: () => localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`),
-    stop: stack.stop,
+    stop: async () => {
+      await stack.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
