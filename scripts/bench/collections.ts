@@ -17,6 +17,7 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import {
+  type AnswerCache,
   createDictionary,
   createRetriever,
   createSearch,
@@ -111,8 +112,11 @@ export async function withCollections<T>(sizes: readonly number[], work: (retrie
   }
 }
 
+/** What a bench may set of a retriever: the search's settings, and the answers it keeps (none by default). */
+type RetrieverOptions = Partial<SearchOptions> & { answers?: AnswerCache };
+
 /** The retriever POST /retrieve runs (the service's settings, `options` over them), metered. */
-function collectionRetriever(endpoint: string, options: Partial<SearchOptions> = {}) {
+function collectionRetriever(endpoint: string, { answers, ...options }: RetrieverOptions = {}) {
   const raw = localClient(endpoint);
   const meter = createMeter();
   meterClient(raw, meter);
@@ -121,7 +125,7 @@ function collectionRetriever(endpoint: string, options: Partial<SearchOptions> =
   const dictionary = createDictionary(table);
   const items = createItemRepository(table);
   const search = createSearch({ ...table, ...options });
-  const retrieve = createRetriever({ search, items, dictionary });
+  const retrieve = createRetriever({ search, items, dictionary, answers });
   /** The same on a dictionary that keeps nothing, as in a container that has not read the words' partitions. */
   const uncached = createRetriever({ search, items, dictionary: createDictionary({ ...table, cacheMs: 0 }) });
   const measure = (request: Parameters<typeof retrieve>[0], retriever = retrieve) =>
@@ -129,7 +133,7 @@ function collectionRetriever(endpoint: string, options: Partial<SearchOptions> =
   return { raw, meter, dictionary, retrieve, uncached, measure };
 }
 type Retriever = ReturnType<typeof collectionRetriever>;
-type Open = (size: number, options?: Partial<SearchOptions>) => Retriever;
+type Open = (size: number, options?: RetrieverOptions) => Retriever;
 
 /**
  * One unmeasured pass of the queries on every target, then `passes` passes in which each query goes to every target

@@ -7,6 +7,7 @@ import { ID_BLOCK, ITEM_SHARDS } from '../../lib/items/keys.ts';
 import { toRecord } from '../../lib/items/record.ts';
 import { ItemWriteSchema } from '../../lib/items/schema.ts';
 import {
+  ANSWER_CACHE_MS,
   COMPACT_BYTES,
   FIRST_READS_CACHE_MS,
   SHRUNK_PARTITIONS,
@@ -107,7 +108,13 @@ ${STATS_SHARDS} parts ${fmt(Math.min((STATS_SHARDS * 99) / 0.01, (KEY_WCU / 2) *
 // its key sees at most containers ÷ that time reads a second; containers = queries/s × D (Little's law; D: the run's
 // mean, DynamoDB Local's latency in it). At 1,000,000 each query's hottest key grows as over the last tenfold measured.
 const optionsFile = join(RESULTS_DIR, 'options.json');
-type Tallied = { reads: Record<string, number>[]; keptReads?: Record<string, number>[]; latencies: number[] };
+type Tallied = {
+  reads: Record<string, number>[];
+  keptReads?: Record<string, number>[];
+  answeredReads?: Record<string, number>[];
+  answeredMs?: number[];
+  latencies: number[];
+};
 type KeyRcu = [key: string, rcu: number];
 const biggest = (entries: KeyRcu[]) => entries.reduce((best, e) => (e[1] > best[1] ? e : best), ['—', 0]);
 /** A query's hottest key but the counts' (kept), with its RCU. */
@@ -128,16 +135,84 @@ function readRow(size: string, name: string, t: Tallied, grow = (_query: number)
   return `| ${size} | ${name} | ${both(stats, String)} | ${both(stats)} | ${fmt(d * 1000)} | ${both(stats, (rcu) => q((rcu * d) / keptSeconds))} | ${average.toFixed(1)} / ${worst.toFixed(1)} (\`${key}\`) | ${both([average, worst])} |`;
 }
 
+const VARIANTS = ['plain', 'prefix (', 'typos: 1 ('];
+/** How each query's hottest key grows from the last size but one to the last, for the next tenfold (at least 1). */
+const growth = (last: Tallied | undefined, before: Tallied | undefined) => (i: number) =>
+  Math.max(1, hottest(last?.keptReads?.[i])[1] / Math.max(0.5, hottest(before?.keptReads?.[i])[1]));
+
+// A popular query with its answer kept (answers.ts). A container ranks it again once its answer is ANSWER_CACHE_MS old
+// (a quiet index), or at each read of its tails that finds one changed (every TAIL_READS_CACHE_MS while items with
+// its terms keep coming); its tails are read every TAIL_READS_CACHE_MS either way. A key takes, a container and a
+// second, the ranking's RCU on it (keptReads) that many times, and its tail's (reads less keptReads) 1,000 ÷
+// TAIL_READS_CACHE_MS times. Containers (Little's law): queries/s × h over the share of a second a container is not
+// busy with rankings and tail reads, each counted at the run's mean D; h is a kept answer's time (measured) plus
+// INVOKE_MS.
+/** A warm invocation's time in its container besides the handler's work (assumed: the runtime's call to the Lambda API). */
+const INVOKE_MS = 1;
+const tailReadsPerSecond = 1000 / TAIL_READS_CACHE_MS;
+
+/** Queries/s of one query before its hottest key reaches HEADROOM, ranked `rankings` times a second a container. */
+function answeredRate(t: Tallied, i: number, rankings: number, grow: number) {
+  const kept = t.keptReads?.[i] ?? {};
+  const cold = t.reads[i] ?? {};
+  const perContainer = Object.keys({ ...kept, ...cold })
+    .filter((key) => key !== STATS_PK)
+    .map((key) => {
+      const ranking = (kept[key] ?? 0) * grow;
+      const tail = Math.max(0, (cold[key] ?? 0) * grow - ranking);
+      return rankings * ranking + tailReadsPerSecond * tail;
+    });
+  const containers = (KEY_RCU * HEADROOM) / Math.max(...perContainer, 1e-9);
+  const busy = (tailReadsPerSecond * mean(t.latencies)) / 1000;
+  const h = (mean(t.answeredMs ?? []) + INVOKE_MS) / 1000;
+  return (containers * (1 - busy)) / h;
+}
+
+function answersModel(
+  sizes: number[],
+  of: (size: number | undefined, variant: string) => Tallied | undefined,
+) {
+  const row = (size: string, name: string, t: Tallied, grow = (_i: number) => 1) => {
+    const queries = (t.keptReads ?? []).map((_, i) => i);
+    const worst = (rankings: number) =>
+      Math.min(...queries.map((i) => answeredRate(t, i, rankings, grow(i))));
+    const unread = (t.answeredReads ?? []).every((reads) => Object.keys(reads).length === 0);
+    const quiet = worst(1000 / ANSWER_CACHE_MS);
+    const churning = worst(tailReadsPerSecond);
+    const verdict = (q: number) => `${fmt(q)}${q >= TARGET ? '' : ' (below target)'}`;
+    return `| ${size} | ${name} | ${(mean(t.answeredMs ?? []) + INVOKE_MS).toFixed(2)} | ${unread ? 'none' : 'some'} | ${verdict(quiet)} | ${verdict(churning)} |`;
+  };
+  const rows = VARIANTS.flatMap((variant) => {
+    const name = variant.replace(' (', '');
+    const measured = sizes.flatMap((size) => {
+      const t = of(size, variant);
+      return t?.answeredMs?.length ? [row(en(size), name, t)] : [];
+    });
+    const [last, before] = [of(sizes.at(-1), variant), of(sizes.at(-2), variant)];
+    return last?.answeredMs?.length && before
+      ? [...measured, row('1,000,000 (modelled)', name, last, growth(last, before))]
+      : measured;
+  });
+  return `A popular query with its answer kept (answers.ts, ${ANSWER_CACHE_MS} ms): queries/s of the worst of the ${benchQueries.length} queries
+before any key it reads reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s. Quiet: no item with its terms arrives, so a container ranks it
+once every ${ANSWER_CACHE_MS} ms; churning: every read of its tails (each ${TAIL_READS_CACHE_MS} ms) finds one changed, so a container ranks
+it ${tailReadsPerSecond} times a second. h: a kept answer's milliseconds (measured) + ${INVOKE_MS} ms a Lambda invocation (assumed).
+
+| items | query | h ms | reads of a kept answer | q/s, quiet (target ${en(TARGET)}) | q/s, churning |
+|---|---|---|---|---|---|
+${rows.join('\n')}`;
+}
+
 if (existsSync(optionsFile)) {
   const data: Record<string, Tallied> = JSON.parse(readFileSync(optionsFile, 'utf8')).data;
   const sizes = [...new Set(Object.keys(data).map((key) => Number(key.split(' ')[0])))].sort((a, b) => a - b);
-  const rows = ['plain', 'prefix (', 'typos: 1 ('].flatMap((variant) => {
-    const of = (size = 0) => Object.entries(data).find(([key]) => key.startsWith(`${size} ${variant}`))?.[1];
+  const of = (size: number | undefined, variant: string) =>
+    Object.entries(data).find(([key]) => key.startsWith(`${size} ${variant}`))?.[1];
+  const rows = VARIANTS.flatMap((variant) => {
     const name = variant.replace(' (', '');
-    const [last, before] = [of(sizes.at(-1)), of(sizes.at(-2))];
-    const grow = (i: number) =>
-      Math.max(1, hottest(last?.keptReads?.[i])[1] / Math.max(0.5, hottest(before?.keptReads?.[i])[1]));
-    const measured = sizes.map((size) => [en(size), of(size)] as const);
+    const [last, before] = [of(sizes.at(-1), variant), of(sizes.at(-2), variant)];
+    const grow = growth(last, before);
+    const measured = sizes.map((size) => [en(size), of(size, variant)] as const);
     const rows = measured.flatMap(([size, t]) => (t?.keptReads?.length ? [readRow(size, name, t)] : []));
     return last && before ? [...rows, readRow('1,000,000 (modelled)', name, last, grow)] : rows;
   });
@@ -154,7 +229,9 @@ that time: a key takes containers ÷ ${keptSeconds} s reads a second, containers
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-A query's own keys (its terms' blocks, the items it returns) are read by every repetition of it, its terms' tails by
-each container every ${TAIL_READS_CACHE_MS} ms.`);
+A query's own keys (its terms' blocks, the items it returns) are read by every ranking of it, its terms' tails by
+each container every ${TAIL_READS_CACHE_MS} ms.
+
+${answersModel(sizes, of)}`);
 } else
   console.log("\nThe read path's model takes bench:options's figures: run `npm run bench:options` first.");

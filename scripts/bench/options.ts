@@ -1,6 +1,6 @@
 // `npm run bench:options`: what the search options of contract §8 cost on the bench:scale collections, each fixed
 // query plain and with each option, interleaved across sizes and variants.
-import { expandQuery, type RetrieveInput } from '../../lib/search/index.ts';
+import { AnswerCache, expandQuery, type RetrieveInput } from '../../lib/search/index.ts';
 import { newTally as newMeterTally } from './capacity.ts';
 import { interleave, prepareCollections, withCollections } from './collections.ts';
 import { envNumber, envSizes, max, mean, ms, pairedRatio, quantile, series, writeResult } from './common.ts';
@@ -42,10 +42,12 @@ const VARIANTS = [
 ];
 
 // reads: each query's RCU by partition key; keptReads: the same query's again in a container that keeps its first
-// reads (made just before): bench:capacity models the read path's hot keys from them.
+// reads (made just before); answered: its RCU by key and milliseconds once more in a container that keeps its
+// answer too: bench:capacity models the read path's hot keys from them.
 const newTally = () => ({
-  ...series('latencies', 'units', 'calls', 'terms', 'found', 'returned'),
+  ...series('latencies', 'units', 'calls', 'terms', 'found', 'returned', 'answeredMs'),
   ...{ reads: [] as Record<string, number>[], keptReads: [] as Record<string, number>[] },
+  answeredReads: [] as Record<string, number>[],
 });
 const tallies = new Map(
   SIZES.flatMap((size) => VARIANTS.map((v) => [`${size} ${v.name}`, newTally()] as const)),
@@ -58,17 +60,24 @@ await withCollections(SIZES, async (retriever) => {
     const { retrieve, uncached, measure, dictionary } = retriever(size);
     const retrieverOf = (variant: (typeof VARIANTS)[number]) => (variant.cold ? uncached : retrieve);
     const kept = retriever(size, { firstReads: { cacheMs: 3_600_000 } });
-    /** The RCU by key of a query made right after the same one on a retriever that keeps its first reads. */
-    const keptReads = async (request: RetrieveInput) => {
-      await kept.retrieve(request);
-      kept.meter.tally = newMeterTally();
-      await kept.retrieve(request);
-      return Object.fromEntries(kept.meter.tally.reads);
+    const answering = retriever(size, {
+      firstReads: { cacheMs: 3_600_000 },
+      answers: new AnswerCache({ ms: 3_600_000 }),
+    });
+    /** `request`'s RCU by key (and milliseconds) on `target`, made right after the same query there. */
+    const again = async (target: typeof kept, request: RetrieveInput) => {
+      await target.retrieve(request);
+      target.meter.tally = newMeterTally();
+      const begin = performance.now();
+      await target.retrieve(request);
+      return { reads: Object.fromEntries(target.meter.tally.reads), ms: performance.now() - begin };
     };
-    return { size, retrieverOf, measure, keptReads, dictionary };
+    const keptReads = async (request: RetrieveInput) => (await again(kept, request)).reads;
+    const answered = (request: RetrieveInput) => again(answering, request);
+    return { size, retrieverOf, measure, keptReads, answered, dictionary };
   });
   // Read units, calls, terms and agreement: once per query, variant and size.
-  for (const { size, retrieverOf, measure, keptReads, dictionary } of running)
+  for (const { size, retrieverOf, measure, keptReads, answered, dictionary } of running)
     for (const query of benchQueries) {
       let plainIds: number[] = [];
       for (const variant of VARIANTS) {
@@ -77,7 +86,12 @@ await withCollections(SIZES, async (retriever) => {
         const t = tallyOf(size, variant.name);
         t.units.push(tally.units);
         t.reads.push(Object.fromEntries(tally.reads));
-        if (!variant.cold) t.keptReads.push(await keptReads(request));
+        if (!variant.cold) {
+          t.keptReads.push(await keptReads(request));
+          const { reads, ms } = await answered(request);
+          t.answeredReads.push(reads);
+          t.answeredMs.push(ms);
+        }
         t.calls.push(tally.calls);
         t.terms.push((await expandQuery(request.query, request, dictionary)).weights.size);
         const ids = value.results.map((r) => r.item.id);

@@ -33,10 +33,15 @@ export interface FirstReads {
   terms: Map<string, Promise<TermRead>>;
 }
 
-/** A query term as its first reads found it: its df, its tail's postings, and its sealed blocks' ends and maxima. */
+/**
+ * A query term as its first reads found it: its df, its tail's postings, its sealed blocks' ends and maxima, and the
+ * version of the home its tail was read from.
+ */
 export interface FoundTerm {
   term: string;
   df: number;
+  /** The home record's `v`: every change of the tail moves it (a kept answer is checked against it: answers.ts). */
+  v: number;
   tail: { postings: PostingColumns; lo: number; m: number };
   entries: [end: number, max: number][];
 }
@@ -233,6 +238,7 @@ async function foundTerm(
   return {
     term,
     df: tail.df,
+    v: Number(tail.v ?? 0),
     tail: { postings: decodeColumns(tail.p), lo, m: Number(tail.m ?? 1e6) },
     entries: entries.filter(([end]) => end <= lo),
   };

@@ -145,9 +145,22 @@ export function createSearch({
 }: SearchOptions) {
   const firstReads = createFirstReads(client, tableName, kept);
 
-  async function search(request: SearchRequest): Promise<Hit[]> {
-    const { terms, small, started, topK, minScore, accept, matchedTermsOf, itemOf } = request;
-    const { stats, found } = await firstReads.readTerms([...terms.keys()], small, started);
+  /**
+   * A query's first reads, and what it takes to finish it: `stamp` names what those reads found (the index version,
+   * each term's home version), so an answer kept under one stamp is the answer to any query of the same terms that
+   * finds the same (answers.ts).
+   */
+  async function prepare(request: SearchRequest): Promise<PreparedSearch> {
+    const { stats, found } = await firstReads.readTerms(
+      [...request.terms.keys()],
+      request.small,
+      request.started,
+    );
+    return { stamp: stampOf(stats.commits, found), run: () => rank(request, stats, found) };
+  }
+
+  async function rank(request: SearchRequest, stats: Stats, found: readonly (FoundTerm | undefined)[]) {
+    const { topK, minScore, accept, matchedTermsOf, itemOf } = request;
     const docs = stats.docs;
     if (docs <= 0) return [];
     const avgdl = stats.len / docs || 1;
@@ -184,5 +197,24 @@ export function createSearch({
     return run.run();
   }
 
-  return Object.assign(search, { start: firstReads.start });
+  const search = async (request: SearchRequest): Promise<Hit[]> => (await prepare(request)).run();
+  return Object.assign(search, { start: firstReads.start, prepare });
 }
+
+/** The corpus counts and the shrunk set, as a query's first reads found them. */
+type Stats = Awaited<FirstReads['stats']>;
+
+/** A search whose first reads are made: `stamp` names what they found; `run` ranks from them. */
+export interface PreparedSearch {
+  stamp: string;
+  run: () => Promise<Hit[]>;
+}
+
+/**
+ * What a query's first reads found, in one string: the index version (Σ commits) and, per term in query order, its
+ * home's `v` (`-`: no postings). Every change to what a query reads moves one of them: a tail's moves its home's `v`;
+ * a sealed block, a directory page, the counts and the shrunk set change only in a pass, whose commit moves the
+ * index version (docs/index-format.md, the writer's protocol).
+ */
+const stampOf = (commits: number, found: readonly (FoundTerm | undefined)[]) =>
+  `${commits}:${found.map((term) => term?.v ?? '-').join(',')}`;

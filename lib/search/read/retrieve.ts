@@ -2,6 +2,7 @@ import type { ItemLookup } from '../../items/reader.ts';
 import type { Item } from '../../items/schema.ts';
 import { termFrequencies } from '../format/bm25.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
+import { AnswerCache } from './answers.ts';
 import { createDictionary, type Dictionary, lessGhosts, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from './first-reads.ts';
@@ -95,22 +96,32 @@ function resultsOf(hits: readonly Hit[], fetched: ReadonlyMap<number, Item>, hig
 type Search = ReturnType<typeof createSearch>;
 /** A dictionary as one query reads it, and the versions of the index its kept reads relied on. */
 type Words = { dictionary: Dictionary; reliedOn: ReadonlySet<number> };
+/** What one query works with: the search, the items, the answers a container keeps (if any), the version check. */
+interface Means {
+  search: Search;
+  items: ItemLookup;
+  answers: AnswerCache | undefined;
+  holds: (started: FirstReads | undefined, reliedOn: ReadonlySet<number>) => Promise<boolean>;
+}
 
 /**
  * Retrieval: the query's terms (widened by `prefix` and `typos` through the dictionary), the BM25 top k that pass
  * `filter` and `where` (evaluated on the fetched items, under the search's budgets: a selective one raises them as a
  * filter does), returned with their items, and with `highlight` where each matched. A versioned dictionary
  * (dictionary.ts) may answer the expansion from reads kept while the index has not changed: the query's own corpus
- * counts tell whether it has, and if it has, the query is made again with the dictionary read afresh.
+ * counts tell whether it has, and if it has, the query is made again with the dictionary read afresh. With `answers`,
+ * an answer is served again while its first reads find what they found when it was ranked (answers.ts).
  */
 export function createRetriever({
   search,
   items,
   dictionary,
+  answers,
 }: {
   search: Search;
   items: ItemLookup;
   dictionary: Dictionary | VersionedDictionary;
+  answers?: AnswerCache | undefined;
 }): Retriever {
   const versioned = 'session' in dictionary ? dictionary : undefined;
   /** Whether an expansion holds: every version it relied on is the index's, as this query's counts read it. */
@@ -120,8 +131,8 @@ export function createRetriever({
     versioned.observe(commits);
     return [...reliedOn].every((version) => version === commits);
   }
-  const retrieve = (request: RetrieveInput, words: Words) =>
-    retrieveOnce(search, items, request, words, holds);
+  const means: Means = { search, items, answers, holds };
+  const retrieve = (request: RetrieveInput, words: Words) => retrieveOnce(means, request, words);
   return async (request) =>
     (versioned ? await retrieve(request, versioned.session()) : undefined) ??
     // Without a versioned dictionary, or made again: no read kept past its time (so no version to check).
@@ -130,11 +141,9 @@ export function createRetriever({
 
 /** The query expanded through `words`; undefined if it relied on a version of the dictionary the index has left. */
 async function retrieveOnce(
-  search: Search,
-  items: ItemLookup,
+  { search, items, answers, holds }: Means,
   request: RetrieveInput,
   words: Words,
-  holds: (started: FirstReads | undefined, reliedOn: ReadonlySet<number>) => Promise<boolean>,
 ): Promise<RetrieveResponse | undefined> {
   const { query, topK, minScore, prefix, typos, highlight } = request;
   // With `prefix` or `typos` the dictionary is read first; the words' own terms are known already, so their first
@@ -159,7 +168,7 @@ async function retrieveOnce(
     return [...terms.keys()].filter((term) => held?.has(term));
   };
   const accept = (ids: number[]) => fetched.accept(ids, request);
-  const hits = await search({
+  const prepared = await search.prepare({
     terms,
     wordOf,
     topK,
@@ -170,14 +179,38 @@ async function retrieveOnce(
     matchedTermsOf,
     itemOf,
   });
+  const key = answerKey(request, terms, wordOf);
+  const kept = answers?.get(key, prepared.stamp);
+  const hits = kept ? [] : await prepared.run();
   // Checked once the search has read the counts (in its first round, beside the expansion's terms).
   if (!(await holds(started, words.reliedOn))) return undefined;
-  return { query, results: resultsOf(hits, fetched.fetched, highlight) };
+  if (kept) return kept;
+  const response = { query, results: resultsOf(hits, fetched.fetched, highlight) };
+  answers?.keep(key, prepared.stamp, response);
+  return response;
 }
+
+/** What an answer depends on besides its stamp: the request, and the terms its words were expanded to. */
+const answerKey = (
+  { query, topK, minScore, filter, where, highlight }: RetrieveInput,
+  terms: ReadonlyMap<string, number>,
+  wordOf: ReadonlyMap<string, string> | undefined,
+) =>
+  JSON.stringify([
+    query,
+    topK,
+    minScore,
+    filter ?? null,
+    where ?? null,
+    highlight ?? false,
+    [...terms],
+    [...(wordOf ?? [])],
+  ]);
 
 /**
  * The retriever POST /retrieve and POST /generate run: the service's search settings, its first reads kept
- * (the counts FIRST_READS_CACHE_MS, tails TAIL_READS_CACHE_MS), and the term dictionary.
+ * (the counts FIRST_READS_CACHE_MS, tails TAIL_READS_CACHE_MS), the term dictionary, and its answers kept
+ * (ANSWER_CACHE_MS).
  */
 export function createServiceRetriever({
   client,
@@ -196,5 +229,6 @@ export function createServiceRetriever({
     }),
     items,
     dictionary: createDictionary({ client, tableName }),
+    answers: new AnswerCache(),
   });
 }
