@@ -12,13 +12,13 @@ export {
   STATS_SHARDS,
   TAIL_SK,
 } from './format/keys.ts';
+export { ANSWER_CACHE_MS, AnswerCache } from './read/answers.ts';
 // Querying: the retriever POST /retrieve runs, its parts, and the same ranking over documents held in memory.
 export { createDictionary, type DictionaryOptions } from './read/dictionary.ts';
 export { dictionaryInMemory, expandQuery } from './read/expand.ts';
 export { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from './read/first-reads.ts';
 export { createSearch, type SearchOptions } from './read/query.ts';
 export { indexInMemory } from './read/rank.ts';
-export { ANSWER_CACHE_MS, AnswerCache } from './read/answers.ts';
 export { createRetriever, type RetrieveInput } from './read/retrieve.ts';
 // Text: the tokenizer the index and the queries share.
 export { createTokenizer, indexTerms, isExactForm, itemText, tokenize } from './text/tokenizer.ts';

@@ -124,7 +124,11 @@ describe('POST /retrieve over HTTP', () => {
       'new words indexed',
     );
     // A container serves a query's answer again for up to ANSWER_CACHE_MS (answers.ts): within the contract's 2 s.
-    await eventually(async () => ids(await retrieve({ query: before })).length === 0, 'old words gone', 2_000);
+    await eventually(
+      async () => ids(await retrieve({ query: before })).length === 0,
+      'old words gone',
+      2_000,
+    );
     expect((await call('DELETE', `/items/${item.id}`, { token: admin })).status).toBe(204);
     await eventually(async () => ids(await retrieve({ query: after })).length === 0, 'deleted', 2_000);
     const client = documentClient();
