@@ -54,6 +54,9 @@ export function pairedRatio(variant: readonly number[], baseline: readonly numbe
   return Math.exp(logs / queries);
 }
 export const mean = (values: readonly number[]): number => sum(values) / Math.max(1, values.length);
+/** Two scores equal up to floating-point rounding (what an exhaustive BM25 and the index's sum differ by). */
+export const close = (a: number, b: number) =>
+  Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 export const max = (values: readonly number[]): number => Math.max(...values);
 export const min = (values: readonly number[]): number => Math.min(...values);
 /** Empty series of figures, one per name. */

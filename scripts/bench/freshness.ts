@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { homeOf, indexTerms, itemText } from '../../lib/search/index.ts';
-import { envNumber, fmt, pause, raisePriority, table, writeResult } from './common.ts';
+import { close, envNumber, fmt, pause, raisePriority, table, writeResult } from './common.ts';
 import { cranfieldWrite, loadCranfield, rankerInMemory } from './cranfield.ts';
 import { startBenchStack } from './service.ts';
 
@@ -128,7 +128,6 @@ async function measure() {
   return { name, createsPerSecond, freshSeconds, halfSeconds, missing: missing.size, loadAverage, floor };
 }
 
-const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 /** The same scores rank by rank (items tied at a score may come in either order). */
 const sameAnswer = (got: { score: number }[], want: { score: number }[]) =>
   got.length === want.length && got.every((result, i) => close(result.score, want[i]?.score ?? Number.NaN));

@@ -2,7 +2,19 @@
 // exhaustive BM25, and latency with every size served at once.
 import { indexInMemory, itemText, tokenize } from '../../lib/search/index.ts';
 import { interleave, prepareCollections, withCollections } from './collections.ts';
-import { envNumber, envSizes, max, mean, min, ms, percentiles, series, sum, writeResult } from './common.ts';
+import {
+  close,
+  envNumber,
+  envSizes,
+  max,
+  mean,
+  min,
+  ms,
+  percentiles,
+  series,
+  sum,
+  writeResult,
+} from './common.ts';
 import { benchQueries as queries, syntheticItem } from './synthetic.ts';
 
 const SIZES = envSizes('BENCH_SCALE_SIZES', '1000,10000,100000');
@@ -27,7 +39,6 @@ function exhaustive(size: number) {
 }
 type Truth = ReturnType<typeof exhaustive>[number];
 type Found = { score: number; item: { id: number } }[];
-const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** Throws unless every score is the item's exhaustive one, and (`exact`) the answer is the exact top 10. */
 function check(found: Found, truth: Truth, what: string, exact: boolean): void {
