@@ -9,6 +9,7 @@ import { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from '../../lib/search/read
 import { createSearch } from '../../lib/search/read/query.ts';
 import { createRetriever, type Retriever } from '../../lib/search/read/retrieve.ts';
 import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
+import { intercepting } from '../support/index-state.ts';
 import { freshTable } from '../support/stack.ts';
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -158,6 +159,38 @@ describe('a warm container’s first reads', () => {
     clock.now = 250;
     expect(await ids(retrieve, 'pangolin')).toStrictEqual([first.id, second.id].sort());
     expect(queried).toStrictEqual(['STATS', 'T#pangolin', 'T#pangolin']);
+  });
+
+  it('keeps the tails it reads by key (a prefix’s small completions) as it keeps those read by Query', async () => {
+    await create('qwobbel ridge');
+    await create('qwofer shelf');
+    const tailsByKey: string[][] = [];
+    const client = intercepting(table.client, (command, send) => {
+      const keys = (command.input as { RequestItems?: Record<string, { Keys: { pk: string }[] }> })
+        .RequestItems;
+      const pks = Object.values(keys ?? {}).flatMap(({ Keys }) => Keys.map(({ pk }) => pk));
+      if (pks.some((pk) => pk.startsWith('T#'))) tailsByKey.push(pks.sort());
+      return send(command);
+    });
+    const clock = { now: 0 };
+    const own = { client, tableName: table.tableName };
+    const retrieve = createRetriever({
+      search: createSearch({
+        ...own,
+        firstReads: { cacheMs: 1_000, tailCacheMs: 250, now: () => clock.now },
+      }),
+      items: createItemLookup(own),
+      dictionary: createDictionary({ ...own, cacheMs: 0 }),
+    });
+    const ask = async () => (await retrieve({ query: 'qwo', prefix: true, topK: 5, minScore: 0 })).results;
+    expect(await ask()).toHaveLength(2);
+    expect(tailsByKey).toStrictEqual([['T#qwobbel', 'T#qwofer']]);
+    clock.now = 249;
+    expect(await ask()).toHaveLength(2);
+    expect(tailsByKey).toHaveLength(1);
+    clock.now = 250;
+    expect(await ask()).toHaveLength(2);
+    expect(tailsByKey).toHaveLength(2);
   });
 
   it('reads the shrunk set only while the counts say it has entries, beside the counts once a read found some', async () => {

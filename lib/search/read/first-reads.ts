@@ -16,7 +16,6 @@ import {
   sumCounts,
   TAIL_SK,
   tailKey,
-  termOfPk,
   termPk,
 } from '../format/keys.ts';
 import { isExactForm } from '../text/tokenizer.ts';
@@ -154,8 +153,26 @@ export function createFirstReads(
     (input) =>
       kept.get(input.ExpressionAttributeValues[':pk'], () => queryAll(client, input));
   const readStats = statsReader(tableName, keptIn(new ReadCache({ ms: cacheMs, limit: cacheRecords, now })));
-  const tails = keptIn(new ReadCache({ ms: tailCacheMs, limit: cacheRecords, now }));
+  const tailCache = new ReadCache({ ms: tailCacheMs, limit: cacheRecords, now });
+  const tails = keptIn(tailCache);
   const termRead = (term: string) => tails(tailAndDirectoryQuery(tableName, term)).then(tailAndDirectoryOf);
+  /**
+   * Tails read by key, kept as the tails read by Query are (under their partition key, as the rows read): those not
+   * kept are read together, by one BatchGetItem once every `get` has been asked.
+   */
+  const tailsByKey = (terms: readonly string[]): Map<string, Promise<Row | undefined>> => {
+    const missing: string[] = [];
+    const batch = Promise.resolve().then(() =>
+      missing.length === 0 ? [] : batchGet(client, tableName, missing.map(tailKey)),
+    );
+    const read = (term: string) => async () => {
+      missing.push(term);
+      return (await batch).filter((row) => row.pk === termPk(term));
+    };
+    return new Map(
+      terms.map((term) => [term, tailCache.get(termPk(term), read(term)).then((rows) => rows[0])]),
+    );
+  };
   /**
    * Starts the first reads: the counts, and the tail and directory of each of `terms` by one Query. The retriever
    * starts them for the words as written while the dictionary finds their alternatives (`SearchRequest.started`).
@@ -168,7 +185,7 @@ export function createFirstReads(
     start,
     /** The first reads of `terms`, those `started` has not begun (by default none) begun now. */
     readTerms: (terms: readonly string[], small: ReadonlySet<string> = new Set(), started?: FirstReads) =>
-      readTerms({ ...table, termRead }, terms, small, started ?? start([])),
+      readTerms({ ...table, termRead, tailsByKey }, terms, small, started ?? start([])),
   };
 }
 
@@ -179,7 +196,10 @@ export function createFirstReads(
  * shows, or not read beside a tail that does not list it, is read after it.
  */
 async function readTerms(
-  table: Table & { termRead: (term: string) => Promise<TermRead> },
+  table: Table & {
+    termRead: (term: string) => Promise<TermRead>;
+    tailsByKey: (terms: readonly string[]) => Map<string, Promise<Row | undefined>>;
+  },
   terms: readonly string[],
   small: ReadonlySet<string>,
   started: FirstReads,
@@ -190,21 +210,16 @@ async function readTerms(
   // directory pages.
   const read = new Set([...started.terms.keys(), ...rest]);
   const homes = [...new Set(terms.filter(isExactForm).map(homeOf))].filter((home) => !read.has(home));
-  const byKey = batchGet(table.client, table.tableName, [
-    ...rest.filter((term) => small.has(term)).map(tailKey),
-    ...homes.map(tailKey),
-  ]).then((rows) => new Map(rows.map((row) => [termOfPk(row.pk) ?? '', row])));
+  const byKey = table.tailsByKey([...rest.filter((term) => small.has(term)), ...homes]);
+  const tailByKey = (term: string) => observed(byKey.get(term) ?? Promise.resolve(undefined));
   const reads = new Map(started.terms);
   for (const term of rest)
-    reads.set(
-      term,
-      small.has(term) ? byKey.then((tails) => ({ tail: tails.get(term) })) : table.termRead(term),
-    );
+    reads.set(term, small.has(term) ? tailByKey(term).then((tail) => ({ tail })) : table.termRead(term));
   /** A term's tail: a stem's own, a form's from its home. */
   const tailOf = async (term: string, own: Row | undefined) => {
     if (!isExactForm(term)) return own;
     const home = homeOf(term);
-    const row = read.has(home) ? (await reads.get(home))?.tail : (await byKey).get(home);
+    const row = read.has(home) ? (await reads.get(home))?.tail : await tailByKey(home);
     return formInHome(row, term);
   };
   const [stats, found] = await Promise.all([
