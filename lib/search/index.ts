@@ -12,7 +12,7 @@ export {
   STATS_SHARDS,
   TAIL_SK,
 } from './format/keys.ts';
-export { ANSWER_CACHE_MS, AnswerCache } from './read/answers.ts';
+export { ANSWER_CACHE_MS, ANSWER_RANKING_MS, AnswerCache } from './read/answers.ts';
 // Querying: the retriever POST /retrieve runs, its parts, and the same ranking over documents held in memory.
 export { createDictionary, type DictionaryOptions } from './read/dictionary.ts';
 export { dictionaryInMemory, expandQuery } from './read/expand.ts';

@@ -1,55 +1,73 @@
 import type { RetrieveResponse } from './schema.ts';
 
 /**
- * How long a warm container serves a query's answer again (the same request, the same terms, the same `stamp`:
- * query.ts `stampOf`). A new posting moves its tail's home version, and a query reads tails afresh every
- * TAIL_READS_CACHE_MS, so a new item is found as soon as without this; what the stamp does not see (an item's fields,
- * a delete before its commit, a sealed block's change before its pass commits) waits at most this long: the time
- * the counts and the dictionary are kept (FIRST_READS_CACHE_MS), within the contract's 2 s with the stream's own
- * delay (bench:capacity's freshness model). Kept, a popular query costs its terms' keys a ranking a container this
- * often in a quiet index, and at each read of its tails that finds one changed (bench:capacity, the read path).
+ * How long a warm container serves a query's kept answer before it reads the answer's items again: an item's fields,
+ * and a delete, show within this (the time the counts and the dictionary are kept: FIRST_READS_CACHE_MS). The items
+ * unchanged (each at the version the answer holds), the answer stands; any other, the query is ranked again.
  */
 export const ANSWER_CACHE_MS = 1_000;
+/**
+ * How long a ranking is kept at most, however long its stamp holds. Every change to what a query reads moves its
+ * stamp (query.ts `stampOf`), so this only bounds what an unforeseen change could hide.
+ */
+export const ANSWER_RANKING_MS = 60_000;
 /**
  * Results kept at most, over all the kept answers: an item is at most ~17,500 characters (contract §2), so ~40 MB of
  * the function's 1,024 at worst, a few MB for typical items.
  */
 export const ANSWER_CACHE_RESULTS = 1_000;
 
-type Entry = { at: number; stamp: string; response: RetrieveResponse };
+type Entry = { rankedAt: number; checkedAt: number; stamp: string; response: RetrieveResponse };
+
+/** A kept answer: `checked` unless its items are ANSWER_CACHE_MS old, when they must be read again first. */
+export type KeptAnswer = { response: RetrieveResponse; checked: boolean };
 
 /**
- * A container's answers, least recently used first: an answer is served again only under the stamp it was ranked
- * under, and for `ms` at most; `limit` bounds the results held.
+ * A container's answers, least recently used first. An answer is served again only under the stamp it was ranked
+ * under (the same index version, the same home version of each term), for `rankingMs` at most, and its items are read
+ * again each `ms` (`checked`); `limit` bounds the results held.
  */
 export class AnswerCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #options: { ms: number; limit: number; now: () => number };
+  readonly #options: { ms: number; rankingMs: number; limit: number; now: () => number };
   /** The results the entries hold. */
   #size = 0;
 
-  constructor({ ms = ANSWER_CACHE_MS, limit = ANSWER_CACHE_RESULTS, now = Date.now } = {}) {
-    this.#options = { ms, limit, now };
+  constructor({
+    ms = ANSWER_CACHE_MS,
+    rankingMs = ANSWER_RANKING_MS,
+    limit = ANSWER_CACHE_RESULTS,
+    now = Date.now,
+  } = {}) {
+    this.#options = { ms, rankingMs, limit, now };
   }
 
-  /** The answer kept under `key` and `stamp`, if it is younger than `ms`. */
-  get(key: string, stamp: string): RetrieveResponse | undefined {
+  /** The answer kept under `key` and `stamp`, if its ranking is younger than `rankingMs`. */
+  get(key: string, stamp: string): KeptAnswer | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     this.#drop(key);
-    if (entry.stamp !== stamp || this.#options.now() - entry.at >= this.#options.ms) return undefined;
+    const now = this.#options.now();
+    if (entry.stamp !== stamp || now - entry.rankedAt >= this.#options.rankingMs) return undefined;
     this.#put(key, entry);
-    return entry.response;
+    return { response: entry.response, checked: now - entry.checkedAt < this.#options.ms };
   }
 
   /** Keeps `response`, ranked under `stamp`, as the answer to `key`. */
   keep(key: string, stamp: string, response: RetrieveResponse): void {
+    const now = this.#options.now();
     this.#drop(key);
-    this.#put(key, { at: this.#options.now(), stamp, response });
+    this.#put(key, { rankedAt: now, checkedAt: now, stamp, response });
     for (const [oldest] of this.#entries) {
       if (this.#size <= this.#options.limit) break;
       this.#drop(oldest);
     }
+  }
+
+  /** Notes that the items of the answer to `key` were read again and found unchanged. */
+  checked(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry) entry.checkedAt = this.#options.now();
   }
 
   #put(key: string, entry: Entry) {

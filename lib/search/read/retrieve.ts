@@ -180,7 +180,7 @@ async function retrieveOnce(
     itemOf,
   });
   const key = answerKey(request, terms, wordOf);
-  const kept = answers?.get(key, prepared.stamp);
+  const kept = await keptAnswer(answers, key, prepared.stamp, items);
   const hits = kept ? [] : await prepared.run();
   // Checked once the search has read the counts (in its first round, beside the expansion's terms).
   if (!(await holds(started, words.reliedOn))) return undefined;
@@ -188,6 +188,23 @@ async function retrieveOnce(
   const response = { query, results: resultsOf(hits, fetched.fetched, highlight) };
   answers?.keep(key, prepared.stamp, response);
   return response;
+}
+
+/**
+ * The answer kept for `key` under `stamp`, if any: its items read again once ANSWER_CACHE_MS old, and the answer
+ * served only if each is still at the version it holds (the same fields: the same scores, filters and highlights).
+ */
+async function keptAnswer(answers: AnswerCache | undefined, key: string, stamp: string, items: ItemLookup) {
+  const kept = answers?.get(key, stamp);
+  if (!kept || kept.checked) return kept?.response;
+  const { results } = kept.response;
+  const now = await items.getMany(
+    results.map(({ item }) => item.id),
+    { consistent: false },
+  );
+  if (!results.every(({ item }) => now.get(item.id)?.version === item.version)) return undefined;
+  answers?.checked(key);
+  return kept.response;
 }
 
 /** What an answer depends on besides its stamp: the request, and the terms its words were expanded to. */
