@@ -41,7 +41,11 @@ function warmRetriever(answerMs: number, { limit = 1_000, rankingMs = ANSWER_RAN
   const original = search.prepare;
   const prepare: typeof search.prepare = async (request) => {
     const prepared = await original(request);
-    return { ...prepared, run: () => ((counted.rankings += 1), prepared.run()) };
+    const run = () => {
+      counted.rankings += 1;
+      return prepared.run();
+    };
+    return { ...prepared, run };
   };
   const retrieve: Retriever = createRetriever({
     search: Object.assign(search, { prepare }),

@@ -3,6 +3,7 @@ import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import { BLOCK_CAPACITY, decodeColumns, type PostingColumns } from '../format/blocks.ts';
 import { termOfPk, termPk } from '../format/keys.ts';
+import type { BlockCache, ListedBlock } from './block-cache.ts';
 import { EMPTY } from './piece-table.ts';
 import type { Block, TermList } from './pieces.ts';
 
@@ -88,6 +89,8 @@ export class BlockReader {
   readonly #lists: readonly TermList[];
   /** A block's postings as the query scores them (the shrunk set's lengths and cuts). */
   readonly #atLengths: (columns: PostingColumns, term: string) => PostingColumns;
+  /** The blocks the container keeps, if it keeps any. */
+  readonly #cache: BlockCache | undefined;
 
   constructor(options: {
     client: DynamoDBDocumentClient;
@@ -95,18 +98,30 @@ export class BlockReader {
     rangeGap: number;
     lists: readonly TermList[];
     atLengths: (columns: PostingColumns, term: string) => PostingColumns;
+    cache?: BlockCache | undefined;
   }) {
     this.#client = options.client;
     this.#tableName = options.tableName;
     this.#rangeGap = options.rangeGap;
     this.#lists = options.lists;
     this.#atLengths = options.atLengths;
+    this.#cache = options.cache;
   }
 
-  /** Reads `blocks` (and what lies beside them of `likely`), within `budget`; returns what it cost in reads by key. */
+  /**
+   * Reads `blocks` (and what lies beside them of `likely`), within `budget`, those the container keeps from its
+   * cache; returns what it cost in reads by key.
+   */
   async fetch(blocks: Block[], likely: Set<Block>, budget: number): Promise<number> {
-    const { single, ranges } = this.#plan(blocks, likely, budget);
-    await Promise.all([this.#readByKey(single), ...ranges.map((run) => this.#readRange(run))]);
+    const unread = blocks.filter((block) => !this.#fromCache(block));
+    const around = new Set([...likely].filter((block) => !block.postings && !this.#fromCache(block)));
+    if (unread.length === 0) return 0;
+    const { single, ranges } = this.#plan(unread, around, budget);
+    const readAt = this.#cache?.now() ?? 0;
+    await Promise.all([
+      this.#readByKey(single, readAt),
+      ...ranges.map((run) => this.#readRange(run, readAt)),
+    ]);
     // What the reads cost, counted in reads by key (a range of up to five compact blocks counts as one).
     return single.length + ranges.reduce((sum, run) => sum + runCost(run) / KEY_COST, 0);
   }
@@ -177,17 +192,39 @@ export class BlockReader {
     return this.#lists[block.term]?.term ?? '';
   }
 
-  async #readByKey(single: Block[]): Promise<void> {
+  /** `block` as its term's directory lists it. */
+  #listed(block: Block): ListedBlock {
+    const max = this.#lists[block.term]?.entries[block.index]?.[1] ?? Number.NaN;
+    return { term: this.#termOf(block), sk: block.sk, after: block.after, to: block.to, max };
+  }
+
+  /** Whether the container kept `block`: its postings are then set from what it kept. */
+  #fromCache(block: Block): boolean {
+    const columns = this.#cache?.get(this.#listed(block));
+    if (columns) block.postings = this.#atLengths(columns, this.#termOf(block));
+    return columns !== undefined;
+  }
+
+  /** Sets `block`'s postings from the record read (none: the block went since the directory), and keeps them. */
+  #found(block: Block, row: Record<string, unknown> | undefined, readAt: number) {
+    if (!row) {
+      block.postings = EMPTY;
+      return;
+    }
+    const columns = decodeColumns(row.p);
+    this.#cache?.keep(this.#listed(block), columns, readAt);
+    block.postings = this.#atLengths(columns, this.#termOf(block));
+  }
+
+  async #readByKey(single: Block[], readAt: number): Promise<void> {
     const keys = single.map((block) => ({ pk: termPk(this.#termOf(block)), sk: block.sk }));
     const rows = await batchGet(this.#client, this.#tableName, keys, { concurrency: 4 });
     const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
-    for (const block of single) {
-      const row = byKey.get(`${this.#lists[block.term]?.term}\u0000${block.sk}`);
-      block.postings = row ? this.#atLengths(decodeColumns(row.p), this.#termOf(block)) : EMPTY;
-    }
+    for (const block of single)
+      this.#found(block, byKey.get(`${this.#termOf(block)}\u0000${block.sk}`), readAt);
   }
 
-  async #readRange(run: Block[]): Promise<void> {
+  async #readRange(run: Block[], readAt: number): Promise<void> {
     const list = this.#lists[run[0]?.term ?? 0] as TermList;
     const first = run[0] as Block;
     const last = run.at(-1) as Block;
@@ -198,10 +235,7 @@ export class BlockReader {
     });
     const bySk = new Map(rows.map((row) => [row.sk, row]));
     // Every block of the range was read: the ones between are kept too, for later pieces.
-    for (const block of list.blocks.slice(first.index, last.index + 1)) {
-      if (block.postings) continue;
-      const row = bySk.get(block.sk);
-      block.postings = row ? this.#atLengths(decodeColumns(row.p), list.term) : EMPTY;
-    }
+    for (const block of list.blocks.slice(first.index, last.index + 1))
+      if (!block.postings) this.#found(block, bySk.get(block.sk), readAt);
   }
 }

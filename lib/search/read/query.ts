@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { idf, K1 } from '../format/bm25.ts';
 import { REFERENCE_LENGTH } from '../format/keys.ts';
+import type { BlockCache } from './block-cache.ts';
 import { BlockReader, ReadBudget } from './block-reads.ts';
 import { type Hit, rescoreWith, TopKCollector } from './collector.ts';
 import { createFirstReads, type FirstReads, type FirstReadsOptions, type FoundTerm } from './first-reads.ts';
@@ -69,6 +70,8 @@ export interface SearchOptions {
   rangeGap?: number;
   /** What a warm container keeps of the first reads (first-reads.ts; by default nothing). */
   firstReads?: FirstReadsOptions;
+  /** The sealed blocks a warm container keeps (block-cache.ts; by default none). */
+  blocks?: BlockCache | undefined;
 }
 
 /**
@@ -142,6 +145,7 @@ export function createSearch({
   blocksPerRound = SEARCH_DEFAULTS.blocksPerRound,
   rangeGap = SEARCH_DEFAULTS.rangeGap,
   firstReads: kept,
+  blocks,
 }: SearchOptions) {
   const firstReads = createFirstReads(client, tableName, kept);
 
@@ -163,6 +167,7 @@ export function createSearch({
     const { topK, minScore, accept, matchedTermsOf, itemOf } = request;
     const docs = stats.docs;
     if (docs <= 0) return [];
+    blocks?.observe(stats.commits);
     const avgdl = stats.len / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
     const { lists, width } = termListsOf(found, request, docs, stats.shrunk.ghosts);
@@ -185,6 +190,7 @@ export function createSearch({
         rangeGap,
         lists,
         atLengths: (columns, term) => shrunk.atLengths(columns, term),
+        cache: blocks,
       }),
       budget: new ReadBudget(maxBlocks, filterMaxBlocks),
       request: {

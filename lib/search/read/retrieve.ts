@@ -3,6 +3,7 @@ import type { Item } from '../../items/schema.ts';
 import { termFrequencies } from '../format/bm25.ts';
 import { indexTerms, isExactForm, itemText } from '../text/tokenizer.ts';
 import { AnswerCache } from './answers.ts';
+import { BlockCache } from './block-cache.ts';
 import { createDictionary, type Dictionary, lessGhosts, type VersionedDictionary } from './dictionary.ts';
 import { expandQuery } from './expand.ts';
 import { FIRST_READS_CACHE_MS, TAIL_READS_CACHE_MS } from './first-reads.ts';
@@ -226,8 +227,8 @@ const answerKey = (
 
 /**
  * The retriever POST /retrieve and POST /generate run: the service's search settings, its first reads kept
- * (the counts FIRST_READS_CACHE_MS, tails TAIL_READS_CACHE_MS), the term dictionary, and its answers kept
- * (ANSWER_CACHE_MS).
+ * (the counts FIRST_READS_CACHE_MS, tails TAIL_READS_CACHE_MS), its sealed blocks kept (block-cache.ts), the term
+ * dictionary, and its answers kept (answers.ts).
  */
 export function createServiceRetriever({
   client,
@@ -243,6 +244,7 @@ export function createServiceRetriever({
       client,
       tableName,
       firstReads: { cacheMs: FIRST_READS_CACHE_MS, tailCacheMs: TAIL_READS_CACHE_MS },
+      blocks: new BlockCache(),
     }),
     items,
     dictionary: createDictionary({ client, tableName }),

@@ -1,0 +1,156 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { writableFields } from '../../lib/items/merge-patch.ts';
+import { createItemLookup } from '../../lib/items/reader.ts';
+import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
+import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
+import { BLOCK_SETTLE_MS, BlockCache } from '../../lib/search/read/block-cache.ts';
+import { createDictionary } from '../../lib/search/read/dictionary.ts';
+import { createSearch } from '../../lib/search/read/query.ts';
+import { createRetriever, type Retriever } from '../../lib/search/read/retrieve.ts';
+import { createIndexer, type Indexer } from '../../lib/search/write/indexer.ts';
+import { intercepting } from '../support/index-state.ts';
+import { freshTable } from '../support/stack.ts';
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+let items: ItemRepository;
+let indexer: Indexer;
+
+beforeAll(async () => {
+  table = await freshTable();
+  items = createItemRepository(table);
+  indexer = createIndexer({ ...table, items });
+}, 60_000);
+
+/** The sealed blocks a command reads: its keys' (K#<end>, not the tail's K#~), or a range's of them (`range`). */
+function blocksRead(input: Record<string, unknown>): string[] {
+  const requested = input.RequestItems as Record<string, { Keys: { pk: string; sk: string }[] }> | undefined;
+  const keys = Object.values(requested ?? {}).flatMap(({ Keys }) => Keys);
+  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, string>;
+  const range = values[':from'] ? [`${values[':pk']} range`] : [];
+  return [
+    ...keys.filter(({ sk }) => sk.startsWith('K#') && sk !== 'K#~').map(({ pk, sk }) => `${pk} ${sk}`),
+    ...range,
+  ];
+}
+
+/**
+ * A retriever with the service's first reads kept (counts 1 s, tails 250 ms) and sealed blocks kept (`limit`), on a
+ * clock the test moves; `read` lists the sealed blocks it reads.
+ */
+function keepingRetriever(limit?: number) {
+  const read: string[] = [];
+  const clock = { now: 0 };
+  const now = () => clock.now;
+  const client = intercepting(table.client, (command, send) => {
+    read.push(...blocksRead(command.input as Record<string, unknown>));
+    return send(command);
+  });
+  const own = { client, tableName: table.tableName };
+  const retrieve: Retriever = createRetriever({
+    search: createSearch({
+      ...own,
+      firstReads: { cacheMs: 1_000, tailCacheMs: 250, now },
+      blocks: new BlockCache({ now, ...(limit ? { limit } : {}) }),
+    }),
+    items: createItemLookup(own),
+    dictionary: createDictionary({ ...own, cacheMs: 0 }),
+  });
+  return { retrieve, read, clock };
+}
+
+/** A retriever that keeps nothing: the answer a query gets from the table as it is. */
+const fresh = () =>
+  createRetriever({
+    search: createSearch(table),
+    items: createItemLookup(table),
+    dictionary: createDictionary(table),
+  });
+
+/** Items named `<word> <i>` (the first `first` instead), more than a sealed block holds, indexed in one pass. */
+async function collection(word: string, first = `${word} ${word} 0`) {
+  const made = [];
+  for (let i = 0; i < BLOCK_CAPACITY + 8; i++) {
+    const name = i === 0 ? first : `${word} ${i}`;
+    made.push(await items.create({ name, description: '', tags: [], attributes: {} }));
+  }
+  await indexer.reindexItems(made.map(({ id }) => id));
+  return made;
+}
+const ask = (retrieve: Retriever, query: string, topK = 10) =>
+  retrieve({ query, topK, minScore: 0 }).then(({ results }) =>
+    results.map(({ item, score }) => [item.id, score]),
+  );
+
+describe('a warm container’s sealed blocks', () => {
+  it('reads a block once while the index version holds, kept for good once read BLOCK_SETTLE_MS after it was first seen', async () => {
+    await collection('ibex');
+    const { retrieve, read, clock } = keepingRetriever();
+    const answer = await ask(retrieve, 'ibex');
+    expect(read.length).toBeGreaterThan(0);
+    // Read right after the version was first seen: kept only until BLOCK_SETTLE_MS after it.
+    read.length = 0;
+    clock.now = BLOCK_SETTLE_MS - 1;
+    expect(await ask(retrieve, 'ibex')).toStrictEqual(answer);
+    expect(read).toStrictEqual([]);
+    clock.now = BLOCK_SETTLE_MS;
+    expect(await ask(retrieve, 'ibex')).toStrictEqual(answer);
+    expect(read.length).toBeGreaterThan(0);
+    // Read once the version had settled: kept while it holds.
+    read.length = 0;
+    clock.now = 60_000;
+    expect(await ask(retrieve, 'ibex')).toStrictEqual(answer);
+    expect(read).toStrictEqual([]);
+  }, 60_000);
+
+  it('reads its blocks again once the counts show a commit: an edit of a sealed block is found', async () => {
+    const [oldest] = await collection('okapi');
+    if (!oldest) throw new Error('no item');
+    const { retrieve, read, clock } = keepingRetriever();
+    clock.now = BLOCK_SETTLE_MS;
+    const before = await ask(retrieve, 'okapi');
+    expect(before[0]?.[0]).toBe(oldest.id);
+    // The best posting's tf lowered, in its sealed block: no tail of `okapi` changes, the index version does.
+    await items.update(oldest.id, (current) => ({ ...writableFields(current), name: 'okapi zebu 0' }));
+    await indexer.reindexItems([oldest.id]);
+    read.length = 0;
+    clock.now = BLOCK_SETTLE_MS + 999;
+    await ask(retrieve, 'okapi');
+    expect(read).toStrictEqual([]);
+    clock.now = 2 * BLOCK_SETTLE_MS;
+    const after = await ask(retrieve, 'okapi');
+    expect(read.length).toBeGreaterThan(0);
+    expect(after[0]?.[0]).not.toBe(oldest.id);
+    expect(after).toStrictEqual(await ask(fresh(), 'okapi'));
+  }, 60_000);
+
+  it('reads a kept block again once the directory shows it split, before the counts show the commit', async () => {
+    // The first item has no `gnu`: given one, it joins the full sealed block below it, which splits.
+    const [first] = await collection('gnu', 'zebu 0');
+    if (!first) throw new Error('no item');
+    const { retrieve, clock } = keepingRetriever();
+    await ask(retrieve, 'gnu', 50);
+    await items.update(first.id, (current) => ({ ...writableFields(current), name: 'gnu zebu 0' }));
+    await indexer.reindexItems([first.id]);
+    // The tail (and its copy of the directory) is read again; the counts, and so the version, are those kept (the
+    // scores differ from a fresh read's by them alone).
+    clock.now = 300;
+    const ids = (answer: (number | string)[][]) => answer.map(([id]) => id);
+    const answer = ids(await ask(retrieve, 'gnu', 50));
+    expect(new Set(answer).size).toBe(answer.length);
+    expect(answer).toStrictEqual(ids(await ask(fresh(), 'gnu', 50)));
+  }, 60_000);
+
+  it('keeps `limit` blocks at most, the least recently used dropped first', async () => {
+    await collection('tapir');
+    await collection('yak');
+    const { retrieve, read, clock } = keepingRetriever(1);
+    clock.now = BLOCK_SETTLE_MS;
+    await ask(retrieve, 'tapir');
+    await ask(retrieve, 'yak');
+    read.length = 0;
+    await ask(retrieve, 'yak');
+    expect(read).toStrictEqual([]);
+    await ask(retrieve, 'tapir');
+    expect(read.length).toBeGreaterThan(0);
+  }, 60_000);
+});
