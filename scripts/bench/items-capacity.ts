@@ -141,21 +141,25 @@ const VARIANTS = ['plain', 'prefix (', 'typos: 1 ('];
 const growth = (last: Tallied | undefined, before: Tallied | undefined) => (i: number) =>
   Math.max(1, hottest(last?.keptReads?.[i])[1] / Math.max(0.5, hottest(before?.keptReads?.[i])[1]));
 
-// A popular query with its answer kept (answers.ts). A container ranks it again at each read of its tails that finds
-// one changed (every TAIL_READS_CACHE_MS while items with its terms keep coming: churning), and otherwise once every
-// ANSWER_RANKING_MS (quiet), reading the answer's items again every ANSWER_CACHE_MS; its tails are read every
-// TAIL_READS_CACHE_MS either way. A key takes, a container and a second, a ranking's RCU on it (keptReads) that many
-// times, the answer's items' (the ranking's on the items' keys) every ANSWER_CACHE_MS, and its tail's (reads less
-// keptReads) every TAIL_READS_CACHE_MS. Containers (Little's law): queries/s × h over the share of a second a
+// A popular query with its answer and blocks kept (answers.ts, block-cache.ts). Churning: items with its terms keep
+// coming, so every read of its tails (each TAIL_READS_CACHE_MS) finds one changed and it is ranked again, reading its
+// items each time and its blocks once each index version a container sees (the counts are read each
+// FIRST_READS_CACHE_MS). Quiet: it is ranked once every ANSWER_RANKING_MS, its items read again every ANSWER_CACHE_MS.
+// Its tails are read every TAIL_READS_CACHE_MS either way. A key takes, a container and a second, the ranking's RCU
+// on it (keptReads) at those rates, a term key's at the blocks' and an item key's at the items', and its tail's
+// (reads less keptReads) at the tails'. Containers (Little's law): queries/s × h over the share of a second a
 // container is not busy with rankings and reads, each counted at the run's mean D; h is a kept answer's time
 // (measured) plus INVOKE_MS.
 /** A warm invocation's time in its container besides the handler's work (assumed: the runtime's call to the Lambda API). */
 const INVOKE_MS = 1;
 const tailReadsPerSecond = 1000 / TAIL_READS_CACHE_MS;
-const itemChecksPerSecond = 1000 / ANSWER_CACHE_MS;
+/** Reads a second a container makes of a popular query's blocks and of its items. */
+type Rates = { blocks: number; items: number };
+const QUIET: Rates = { blocks: 1000 / ANSWER_RANKING_MS, items: 1000 / ANSWER_CACHE_MS };
+const CHURNING: Rates = { blocks: 1000 / FIRST_READS_CACHE_MS, items: tailReadsPerSecond };
 
-/** Queries/s of one query before its hottest key reaches HEADROOM, ranked `rankings` times a second a container. */
-function answeredRate(t: Tallied, i: number, rankings: number, grow: number) {
+/** Queries/s of one query before its hottest key reaches HEADROOM, its blocks and items read at `rates`. */
+function answeredRate(t: Tallied, i: number, rates: Rates, grow: number) {
   const kept = t.keptReads?.[i] ?? {};
   const cold = t.reads[i] ?? {};
   const perContainer = Object.keys({ ...kept, ...cold })
@@ -163,11 +167,10 @@ function answeredRate(t: Tallied, i: number, rankings: number, grow: number) {
     .map((key) => {
       const ranking = (kept[key] ?? 0) * grow;
       const tail = Math.max(0, (cold[key] ?? 0) * grow - ranking);
-      const items = key.startsWith('ITEM#') ? itemChecksPerSecond * ranking : 0;
-      return rankings * ranking + items + tailReadsPerSecond * tail;
+      return (key.startsWith('ITEM#') ? rates.items : rates.blocks) * ranking + tailReadsPerSecond * tail;
     });
   const containers = (KEY_RCU * HEADROOM) / Math.max(...perContainer, 1e-9);
-  const busy = ((tailReadsPerSecond + itemChecksPerSecond) * mean(t.latencies)) / 1000;
+  const busy = ((tailReadsPerSecond + rates.items) * mean(t.latencies)) / 1000;
   const h = (mean(t.answeredMs ?? []) + INVOKE_MS) / 1000;
   return (containers * (1 - busy)) / h;
 }
@@ -178,11 +181,10 @@ function answersModel(
 ) {
   const row = (size: string, name: string, t: Tallied, grow = (_i: number) => 1) => {
     const queries = (t.keptReads ?? []).map((_, i) => i);
-    const worst = (rankings: number) =>
-      Math.min(...queries.map((i) => answeredRate(t, i, rankings, grow(i))));
+    const worst = (rates: Rates) => Math.min(...queries.map((i) => answeredRate(t, i, rates, grow(i))));
     const unread = (t.answeredReads ?? []).every((reads) => Object.keys(reads).length === 0);
-    const quiet = worst(1000 / ANSWER_RANKING_MS);
-    const churning = worst(tailReadsPerSecond);
+    const quiet = worst(QUIET);
+    const churning = worst(CHURNING);
     const verdict = (q: number) => `${fmt(q)}${q >= TARGET ? '' : ' (below target)'}`;
     return `| ${size} | ${name} | ${(mean(t.answeredMs ?? []) + INVOKE_MS).toFixed(2)} | ${unread ? 'none' : 'some'} | ${verdict(quiet)} | ${verdict(churning)} |`;
   };
@@ -197,11 +199,12 @@ function answersModel(
       ? [...measured, row('1,000,000 (modelled)', name, last, growth(last, before))]
       : measured;
   });
-  return `A popular query with its answer kept (answers.ts): queries/s of the worst of the ${benchQueries.length} queries before any key it
-reads reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s. Quiet: no item with its terms arrives, so a container ranks it once every
-${en(ANSWER_RANKING_MS)} ms and reads its items again every ${ANSWER_CACHE_MS} ms; churning: every read of its tails (each ${TAIL_READS_CACHE_MS} ms)
-finds one changed, so a container ranks it ${tailReadsPerSecond} times a second. h: a kept answer's milliseconds (measured) + ${INVOKE_MS} ms a
-Lambda invocation (assumed).
+  return `A popular query with its answer and blocks kept (answers.ts, block-cache.ts): queries/s of the worst of the ${benchQueries.length}
+queries before any key it reads reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s. Quiet: no item with its terms arrives, so a
+container ranks it once every ${en(ANSWER_RANKING_MS)} ms and reads its items again every ${ANSWER_CACHE_MS} ms. Churning: every read of its
+tails (each ${TAIL_READS_CACHE_MS} ms) finds one changed, so a container ranks it ${tailReadsPerSecond} times a second, reading its items each time
+and its blocks once each index version it sees (at most once every ${FIRST_READS_CACHE_MS} ms). h: a kept answer's milliseconds
+(measured) + ${INVOKE_MS} ms a Lambda invocation (assumed).
 
 | items | query | h ms | reads of a kept answer | q/s, quiet (target ${en(TARGET)}) | q/s, churning |
 |---|---|---|---|---|---|
