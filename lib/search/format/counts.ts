@@ -31,14 +31,24 @@ export interface Counts {
   len: number;
   commits: number;
   shrunkEntries: number;
+  /** The sealed blocks' version: moved by each commit of a pass that changed a sealed block already there. */
+  sealed: number;
 }
 /** The name of a part's count of shrunk-set entries. */
 export const SHRUNK_ENTRIES = 'shrunk';
+/** The name of a part's count of commits that changed a sealed block already there. */
+export const SEALED = 'sealed';
 /** The counts, summed over the parts read. */
 export const sumCounts = (parts: readonly Record<string, unknown>[]): Counts => {
   const sum = (name: string) =>
     parts.reduce((total, part) => total + (typeof part[name] === 'number' ? (part[name] as number) : 0), 0);
-  return { docs: sum('docs'), len: sum('len'), commits: sum('commits'), shrunkEntries: sum(SHRUNK_ENTRIES) };
+  return {
+    docs: sum('docs'),
+    len: sum('len'),
+    commits: sum('commits'),
+    shrunkEntries: sum(SHRUNK_ENTRIES),
+    sealed: sum(SEALED),
+  };
 };
 
 /**

@@ -13,6 +13,7 @@ export {
   countsQuery,
   ghostCounts,
   isShrunkPk,
+  SEALED,
   SHRUNK_ENTRIES,
   SHRUNK_PARTITIONS,
   type Shrunk,

@@ -3,9 +3,9 @@ import type { PostingColumns } from '../format/blocks.ts';
 /** Sealed blocks a container keeps at most: a decoded block is ~4.6 KB (192 postings, three columns of doubles). */
 export const BLOCK_CACHE_BLOCKS = 5_000;
 /**
- * How long after a container first sees an index version a block it reads is kept only until then: an eventually
+ * How long after a container first sees a sealed version a block it reads is kept only until then: an eventually
  * consistent read made right after a commit may return the block as it was before it, and kept for good it would
- * hide the commit's change until the next commit; read later, it is the committed one (DynamoDB's replicas agree
+ * hide the commit's change until the next one; read later, it is the committed one (DynamoDB's replicas agree
  * within about a second). The same as the counts are kept (FIRST_READS_CACHE_MS).
  */
 export const BLOCK_SETTLE_MS = 1_000;
@@ -22,18 +22,18 @@ export interface ListedBlock {
 type Entry = { columns: PostingColumns; max: number; keptUntil: number };
 
 /**
- * The sealed blocks a container has read, kept while the index version it reads holds (every change to a sealed
- * block is made by a pass whose commit moves the version: docs/index-format.md, the writer's protocol). A kept block
- * is used only while the directory still lists it as it was read: the same bound, and every posting within its range
- * (a block that overflows is split, its upper half keeping its end: a copy kept from before would hold the lower
- * half's postings too).
+ * The sealed blocks a container has read, kept while the sealed version it reads holds: the counts' `sealed`, which
+ * the commit of every pass that changed a sealed block already there moves (term-store.ts `Guards`; a new block, sealed
+ * from a tail, has a key no block had). A kept block is used only while the directory still lists it as it was read:
+ * the same bound, and every posting within its range (a block that overflows is split, its upper half keeping its
+ * end: a copy kept from before would hold the lower half's postings too).
  */
 export class BlockCache {
   /** In order of use, the least recently used first. */
   readonly #entries = new Map<string, Entry>();
   readonly #options: { limit: number; settleMs: number; now: () => number };
-  /** The index version the entries were read under, and when this container first saw it. */
-  readonly #version = { commits: Number.NaN, since: 0 };
+  /** The sealed version the entries were read under, and when this container first saw it. */
+  readonly #version = { sealed: Number.NaN, since: 0 };
 
   constructor({ limit = BLOCK_CACHE_BLOCKS, settleMs = BLOCK_SETTLE_MS, now = Date.now } = {}) {
     this.#options = { limit, settleMs, now };
@@ -44,11 +44,11 @@ export class BlockCache {
     return this.#options.now();
   }
 
-  /** The index version a query read: a new one empties the cache. */
-  observe(commits: number): void {
-    if (commits === this.#version.commits) return;
+  /** The sealed version a query read: a new one empties the cache. */
+  observe(sealed: number): void {
+    if (sealed === this.#version.sealed) return;
     this.#entries.clear();
-    this.#version.commits = commits;
+    this.#version.sealed = sealed;
     this.#version.since = this.#options.now();
   }
 

@@ -167,7 +167,7 @@ export function createSearch({
     const { topK, minScore, accept, matchedTermsOf, itemOf } = request;
     const docs = stats.docs;
     if (docs <= 0) return [];
-    blocks?.observe(stats.commits);
+    blocks?.observe(stats.sealed);
     const avgdl = stats.len / docs || 1;
     const stretch = Math.max(1, avgdl / REFERENCE_LENGTH);
     const { lists, width } = termListsOf(found, request, docs, stats.shrunk.ghosts);

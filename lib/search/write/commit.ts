@@ -1,7 +1,15 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { actionsCancelledFor, cancelledFor, isCancelled } from '../../dynamodb/conditions.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
-import { docKey, SHRUNK_ENTRIES, STATS_SHARDS, shrunkEntry, shrunkKey, statsKey } from '../format/keys.ts';
+import {
+  docKey,
+  SEALED,
+  SHRUNK_ENTRIES,
+  STATS_SHARDS,
+  shrunkEntry,
+  shrunkKey,
+  statsKey,
+} from '../format/keys.ts';
 import type { Plan, WriterContext } from './context.ts';
 import { revCondition, stored } from './doc-record.ts';
 import { isShrunk } from './target.ts';
@@ -64,10 +72,10 @@ function commitsOf(ctx: WriterContext, plans: Plan[]): Entry[][] {
 
 /**
  * The counts' change a commit of `entries` carries, to one part of the counts, a new one each attempt: writers side
- * by side seldom meet on it. `commits` counts every commit, `shrunk` the shrunk set's entries (docs/index-format.md,
- * the counts).
+ * by side seldom meet on it. `commits` counts every commit, `shrunk` the shrunk set's entries, `sealed` the commits
+ * of passes that changed a sealed block already there (`rewrote`) (docs/index-format.md, the counts).
  */
-function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[]): Action {
+function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[], rewrote: boolean): Action {
   const docs = entries.reduce(
     (sum, { plan: p }) => sum + (p.item ? 1 : 0) - (p.committed.version > 0 ? 1 : 0),
     0,
@@ -82,8 +90,14 @@ function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[]): 
     Update: {
       TableName: tableName,
       Key: statsKey(Math.floor(Math.random() * STATS_SHARDS)),
-      UpdateExpression: `ADD docs :docs, len :len, commits :one, ${SHRUNK_ENTRIES} :shrunk`,
-      ExpressionAttributeValues: { ':docs': docs, ':len': len, ':one': 1, ':shrunk': shrunk },
+      UpdateExpression: `ADD docs :docs, len :len, commits :one, ${SHRUNK_ENTRIES} :shrunk, ${SEALED} :sealed`,
+      ExpressionAttributeValues: {
+        ':docs': docs,
+        ':len': len,
+        ':one': 1,
+        ':shrunk': shrunk,
+        ':sealed': rewrote ? 1 : 0,
+      },
     },
   };
 }
@@ -92,12 +106,12 @@ function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[]): 
  * One commit transaction of `chunk.entries`; a doc whose condition failed goes to `lost` and out of the chunk, and
  * the error is thrown for the retry to send the rest.
  */
-async function commitChunk(ctx: WriterContext, chunk: { entries: Entry[] }, lost: Set<number>) {
+async function commitChunk(ctx: WriterContext, chunk: Chunk, lost: Set<number>) {
   if (chunk.entries.length === 0) return;
   const actions = chunk.entries.flatMap((entry) => entry.actions);
   // The plan each action is of (a refused condition names an action: only a doc record's has one).
   const planOf = chunk.entries.flatMap((entry) => entry.actions.map(() => entry.plan.id));
-  const counts = countsUpdate(ctx, chunk.entries);
+  const counts = countsUpdate(ctx, chunk.entries, chunk.rewrote);
   try {
     await ctx.client.send(new TransactWriteCommand({ TransactItems: [...actions, counts] as never[] }));
   } catch (error) {
@@ -116,11 +130,26 @@ async function commitChunk(ctx: WriterContext, chunk: { entries: Entry[] }, lost
  * transactions of at most 100 actions. A doc whose rev moved (a writer that took over a lease this one let run out)
  * is left out and returned, the rest committed without it.
  */
-export async function commit(ctx: WriterContext, plans: Plan[]): Promise<Set<number>> {
+export async function commit(ctx: WriterContext, plans: Plan[], rewrote = false): Promise<Set<number>> {
   const lost = new Set<number>();
+  const landed = { any: false };
   for (const entries of commitsOf(ctx, plans)) {
-    const chunk = { entries };
+    const chunk = { entries, rewrote };
     await retry(() => commitChunk(ctx, chunk, lost), COMMIT_RETRIES);
+    landed.any ||= chunk.entries.length > 0;
   }
+  // Blocks changed and nothing committed (every doc lost to another writer): `sealed` moves all the same.
+  if (rewrote && !landed.any) await ctx.client.send(new UpdateCommand(sealedMoved(ctx)));
   return lost;
 }
+
+/** A commit's transaction: its entries, and whether its pass changed a sealed block already there. */
+type Chunk = { entries: Entry[]; rewrote: boolean };
+
+/** A move of the counts' `sealed` alone, in one part of the counts. */
+const sealedMoved = ({ tableName }: WriterContext) => ({
+  TableName: tableName,
+  Key: statsKey(Math.floor(Math.random() * STATS_SHARDS)),
+  UpdateExpression: `ADD ${SEALED} :one`,
+  ExpressionAttributeValues: { ':one': 1 },
+});

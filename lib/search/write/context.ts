@@ -66,4 +66,6 @@ export interface PassState {
   lease: Lease;
   leased: Plan[];
   again: number[];
+  /** Whether the pass has changed a sealed block already there: its commit moves the counts' `sealed`. */
+  rewrote: boolean;
 }

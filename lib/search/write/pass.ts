@@ -37,7 +37,7 @@ export async function runPass(ctx: WriterContext, ids: number[], run: Run): Prom
   const lease = new Lease(ctx);
   const started = ctx.now();
   const { plans, again } = await planPass(ctx, ids, run);
-  const pass: PassState = { lease, leased: [], again };
+  const pass: PassState = { lease, leased: [], again, rewrote: false };
   const planned = ctx.now();
   await takeLeases(ctx, pass, plans);
   try {
@@ -45,7 +45,7 @@ export async function runPass(ctx: WriterContext, ids: number[], run: Run): Prom
     await rollBack(ctx, pass);
     await writePostings(ctx, pass);
     lease.fence();
-    settle(run, pass, await commit(ctx, pass.leased));
+    settle(run, pass, await commit(ctx, pass.leased, pass.rewrote));
     return pass.again;
   } catch (error) {
     await release(ctx, pass.leased, lease.owner);

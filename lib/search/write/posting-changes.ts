@@ -38,6 +38,14 @@ export async function writePostings(ctx: WriterContext, pass: PassState): Promis
   const planned = pass.leased.map((p) => changes(p.id, p.committed, p.target));
   await ctx.postings.apply(
     { add: planned.flatMap((p) => p.add), remove: planned.flatMap((p) => p.remove) },
-    { fence: pass.lease.fence },
+    guardsOf(pass),
   );
 }
+
+/** A pass's guards on its writes of postings: its lease's fence, and the note that it changed a sealed block. */
+export const guardsOf = (pass: PassState) => ({
+  fence: pass.lease.fence,
+  rewrites: () => {
+    pass.rewrote = true;
+  },
+});

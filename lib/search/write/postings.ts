@@ -8,7 +8,7 @@ import { writeHome } from './home-write.ts';
 import type { Posting } from './norms.ts';
 import { applySealed, type TermChange } from './sealed-part.ts';
 import { type PlannedTail, planTail } from './tail-plan.ts';
-import { LostRace, type TermStore } from './term-store.ts';
+import { type Guards, LostRace, type TermStore } from './term-store.ts';
 
 export { LENGTH_SLACK, normOf, type Posting, postingsOf } from './norms.ts';
 export { appendedTerm, planTail, relisted } from './tail-plan.ts';
@@ -27,10 +27,8 @@ export interface PostingChanges {
   remove?: readonly Posting[];
 }
 
-export interface ApplyOptions {
-  /** Called before every write; throws to stop the writer (the indexer's lease on its items is running out). */
-  fence?: () => void;
-}
+/** What a write of postings calls before it writes (term-store.ts `Guards`); each may be left out. */
+export type ApplyOptions = Partial<Guards>;
 
 /** A term's change split at its tail's `lo`: the ids above it (its tail part), and those at or below (sealed part). */
 function splitAtLo(change: TermChange, lo: number) {
@@ -58,7 +56,7 @@ async function applyHome(
   home: string,
   changes: ReadonlyMap<string, TermChange>,
   state: Home,
-  fence: () => void,
+  guards: Guards,
 ) {
   const planned = new Map<string, PlannedTail>();
   const sealedParts = new Map<string, TermChange>();
@@ -74,12 +72,12 @@ async function applyHome(
     }
     if (!isEmpty(sealedPart)) sealedParts.set(term, sealedPart);
   }
-  if (planned.size > 0) await writeHome(store, home, state, planned, fence);
+  if (planned.size > 0) await writeHome(store, home, state, planned, guards.fence);
   for (const [term, change] of sealedParts) {
     const tail = state.tails.get(term);
     // Ids at or below lo exist only where a tail does (lo > 0).
     if (!tail || state.v === undefined) continue;
-    const result = await applySealed(store, term, change, tail, state.v, fence);
+    const result = await applySealed(store, term, change, tail, state.v, guards);
     tally.added += result.added;
     tally.removed += result.removed;
     state.v = result.v;
@@ -93,14 +91,14 @@ function applyHomeUntilDone(
   home: string,
   changes: ReadonlyMap<string, TermChange>,
   first: Home,
-  fence: () => void,
+  guards: Guards,
 ) {
   const terms = [...changes.keys()];
   const read = { state: first };
   return retry(
     async () => {
       try {
-        return await applyHome(store, home, changes, read.state, fence);
+        return await applyHome(store, home, changes, read.state, guards);
       } catch (error) {
         if (error instanceof LostRace)
           read.state = (await readHomes(store, new Map([[home, terms]]))).get(home) as Home;
@@ -153,7 +151,10 @@ export function createPostingWriter({
   concurrency?: number;
 }) {
   const store: TermStore = { client, tableName, blockCapacity, concurrency };
-  async function apply(changes: PostingChanges, { fence = () => {} }: ApplyOptions = {}) {
+  async function apply(
+    changes: PostingChanges,
+    { fence = () => {}, rewrites = () => {} }: ApplyOptions = {},
+  ) {
     const terms = byTerm(changes);
     const byHome = Map.groupBy(terms.keys(), homeOf);
     const homes = await readHomes(store, byHome);
@@ -163,7 +164,7 @@ export function createPostingWriter({
         home,
         new Map(of.map((term) => [term, terms.get(term) as TermChange])),
         homes.get(home) as Home,
-        fence,
+        { fence, rewrites },
       ),
     );
     return {

@@ -21,6 +21,7 @@ import { type Sealed, sealedItem, type Tail } from './term-records.ts';
 import {
   ACTIONS_PER_TRANSACTION,
   type Action,
+  type Guards,
   LostRace,
   pageUpdates,
   put,
@@ -124,7 +125,7 @@ export async function applySealed(
   change: TermChange,
   tail: Tail,
   v0: number,
-  fence: () => void,
+  { fence, rewrites }: Guards,
 ) {
   const { lo } = tail;
   const ids = [...new Set([...change.add.map((p) => p.id), ...change.remove])].sort((a, b) => a - b);
@@ -140,6 +141,7 @@ export async function applySealed(
     const relist = directory !== undefined && entries.size > 0;
     const next = relist ? relisted(directory, entries, store.blockCapacity) : directory;
     const update = tailUpdate(store, term, { delta, relist, directory: next, v });
+    if (actions.length > 0) rewrites();
     await send(store, [...actions, ...pageUpdates(store, term, entries), ...update], fence);
     if (delta !== 0 || relist) v++;
     directory = next;

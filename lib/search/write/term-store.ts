@@ -12,6 +12,17 @@ export interface TermStore {
   concurrency: number;
 }
 
+/** What a write of postings calls before it writes. */
+export interface Guards {
+  /** Before every write; throws to stop the writer (the indexer's lease on its items is running out). */
+  fence: () => void;
+  /**
+   * Before every write that changes a sealed block already there (a rewrite, a split, a delete): the pass's commit
+   * then moves the counts' `sealed` (docs/index-format.md), which tells containers the blocks they keep are stale.
+   */
+  rewrites: () => void;
+}
+
 /** Actions per transaction (DynamoDB allows 100). */
 export const ACTIONS_PER_TRANSACTION = 100;
 
