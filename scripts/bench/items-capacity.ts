@@ -141,22 +141,24 @@ const VARIANTS = ['plain', 'prefix (', 'typos: 1 ('];
 const growth = (last: Tallied | undefined, before: Tallied | undefined) => (i: number) =>
   Math.max(1, hottest(last?.keptReads?.[i])[1] / Math.max(0.5, hottest(before?.keptReads?.[i])[1]));
 
-// A popular query with its answer and blocks kept (answers.ts, block-cache.ts). Churning: items with its terms keep
-// coming, so every read of its tails (each TAIL_READS_CACHE_MS) finds one changed and it is ranked again, reading its
-// items each time and its blocks once each index version a container sees (the counts are read each
-// FIRST_READS_CACHE_MS). Quiet: it is ranked once every ANSWER_RANKING_MS, its items read again every ANSWER_CACHE_MS.
-// Its tails are read every TAIL_READS_CACHE_MS either way. A key takes, a container and a second, the ranking's RCU
-// on it (keptReads) at those rates, a term key's at the blocks' and an item key's at the items', and its tail's
-// (reads less keptReads) at the tails'. Containers (Little's law): queries/s × h over the share of a second a
-// container is not busy with rankings and reads, each counted at the run's mean D; h is a kept answer's time
-// (measured) plus INVOKE_MS.
+// A popular query with its answer and blocks kept (answers.ts, block-cache.ts). Quiet: it is ranked once every
+// ANSWER_RANKING_MS, its items read again every ANSWER_CACHE_MS. New items: items with its terms keep coming, so
+// every read of its tails (each TAIL_READS_CACHE_MS) finds one changed and it is ranked again, reading its items each
+// time; its blocks stay kept (new postings go to tails: the sealed version holds). Edits: besides, each version of the
+// counts a container reads (each FIRST_READS_CACHE_MS) shows a pass that rewrote a sealed block, so its blocks are
+// read again that often. Its tails are read every TAIL_READS_CACHE_MS throughout. A key takes, a container and a
+// second, the ranking's RCU on it (keptReads) at those rates, a term key's at the blocks' and an item key's at the
+// items', and its tail's (reads less keptReads) at the tails'. Containers (Little's law): queries/s × h over the
+// share of a second a container is not busy with rankings and reads, each counted at the run's mean D; h is a kept
+// answer's time (measured) plus INVOKE_MS.
 /** A warm invocation's time in its container besides the handler's work (assumed: the runtime's call to the Lambda API). */
 const INVOKE_MS = 1;
 const tailReadsPerSecond = 1000 / TAIL_READS_CACHE_MS;
 /** Reads a second a container makes of a popular query's blocks and of its items. */
 type Rates = { blocks: number; items: number };
 const QUIET: Rates = { blocks: 1000 / ANSWER_RANKING_MS, items: 1000 / ANSWER_CACHE_MS };
-const CHURNING: Rates = { blocks: 1000 / FIRST_READS_CACHE_MS, items: tailReadsPerSecond };
+const NEW_ITEMS: Rates = { blocks: 1000 / ANSWER_RANKING_MS, items: tailReadsPerSecond };
+const EDITS: Rates = { blocks: 1000 / FIRST_READS_CACHE_MS, items: tailReadsPerSecond };
 
 /** Queries/s of one query before its hottest key reaches HEADROOM, its blocks and items read at `rates`. */
 function answeredRate(t: Tallied, i: number, rates: Rates, grow: number) {
@@ -183,10 +185,9 @@ function answersModel(
     const queries = (t.keptReads ?? []).map((_, i) => i);
     const worst = (rates: Rates) => Math.min(...queries.map((i) => answeredRate(t, i, rates, grow(i))));
     const unread = (t.answeredReads ?? []).every((reads) => Object.keys(reads).length === 0);
-    const quiet = worst(QUIET);
-    const churning = worst(CHURNING);
+    const [quiet, arriving, edited] = [QUIET, NEW_ITEMS, EDITS].map(worst);
     const verdict = (q: number) => `${fmt(q)}${q >= TARGET ? '' : ' (below target)'}`;
-    return `| ${size} | ${name} | ${(mean(t.answeredMs ?? []) + INVOKE_MS).toFixed(2)} | ${unread ? 'none' : 'some'} | ${verdict(quiet)} | ${verdict(churning)} |`;
+    return `| ${size} | ${name} | ${(mean(t.answeredMs ?? []) + INVOKE_MS).toFixed(2)} | ${unread ? 'none' : 'some'} | ${verdict(quiet ?? 0)} | ${verdict(arriving ?? 0)} | ${verdict(edited ?? 0)} |`;
   };
   const rows = VARIANTS.flatMap((variant) => {
     const name = variant.replace(' (', '');
@@ -200,14 +201,14 @@ function answersModel(
       : measured;
   });
   return `A popular query with its answer and blocks kept (answers.ts, block-cache.ts): queries/s of the worst of the ${benchQueries.length}
-queries before any key it reads reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s. Quiet: no item with its terms arrives, so a
-container ranks it once every ${en(ANSWER_RANKING_MS)} ms and reads its items again every ${ANSWER_CACHE_MS} ms. Churning: every read of its
-tails (each ${TAIL_READS_CACHE_MS} ms) finds one changed, so a container ranks it ${tailReadsPerSecond} times a second, reading its items each time
-and its blocks once each index version it sees (at most once every ${FIRST_READS_CACHE_MS} ms). h: a kept answer's milliseconds
-(measured) + ${INVOKE_MS} ms a Lambda invocation (assumed).
+queries before any key it reads reaches ${HEADROOM * 100} % of ${en(KEY_RCU)} RCU/s. Quiet: a container ranks it once every ${en(ANSWER_RANKING_MS)} ms and
+reads its items again every ${ANSWER_CACHE_MS} ms. New items: items with its terms keep coming, so every read of its tails (each
+${TAIL_READS_CACHE_MS} ms) finds one changed: ranked ${tailReadsPerSecond} times a second, its blocks kept (new postings go to tails). Edits: besides,
+every read of the counts (each ${FIRST_READS_CACHE_MS} ms) shows a pass that rewrote a sealed block: its blocks read again that often.
+h: a kept answer's milliseconds (measured) + ${INVOKE_MS} ms a Lambda invocation (assumed).
 
-| items | query | h ms | reads of a kept answer | q/s, quiet (target ${en(TARGET)}) | q/s, churning |
-|---|---|---|---|---|---|
+| items | query | h ms | reads of a kept answer | q/s, quiet (target ${en(TARGET)}) | q/s, new items | q/s, edits |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
 }
 
