@@ -1,10 +1,11 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryAll } from '../../lib/dynamodb/query-all.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemLookup } from '../../lib/items/reader.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import { BLOCK_CAPACITY } from '../../lib/search/format/blocks.ts';
-import { countParts, countsQuery, sumCounts } from '../../lib/search/format/keys.ts';
+import { countParts, countsQuery, docKey, STATS_PK, sumCounts } from '../../lib/search/format/keys.ts';
 import { BLOCK_SETTLE_MS, BlockCache } from '../../lib/search/read/block-cache.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
@@ -125,6 +126,39 @@ describe('a warm container’s sealed blocks', () => {
     expect(after[0]?.[0]).toBe(oldest.id);
     expect(Number(after[0]?.[1])).toBeGreaterThan(Number(before[0]?.[1]));
     expect(after).toStrictEqual(await ask(fresh(), 'okapi'));
+  }, 60_000);
+
+  it('moves the sealed version even when every doc of the pass that rewrote a block is lost to another writer', async () => {
+    const [oldest] = await collection('kudu', 'kudu 0');
+    if (!oldest) throw new Error('no item');
+    await items.update(oldest.id, (current) => ({ ...writableFields(current), name: 'kudu kudu kudu 0' }));
+    // Right before the commit, another writer moves the doc record's rev: the commit's only doc is lost. Then the
+    // writer stops (as if it died), but for a move of `sealed` alone.
+    const state = { lost: false };
+    const client = intercepting(table.client, async (command, send) => {
+      const input = command.input as {
+        TransactItems?: { Update?: { Key: { pk: string } } }[];
+        UpdateExpression?: string;
+      };
+      if (state.lost) {
+        if (input.UpdateExpression === 'ADD sealed :one') return send(command);
+        throw new Error('stopped');
+      }
+      if (input.TransactItems?.some((action) => action.Update?.Key.pk === STATS_PK)) {
+        state.lost = true;
+        const rev = { UpdateExpression: 'ADD rev :one', ExpressionAttributeValues: { ':one': 1 } };
+        await table.client.send(
+          new UpdateCommand({ TableName: table.tableName, Key: docKey(oldest.id), ...rev }),
+        );
+      }
+      return send(command);
+    });
+    const sealed = (await counts()).sealed;
+    await createIndexer({ client, tableName: table.tableName, items })
+      .reindexItems([oldest.id])
+      .catch(() => undefined);
+    expect(state.lost).toBe(true);
+    expect((await counts()).sealed).toBeGreaterThan(sealed);
   }, 60_000);
 
   it('keeps its blocks while new items with its term are indexed: their postings go to its tail, not to a block', async () => {
