@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { fc, test } from '@fast-check/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryAll } from '../../lib/dynamodb/query-all.ts';
 import { writableFields } from '../../lib/items/merge-patch.ts';
@@ -216,4 +217,61 @@ describe('a warm container’s sealed blocks', () => {
     await ask(retrieve, 'tapir');
     expect(read.length).toBeGreaterThan(0);
   }, 60_000);
+});
+
+/** A step of the property below: an item created, edited or deleted, then the clock moved on. */
+const step = fc.record({
+  kind: fc.constantFrom('create', 'create', 'edit', 'delete'),
+  pick: fc.nat(),
+  words: fc.array(fc.constantFrom('lynx', 'puma', 'ocelot'), { minLength: 1, maxLength: 4 }),
+  // Past the tails' time only (the counts, and so the sealed version, still those kept), or past the counts' too.
+  tick: fc.constantFrom(300, 300, 2_500),
+});
+
+describe('a warm container’s sealed blocks, through any edits', () => {
+  test.prop([fc.array(step, { minLength: 10, maxLength: 30 })], { numRuns: 3 })(
+    'never counts an item twice, and answers as a fresh read does once the counts are read again',
+    async (steps) => {
+      const own = await freshTable();
+      const repo = createItemRepository(own);
+      // Blocks of three postings: they seal, split and empty all the time.
+      const writer = createIndexer({ ...own, items: repo, blockCapacity: 3 });
+      const clock = { now: 0 };
+      const now = () => clock.now;
+      const keeping = createRetriever({
+        search: createSearch({
+          ...own,
+          firstReads: { cacheMs: 1_000, tailCacheMs: 250, now },
+          blocks: new BlockCache({ now }),
+        }),
+        items: createItemLookup(own),
+        dictionary: createDictionary({ ...own, cacheMs: 0 }),
+      });
+      const reading = createRetriever({
+        search: createSearch(own),
+        items: createItemLookup(own),
+        dictionary: createDictionary(own),
+      });
+      const live: number[] = [];
+      for (const { kind, pick, words, tick } of steps) {
+        const name = words.join(' ');
+        const id = live[pick % Math.max(1, live.length)];
+        if (kind === 'create' || id === undefined)
+          live.push((await repo.create({ name, description: '', tags: [], attributes: {} })).id);
+        else if (kind === 'edit') await repo.update(id, (current) => ({ ...writableFields(current), name }));
+        else {
+          await repo.delete(id);
+          live.splice(live.indexOf(id), 1);
+        }
+        await writer.reindexItems(kind === 'create' ? [live.at(-1) ?? 0] : [id ?? 0]);
+        clock.now += tick;
+        for (const word of ['lynx', 'puma', 'ocelot']) {
+          const answer = await ask(keeping, word, 50);
+          expect(new Set(answer.map(([id]) => id)).size).toBe(answer.length);
+          if (tick > 1_000) expect(answer).toStrictEqual(await ask(reading, word, 50));
+        }
+      }
+    },
+    120_000,
+  );
 });
