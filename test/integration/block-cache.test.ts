@@ -192,16 +192,16 @@ describe('a warm container’s sealed blocks', () => {
     const [first] = await collection('gnu', 'zebu 0');
     if (!first) throw new Error('no item');
     const { retrieve, clock } = keepingRetriever();
-    await ask(retrieve, 'gnu', 50);
+    await ask(retrieve, 'gnu', 250);
     await items.update(first.id, (current) => ({ ...writableFields(current), name: 'gnu zebu 0' }));
     await indexer.reindexItems([first.id]);
     // The tail (and its copy of the directory) is read again; the counts, and so the version, are those kept (the
     // scores differ from a fresh read's by them alone).
     clock.now = 300;
     const ids = (answer: (number | string)[][]) => answer.map(([id]) => id);
-    const answer = ids(await ask(retrieve, 'gnu', 50));
+    const answer = ids(await ask(retrieve, 'gnu', 250));
     expect(new Set(answer).size).toBe(answer.length);
-    expect(answer).toStrictEqual(ids(await ask(fresh(), 'gnu', 50)));
+    expect(answer).toStrictEqual(ids(await ask(fresh(), 'gnu', 250)));
   }, 60_000);
 
   it('keeps `limit` blocks at most, the least recently used dropped first', async () => {

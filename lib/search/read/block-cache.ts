@@ -26,7 +26,8 @@ type Entry = { columns: PostingColumns; max: number; keptUntil: number };
  * the commit of every pass that changed a sealed block already there moves (term-store.ts `Guards`; a new block, sealed
  * from a tail, has a key no block had). A kept block is used only while the directory still lists it as it was read:
  * the same bound, and every posting within its range (a block that overflows is split, its upper half keeping its
- * end: a copy kept from before would hold the lower half's postings too).
+ * end: a copy kept from before would hold the lower half's postings too; a piece scores a block's postings only
+ * within the block's range, and the check keeps the cache from relying on that).
  */
 export class BlockCache {
   /** In order of use, the least recently used first. */
