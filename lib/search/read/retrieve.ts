@@ -180,7 +180,8 @@ async function retrieveOnce(
     matchedTermsOf,
     itemOf,
   });
-  const key = answerKey(request, terms, wordOf);
+  // Only a retriever that keeps answers needs their key.
+  const key = answers ? answerKey(request, terms, wordOf) : '';
   const kept = await keptAnswer(answers, key, prepared.stamp, items);
   const hits = kept ? [] : await prepared.run();
   // Checked once the search has read the counts (in its first round, beside the expansion's terms).

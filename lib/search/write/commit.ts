@@ -70,6 +70,9 @@ function commitsOf(ctx: WriterContext, plans: Plan[]): Entry[][] {
   return chunks;
 }
 
+/** One of the counts' parts, at random: writers side by side seldom meet on it. */
+const anyCountsPart = () => statsKey(Math.floor(Math.random() * STATS_SHARDS));
+
 /**
  * The counts' change a commit of `entries` carries, to one part of the counts, a new one each attempt: writers side
  * by side seldom meet on it. `commits` counts every commit, `shrunk` the shrunk set's entries, `sealed` the commits
@@ -89,7 +92,7 @@ function countsUpdate({ tableName }: WriterContext, entries: readonly Entry[], r
   return {
     Update: {
       TableName: tableName,
-      Key: statsKey(Math.floor(Math.random() * STATS_SHARDS)),
+      Key: anyCountsPart(),
       UpdateExpression: `ADD docs :docs, len :len, commits :one, ${SHRUNK_ENTRIES} :shrunk, ${SEALED} :sealed`,
       ExpressionAttributeValues: {
         ':docs': docs,
@@ -149,7 +152,7 @@ type Chunk = { entries: Entry[]; rewrote: boolean };
 /** A move of the counts' `sealed` alone, in one part of the counts. */
 const sealedMoved = ({ tableName }: WriterContext) => ({
   TableName: tableName,
-  Key: statsKey(Math.floor(Math.random() * STATS_SHARDS)),
+  Key: anyCountsPart(),
   UpdateExpression: `ADD ${SEALED} :one`,
   ExpressionAttributeValues: { ':one': 1 },
 });
