@@ -1,4 +1,4 @@
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { countRequests } from '../lib/dynamodb/client.ts';
 import { createItemLookup } from '../lib/items/reader.ts';
 import { metrics } from '../lib/observability.ts';
@@ -16,9 +16,14 @@ const indexer = createIndexer({
 const requests = countRequests(table.client);
 
 // Each invocation publishes its batch's figures (indexChanges): one EMF line, as the HTTP routes' logMetrics does.
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+// Its passes are sized to end before the invocation does.
+export const handler = async (
+  event: DynamoDBStreamEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<DynamoDBBatchResponse> => {
+  const deadline = context ? Date.now() + context.getRemainingTimeInMillis() : undefined;
   try {
-    return await indexChanges(indexer, event.Records, { requests });
+    return await indexChanges(indexer, event.Records, { requests, ...(deadline ? { deadline } : {}) });
   } finally {
     metrics.publishStoredMetrics();
   }

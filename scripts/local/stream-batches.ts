@@ -22,6 +22,8 @@ export interface StreamSettings {
   maximumRetryAttempts: number;
   maximumRecordAgeInSeconds: number;
   parallelizationFactor: number;
+  /** The function's timeout in seconds (serverless.yml); the local consumer tells the handler what is left of it. */
+  functionTimeout: number;
   /** The records that invoke the function (Lambda's event filtering; serverless.yml deploys the same). */
   filterPatterns: FilterPattern[];
 }
@@ -142,11 +144,20 @@ export async function pollStream(
   }
 }
 
-export type StreamHandler = (event: { Records: DynamoDBRecord[] }) => Promise<DynamoDBBatchResponse>;
+/** What the handler learns of its invocation: the time left before Lambda would end it. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
+export type StreamHandler = (
+  event: { Records: DynamoDBRecord[] },
+  context?: InvocationContext,
+) => Promise<DynamoDBBatchResponse>;
 
 export interface BatchOptions {
   handler: StreamHandler;
-  settings: Pick<StreamSettings, 'maximumRetryAttempts'>;
+  /** With `functionTimeout`, each invocation's context counts down from it (the local consumer does not stop it). */
+  settings: Pick<StreamSettings, 'maximumRetryAttempts'> & Partial<Pick<StreamSettings, 'functionTimeout'>>;
   streamArn: string;
   shardId: string;
   functionArn?: string;
@@ -195,6 +206,13 @@ export function failureRecord(
   };
 }
 
+/** An invocation's context, its time counting down from `timeoutSeconds` from now (none without a timeout). */
+function invocation(timeoutSeconds: number | undefined): InvocationContext | undefined {
+  if (timeoutSeconds === undefined) return undefined;
+  const end = Date.now() + timeoutSeconds * 1000;
+  return { getRemainingTimeInMillis: () => end - Date.now() };
+}
+
 /** Delivers one batch as Lambda would; resolves once it succeeded or was given up (see `onFailure`). */
 export async function deliverBatch(records: readonly DynamoDBRecord[], options: BatchOptions): Promise<void> {
   const pause =
@@ -205,7 +223,8 @@ export async function deliverBatch(records: readonly DynamoDBRecord[], options: 
     for (let invokeCount = 1, retried = retries; ; invokeCount++, retried++) {
       let functionError = false;
       try {
-        const { batchItemFailures = [] } = (await options.handler({ Records: [...batch] })) ?? {};
+        const context = invocation(options.settings.functionTimeout);
+        const { batchItemFailures = [] } = (await options.handler({ Records: [...batch] }, context)) ?? {};
         if (batchItemFailures.length === 0) return;
         // Partial success: retry from the earliest failed record (an unknown identifier fails the whole batch).
         const failed = batchItemFailures.map((f) =>

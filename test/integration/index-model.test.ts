@@ -1,3 +1,4 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -9,6 +10,7 @@ import { createIndexer } from '../../lib/search/write/indexer.ts';
 import {
   crashingClient,
   expected,
+  intercepting,
   jitteringClient,
   later,
   scanAll,
@@ -47,11 +49,16 @@ const write = fc.record({ slot: fc.nat(IDS - 1), content: fc.option(content, { n
 type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
 /** A round's writes, each to its own item: the first lands before the round's writers start, the rest beside them. */
 const writes = fc.uniqueArray(write, { maxLength: 6, selector: (w) => w.slot });
-/** An index writer of a round: its ids, how many times it is sent, and the call it dies at (none: it finishes). */
+/**
+ * An index writer of a round: its ids, how many times it is sent, the call it dies at (none: it finishes), and how
+ * long into its lease it renews it (none: half the lease, seldom reached in a run this short; 0 or 50 ms: at a
+ * write of postings whenever no renewal is under way, so renewals go beside the postings and crashes land in them).
+ */
 const writer = fc.record({
   slots: fc.uniqueArray(fc.nat(IDS - 1), { minLength: 1, maxLength: 4 }),
   copies: fc.integer({ min: 1, max: 2 }),
   crashAt: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+  renewMs: fc.option(fc.constantFrom(0, 50), { nil: undefined }),
 });
 /** An item's fields from its name and description. */
 const writeOf = (name: string, description: string): ItemWrite => ({
@@ -69,7 +76,7 @@ const round = fc.record({
 describe('the index against a model', () => {
   // The moments the readers looked at over all runs, and those that found items in flight: a reader that never
   // looked mid-write would prove nothing.
-  const looked = { moments: 0, inFlight: 0 };
+  const looked = { moments: 0, inFlight: 0, renewals: 0 };
 
   // About 3-6 s a run here: a long MODEL_RUNS loop gets the time it needs.
   it('converges to the index of the items after any interleaving of writers, crashes, retries and reindexes', {
@@ -81,7 +88,18 @@ describe('the index against a model', () => {
         // Every writer's calls (not the test's own reads) interleave as widely as DynamoDB allows, and a reader looks
         // at the whole table between them, at random moments (support/moments.ts: the counts' bound).
         const gate = new Gate();
-        const table = { ...fresh, client: gate.client(jitteringClient(fresh.client, seeded(seed))) };
+        const gated = gate.client(jitteringClient(fresh.client, seeded(seed)));
+        const table = {
+          ...fresh,
+          client: intercepting(gated, (command, send) => {
+            if (
+              command instanceof TransactWriteCommand &&
+              JSON.stringify(command.input).includes('leaseUntil')
+            )
+              looked.renewals++;
+            return send(command);
+          }),
+        };
         const looks = new Looks(gate, () => scanAll(fresh), seeded(seed + 1));
         const items = createItemRepository(table);
         // Slot → the item's id, once created (ids are never reused, so a deleted slot gets a new item).
@@ -140,11 +158,12 @@ describe('the index against a model', () => {
             await Promise.all([
               // Item writes go on while the index is written, as they do beside the stream consumer.
               ...rest.map(apply),
-              ...writers.flatMap(({ slots, copies, crashAt }) =>
+              ...writers.flatMap(({ slots, copies, crashAt, renewMs }) =>
                 Array.from({ length: copies }, () =>
                   createIndexer({
                     ...options,
                     ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
+                    ...(renewMs === undefined ? {} : { renewMs }),
                   })
                     .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
                     .catch(() => 'died'),
@@ -174,6 +193,7 @@ describe('the index against a model', () => {
     );
     expect(looked.moments, 'moments a reader looked at').toBeGreaterThan(RUNS);
     expect(looked.inFlight, 'moments with items in flight').toBeGreaterThan(0);
+    expect(looked.renewals, 'lease renewals sent').toBeGreaterThan(0);
   });
 
   // Found by the model (about one random run in eight finds it again): `npm run reindex` beside a writer that died

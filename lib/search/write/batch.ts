@@ -32,16 +32,17 @@ export interface BatchResult {
 }
 
 /**
- * Brings the index up to date for `ids` as one batch (`reindexItems`). If the batch fails, its items are taken one
- * by one (`reindexItem`), so one item that cannot be indexed neither holds up the others nor hides which one it is.
+ * Brings the index up to date for `ids` as one batch (`reindexItems`, by `deadline` if given: the items it had no
+ * time for are failed, for a retry). If the batch fails, its items are taken one by one (`reindexItem`,
+ * `concurrency` at once), so one item that cannot be indexed neither holds up the others nor hides which one it is.
  */
 export async function reindexBatch(
   indexer: Indexer,
   ids: readonly number[],
-  concurrency = 4,
+  { concurrency = 4, deadline }: { concurrency?: number; deadline?: number | undefined } = {},
 ): Promise<BatchResult> {
   if (ids.length === 0) return { outcomes: new Map(), invalid: [], failed: [], split: false };
-  const { all, failed, split } = await indexer.reindexItems(ids).then(
+  const { all, failed, split } = await indexer.reindexItems(ids, { deadline }).then(
     (done) => ({ all: done, failed: [], split: false }),
     async () => {
       const each = await eachBounded(ids, concurrency, (id) => indexer.reindexItem(id));
@@ -55,5 +56,7 @@ export async function reindexBatch(
       invalid.push({ id, error: new Error(`the stored record of item ${id} is invalid`) });
     else outcomes.set(id, outcome);
   }
-  return { outcomes, invalid, failed, split };
+  const late = split ? [] : [...new Set(ids)].filter((id) => !all.has(id));
+  const noTime = late.map((id) => ({ id, error: new Error(`no time was left to index item ${id}`) }));
+  return { outcomes, invalid, failed: [...failed, ...noTime], split };
 }

@@ -24,6 +24,6 @@ export async function compact(ctx: WriterContext, atLeast: number): Promise<numb
   if (entries.length === 0 || (entries.length < atLeast && shrunkBytes(rows) < ctx.compactBytes)) return 0;
   const ids = entries.map((entry) => entry.id);
   const outcomes = new Map<number, IndexOutcome>();
-  await runPass(ctx, ids, { outcomes, renorm: new Set(ids), shrank: false });
+  await runPass(ctx, ids, { outcomes, deadline: undefined, renorm: new Set(ids), shrank: false });
   return [...outcomes.values()].filter((outcome) => outcome !== 'unchanged').length;
 }

@@ -18,6 +18,8 @@ export interface WriterContext {
   leaseMs: number;
   /** How long before its lease ends a writer sends its last write. */
   fenceMs: number;
+  /** How long into its lease a writer renews it. */
+  renewMs: number;
   /** The clock leases are read and written by (and passes timed by). */
   now: () => number;
   /** How many items the next pass takes, from the pace of the last. */
@@ -41,11 +43,13 @@ export interface WriterCounts {
 export type IndexOutcome = 'unchanged' | 'indexed' | 'removed' | 'invalid';
 
 /**
- * One indexing run's state across its passes: each item's outcome, the ids a compaction renorms, and whether a
- * shrunk target committed (the run then compacts the shrunk set if it is full).
+ * One indexing run's state across its passes: each item's outcome, its deadline, the ids a compaction renorms, and
+ * whether a shrunk target committed (the run then compacts the shrunk set if it is full).
  */
 export interface Run {
   outcomes: Map<number, IndexOutcome>;
+  /** When the writer must have stopped writing (by `now`: a Lambda invocation's end); none: no limit. */
+  deadline: number | undefined;
   renorm: ReadonlySet<number>;
   shrank: boolean;
 }

@@ -5,7 +5,7 @@ import { retry } from '../../retry.ts';
 import { COMPACT_AT, COMPACT_BYTES, compact } from './compaction.ts';
 import type { IndexOutcome, Run, WriterContext, WriterCounts } from './context.ts';
 import { FENCE_MS, LEASE_MS, LeaseRanOut } from './lease.ts';
-import { runPass } from './pass.ts';
+import { runPass, writableMs } from './pass.ts';
 import { PassSize } from './pass-size.ts';
 import { createPostingWriter } from './postings.ts';
 
@@ -15,8 +15,15 @@ export { EMPTY, type Indexed, stored, writeAhead } from './doc-record.ts';
 export { analyze, isShrunk, postingTarget } from './target.ts';
 
 export interface Indexer {
-  /** Makes the index agree with the items' current state, as one batch (idempotent; safe to retry or run concurrently). */
-  reindexItems(ids: readonly number[]): Promise<Map<number, IndexOutcome>>;
+  /**
+   * Makes the index agree with the items' current state, as one batch (idempotent; safe to retry or run
+   * concurrently); `deadline` (by the writer's clock): when it must have stopped writing, a Lambda invocation's end.
+   * Items it had no time for have no outcome.
+   */
+  reindexItems(
+    ids: readonly number[],
+    options?: { deadline?: number | undefined },
+  ): Promise<Map<number, IndexOutcome>>;
   /** One item as a batch of one. */
   reindexItem(id: number): Promise<IndexOutcome>;
   /**
@@ -43,6 +50,8 @@ export interface IndexerOptions {
   /** How long a writer holds an item (tests of dead writers use short leases). */
   leaseMs?: number;
   fenceMs?: number;
+  /** How long into its lease a writer renews it (half the lease unless given; tests renew often). */
+  renewMs?: number;
   /** Requests in flight at once (doc records, terms). */
   concurrency?: number;
   /** The clock leases are read and written by (tests move it on to let a dead writer's lease run out). */
@@ -67,8 +76,9 @@ function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext
     concurrency,
     leaseMs,
     fenceMs,
+    renewMs: options.renewMs ?? leaseMs / 2,
     now: options.now ?? Date.now,
-    passSize: new PassSize({ leaseMs, fenceMs }),
+    passSize: new PassSize(),
     counts: { slowPasses: 0 },
     compactAt: options.compactAt ?? COMPACT_AT,
     compactBytes: options.compactBytes ?? COMPACT_BYTES,
@@ -113,14 +123,17 @@ const isSlow = (error: unknown) =>
   error instanceof LeaseRanOut || awsFailure(error) === 'timeout' || awsFailure(error) === 'throttled';
 
 /**
- * Indexes `requested` in passes of the size the writer's pace allows (a pass the table was too slow for goes again,
- * halved), then compacts the shrunk set if a shrunk target committed and the set is full.
+ * Indexes `requested` in passes of the size the writer's pace and time allow (a pass the table was too slow for goes
+ * again, halved), then compacts the shrunk set if a shrunk target committed and the set is full. Within its fence of
+ * the deadline a writer starts no pass: the items left have no outcome, for the stream to deliver again.
  */
-async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
-  const run: Run = { outcomes: new Map(), renorm: new Set(), shrank: false };
+async function reindexItems(ctx: WriterContext, requested: readonly number[], deadline?: number) {
+  const run: Run = { outcomes: new Map(), deadline, renorm: new Set(), shrank: false };
   const queue = [...new Set(requested)];
   while (queue.length > 0) {
-    const ids = queue.splice(0, ctx.passSize.take(queue.length));
+    const writable = writableMs(ctx, run, ctx.now());
+    if (writable <= 0) break;
+    const ids = queue.splice(0, ctx.passSize.take(queue.length, writable));
     await passesOver(ctx, ids, run).catch((error: unknown) => {
       if (!isSlow(error) || ids.length === 1) throw error;
       ctx.counts.slowPasses++;
@@ -141,7 +154,7 @@ async function reindexItems(ctx: WriterContext, requested: readonly number[]) {
 export function createIndexer(options: IndexerOptions): Indexer {
   const ctx = contextOf(options);
   return {
-    reindexItems: (ids) => reindexItems(ctx, ids),
+    reindexItems: (ids, { deadline } = {}) => reindexItems(ctx, ids, deadline),
     async reindexItem(id) {
       return (await reindexItems(ctx, [id])).get(id) ?? 'unchanged';
     },

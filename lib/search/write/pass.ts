@@ -17,14 +17,27 @@ function settle(run: Run, pass: PassState, lost: ReadonlySet<number>) {
   }
 }
 
-/** Whether the pass can land before its fence at the pace of its write-ahead (PassSize.fits). */
-function fits(ctx: WriterContext, plans: Plan[], started: number, planned: number): boolean {
+/** How long a writer that starts at `from` may write for: to the run's deadline, less the fence; or unbounded. */
+export const writableMs = (ctx: WriterContext, run: Run, from: number): number =>
+  run.deadline === undefined ? Number.POSITIVE_INFINITY : run.deadline - ctx.fenceMs - from;
+
+/** Whether the pass can land before the run's deadline at the pace of its write-ahead (PassSize.fits). */
+function fits(
+  ctx: WriterContext,
+  run: Run,
+  plans: Plan[],
+  times: { started: number; planned: number },
+): boolean {
   const homes = new Set(
     plans.flatMap((p) => [...Object.keys(p.committed.terms), ...Object.keys(p.target.terms)].map(homeOf)),
   );
   const now = ctx.now();
   const pass = { items: plans.length, homes: homes.size, concurrency: ctx.concurrency };
-  return ctx.passSize.fits(pass, now - started, now - planned);
+  return ctx.passSize.fits(pass, {
+    elapsedMs: now - times.started,
+    writeAheadMs: now - times.planned,
+    writableMs: writableMs(ctx, run, times.started),
+  });
 }
 
 /**
@@ -41,7 +54,7 @@ export async function runPass(ctx: WriterContext, ids: number[], run: Run): Prom
   const planned = ctx.now();
   await takeLeases(ctx, pass, plans);
   try {
-    if (!fits(ctx, pass.leased, started, planned)) throw new LeaseRanOut();
+    if (!fits(ctx, run, pass.leased, { started, planned })) throw new LeaseRanOut();
     await rollBack(ctx, pass);
     await writePostings(ctx, pass);
     lease.fence();

@@ -1,5 +1,6 @@
 import type { PassState, WriterContext } from './context.ts';
 import type { Indexed } from './doc-record.ts';
+import { extendLeases } from './lease.ts';
 import { type Posting, postingsOf } from './norms.ts';
 
 /** The postings of an indexed state. */
@@ -36,16 +37,35 @@ export const changes = (id: number, committed: Indexed, target: Indexed) => {
  */
 export async function writePostings(ctx: WriterContext, pass: PassState): Promise<void> {
   const planned = pass.leased.map((p) => changes(p.id, p.committed, p.target));
-  await ctx.postings.apply(
-    { add: planned.flatMap((p) => p.add), remove: planned.flatMap((p) => p.remove) },
-    guardsOf(pass),
-  );
+  await applyHeld(ctx, pass, {
+    add: planned.flatMap((p) => p.add),
+    remove: planned.flatMap((p) => p.remove),
+  });
 }
 
-/** A pass's guards on its writes of postings: its lease's fence, and the note that it changed a sealed block. */
-export const guardsOf = (pass: PassState) => ({
-  fence: pass.lease.fence,
-  rewrites: () => {
-    pass.rewrote = true;
-  },
-});
+/**
+ * Writes postings under the pass's lease: before each write its fence, and its renewal once due (the doc records'
+ * renewals go beside the postings' writes, never beside a doc record's own); resolves once the last renewal has
+ * landed, so the pass's next step may write doc records.
+ */
+export async function applyHeld(
+  ctx: WriterContext,
+  pass: PassState,
+  change: { add: Posting[]; remove: Posting[] },
+): Promise<void> {
+  const { lease } = pass;
+  const guards = {
+    fence: () => {
+      lease.fence();
+      lease.keepUp(pass.leased, (plans, until) => extendLeases(ctx, plans, until));
+    },
+    rewrites: () => {
+      pass.rewrote = true;
+    },
+  };
+  try {
+    await ctx.postings.apply(change, guards);
+  } finally {
+    await lease.settled();
+  }
+}

@@ -2,7 +2,7 @@ import { mapLimit } from '../../concurrency.ts';
 import type { PassState, WriterContext } from './context.ts';
 import { writeAhead } from './doc-record.ts';
 import { writeDoc } from './lease.ts';
-import { guardsOf, postingList, without } from './posting-changes.ts';
+import { applyHeld, postingList, without } from './posting-changes.ts';
 
 /**
  * Step 2 of a pass: an unfinished rebuild (a writer that died after its write-ahead) is rolled back: its postings go
@@ -12,13 +12,10 @@ import { guardsOf, postingList, without } from './posting-changes.ts';
 export async function rollBack(ctx: WriterContext, pass: PassState): Promise<void> {
   const recovering = pass.leased.filter((plan) => plan.unfinished.length > 0);
   if (recovering.length === 0) return;
-  await ctx.postings.apply(
-    {
-      add: recovering.flatMap((p) => postingList(p.id, p.committed)),
-      remove: recovering.flatMap((p) => p.unfinished.flatMap((state) => without(p.id, state, p.committed))),
-    },
-    guardsOf(pass),
-  );
+  await applyHeld(ctx, pass, {
+    add: recovering.flatMap((p) => postingList(p.id, p.committed)),
+    remove: recovering.flatMap((p) => p.unfinished.flatMap((state) => without(p.id, state, p.committed))),
+  });
   const recorded = await mapLimit(recovering, ctx.concurrency, (plan) =>
     writeDoc(ctx, plan, writeAhead(plan.committed, [plan.target], pass.lease.fields)),
   );

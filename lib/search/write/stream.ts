@@ -18,15 +18,16 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
 }
 
 /**
- * Brings the index up to date for every item a batch touches, as one batch (`reindexItems`). Each item is rebuilt
- * from its current state, so order, duplicates and retries do not matter. If the batch fails, its items are taken
- * one by one and the failed ones reported, so Lambda retries from the first of them (and, after its retries, sends
- * the rest of the batch to the failures queue: docs/operations.md, redrive).
+ * Brings the index up to date for every item a batch touches, as one batch (`reindexItems`), its passes sized to end
+ * by the invocation's `deadline` (epoch ms) if given. Each item is rebuilt from its current state, so order,
+ * duplicates and retries do not matter. If the batch fails, its items are taken one by one and the failed ones
+ * reported, so Lambda retries from the first of them (and, after its retries, sends the rest of the batch to the
+ * failures queue: docs/operations.md, redrive).
  *
  * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
  * touched, whether it was split into single items, the items that failed or are invalid, the passes the table was
- * too slow for (context.ts `WriterCounts`), its latency, and (given
- * the client's `requests`: client.ts `countRequests`) the retries the SDK made of its DynamoDB requests.
+ * too slow for (context.ts `WriterCounts`), its latency, and (given the client's `requests`: client.ts
+ * `countRequests`) the retries the SDK made of its DynamoDB requests.
  */
 export async function indexChanges(
   indexer: Indexer,
@@ -35,13 +36,17 @@ export async function indexChanges(
     concurrency = 4,
     metrics = serviceMetrics,
     requests,
-  }: { concurrency?: number; metrics?: Metrics; requests?: RequestCounts } = {},
+    deadline,
+  }: { concurrency?: number; metrics?: Metrics; requests?: RequestCounts; deadline?: number } = {},
 ): Promise<DynamoDBBatchResponse> {
   const started = process.hrtime.bigint();
   const retriesBefore = requests ? requests.attempts - requests.requests : 0;
   const slowBefore = indexer.counts.slowPasses;
   const changed = changedItems(records);
-  const { invalid, failed, split } = await reindexBatch(indexer, [...changed.keys()], concurrency);
+  const { invalid, failed, split } = await reindexBatch(indexer, [...changed.keys()], {
+    concurrency,
+    deadline,
+  });
   metrics.addDimension('operation', 'indexItems');
   metrics.addMetric('indexedItems', MetricUnit.Count, changed.size);
   metrics.addMetric('batchSplits', MetricUnit.Count, split ? 1 : 0);

@@ -277,8 +277,11 @@ describe('osls package --stage prod', () => {
       maximumRetryAttempts: 10,
       maximumRecordAgeInSeconds: 3600,
       parallelizationFactor: 1,
+      functionTimeout: 300,
       filterPatterns: [{ dynamodb: { Keys: { pk: { S: [{ prefix: 'ITEM#' }] } } } }],
     });
+    // The consumer's timeout is the one the local consumer counts down (its passes are sized to end within it).
+    expect(resources.IndexItemsLambdaFunction?.Properties.Timeout).toBe(STREAM.functionTimeout);
     expect(resources.IndexFailuresQueue).toStrictEqual({
       Type: 'AWS::SQS::Queue',
       Properties: {
