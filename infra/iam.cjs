@@ -26,12 +26,16 @@ const PERMISSIONS = {
   generate: [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], keys: READ_INDEX }],
   // The index writer reads the items, doc records and term records (tails by key, sealed blocks by Query), writes
   // term and doc records, and the counts' parts and shrunk-set entries (STATS, SHRUNK#*), whose set it reads to
-  // compact it. test/integration/iam-calls.test.ts checks every call it makes against these.
+  // compact it; a long pass renews its lease in a lease record (LEASE#*), which other writers read.
+  // test/integration/iam-calls.test.ts checks every call it makes against these.
   indexItems: [
-    { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], keys: [...READ_ITEMS, 'D#*', 'T#*'] },
+    {
+      actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+      keys: [...READ_ITEMS, 'D#*', 'T#*', 'LEASE#*'],
+    },
     { actions: ['dynamodb:Query'], keys: ['T#*', 'STATS', 'SHRUNK#*'] },
     { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], keys: ['T#*', 'D#*', 'SHRUNK#*'] },
-    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'D#*', 'STATS'] },
+    { actions: ['dynamodb:UpdateItem'], keys: ['T#*', 'D#*', 'STATS', 'LEASE#*'] },
   ],
   openapi: [],
 };

@@ -48,7 +48,8 @@ async function phase(name: string) {
   const batches = { splits: 0, failed: 0, invocations: 0 };
   for (let i = 0; i < ids.length; i += streamSettings.batchSize) {
     for (let left = ids.slice(i, i + streamSettings.batchSize), tries = 0; left.length > 0; tries++) {
-      if (tries > streamSettings.maximumRetryAttempts) throw new Error(`items ${left.join(', ')} were given up`);
+      if (tries > streamSettings.maximumRetryAttempts)
+        throw new Error(`items ${left.join(', ')} were given up`);
       const deadline = Date.now() + streamSettings.functionTimeout * 1000;
       const result = await reindexBatch(indexer, left, { deadline });
       batches.invocations++;

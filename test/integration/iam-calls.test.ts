@@ -17,6 +17,7 @@ import { createItemRepository } from '../../lib/items/repository.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createServiceRetriever } from '../../lib/search/read/retrieve.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
+import { crashingClient, later } from '../support/index-state.ts';
 import { freshTable } from '../support/stack.ts';
 
 // What each function's role allows (infra/iam.cjs): actions on this table's partition keys (dynamodb:LeadingKeys,
@@ -100,7 +101,8 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
     const table = await freshTable();
     const items = createItemRepository(table);
     const { calls, ...seen } = recorded(table);
-    const indexer = createIndexer({ ...seen, blockCapacity: 3, compactAt: 2 });
+    // Renewing at every write of postings, as a pass that outlasts half its lease does.
+    const indexer = createIndexer({ ...seen, blockCapacity: 3, compactAt: 2, renewMs: 0 });
     const words = ['boot', 'booting', 'trail', 'rain', 'lamp', 'rope', 'camp', 'stove'];
     const made = [];
     for (let i = 0; i < 12; i++)
@@ -124,6 +126,15 @@ describe('every DynamoDB call a function makes is one its role allows (infra/iam
     await items.delete(made[6]?.id ?? 0);
     await indexer.reindexItems(made.map((item) => item.id));
     expect(calls.some((call) => String(call.pk).startsWith('SHRUNK#') && call.action === 'Query')).toBe(true);
+    // A writer that died mid-pass, then one whose clock is past its lease: it reads the dead writer's lease record.
+    const ids = made.map((item) => item.id);
+    await items.update(ids[1] ?? 0, (current) => ({ ...current, description: 'stove rope' }));
+    await createIndexer({ ...table, items, client: crashingClient(table, 4) })
+      .reindexItems(ids)
+      .catch(() => 'died');
+    await later({ ...seen, blockCapacity: 3, compactAt: 2 }).reindexItems(ids);
+    for (const action of ['UpdateItem', 'BatchGetItem'])
+      expect(calls.some((call) => String(call.pk).startsWith('LEASE#') && call.action === action)).toBe(true);
     // `npm run reindex` runs with an operator's credentials; its batches go through the consumer's indexer.
     await rebuildIndex({ ...table, indexer, pageSize: 5 });
     expect(refused('indexItems', calls)).toStrictEqual([]);

@@ -1,4 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -92,10 +92,7 @@ describe('the index against a model', () => {
         const table = {
           ...fresh,
           client: intercepting(gated, (command, send) => {
-            if (
-              command instanceof TransactWriteCommand &&
-              JSON.stringify(command.input).includes('leaseUntil')
-            )
+            if (command instanceof UpdateCommand && String(command.input.Key?.pk).startsWith('LEASE#'))
               looked.renewals++;
             return send(command);
           }),

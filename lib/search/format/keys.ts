@@ -131,6 +131,13 @@ export function directoryEntries(pages: readonly Record<string, unknown>[]): [en
 /** The key of an item's doc record: `D#<id> / IDX`. */
 export const docKey = (id: number) => ({ pk: `${DOC_PREFIX}${id}`, sk: DOC_SK });
 
+const LEASE_PREFIX = 'LEASE#';
+/** The key of a renewed lease's record: `LEASE#<owner> / L`. */
+export const leaseKey = (owner: string) => ({ pk: `${LEASE_PREFIX}${owner}`, sk: 'L' });
+/** The owner a lease record's partition key names. */
+export const ownerOfLeaseKey = (pk: unknown): string | undefined =>
+  typeof pk === 'string' && pk.startsWith(LEASE_PREFIX) ? pk.slice(LEASE_PREFIX.length) : undefined;
+
 /**
  * The term dictionary's two global secondary indexes over each term's tail. The prefix index projects a term's df
  * class, not its df, so it is written when a term enters or leaves it or its class changes, not at every df change

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type DynamoDBDocumentClient,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { awsFailure } from '../../aws/errors.ts';
 import { mapLimit } from '../../concurrency.ts';
-import { cancelledFor, isConditionFailure } from '../../dynamodb/conditions.ts';
+import { isConditionFailure } from '../../dynamodb/conditions.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
-import { docKey } from '../format/keys.ts';
+import { docKey, leaseKey } from '../format/keys.ts';
 import { revCondition } from './doc-record.ts';
 
 /** Where doc records are written. */
@@ -25,15 +21,17 @@ interface DocTable {
 export const LEASE_MS = 90_000;
 /** A writer's last write is sent at least this long before its lease ends (request time-outs and retries included). */
 export const FENCE_MS = 15_000;
-/** Doc records a renewal extends in one transaction (DynamoDB's limit). */
-const RENEWALS_PER_TRANSACTION = 100;
-/** A renewal cancelled by a concurrent transaction on one of its doc records goes again, at most this often. */
+/**
+ * A renewal that timed out or was throttled goes again: it only ever moves the lease record's end later, so one that
+ * landed unseen does no harm.
+ */
 const RENEWAL_RETRIES: RetryPolicy<void> = {
-  attempts: 3,
-  backoff: { baseMs: 20, maxMs: 200 },
-  retryable: (error) =>
-    cancelledFor(error, 'TransactionConflict') && !cancelledFor(error, 'ConditionalCheckFailed'),
+  attempts: 5,
+  backoff: { baseMs: 50, maxMs: 1_000 },
+  retryable: (error) => awsFailure(error) === 'timeout' || awsFailure(error) === 'throttled',
 };
+/** How long the table keeps a lease record after its end (its TTL): no writer reads one that old. */
+const LEASE_RECORD_DAYS = 1;
 
 /** What a pass throws when its fence stops it: its items can go again, in a smaller pass. */
 export class LeaseRanOut extends Error {
@@ -42,20 +40,15 @@ export class LeaseRanOut extends Error {
   }
 }
 
-/** A doc record a writer holds, and the rev it last wrote (or read) it at. */
-interface Held {
-  id: number;
-  rev: number;
-}
-
-/** Extends the lease on `plans` to `until`. */
-export type Extend = (plans: readonly Held[], until: number) => Promise<void>;
+/** Moves a lease's end on to `until`. */
+export type Extend = (until: number) => Promise<void>;
 
 /**
  * A pass's lease on the items it works on (docs/index-format.md, "lease" and "fence"): its owner and end. Its fence
  * stops the writer before any write sent too near the end, so no write of a writer whose items another took over
- * lands after the takeover. A pass longer than half its lease renews it (`keepUp`): the end it holds moves only
- * once every doc record carries the new one, so a renewal that fails or half-lands leaves the fence where it was.
+ * lands after the takeover. A pass longer than half its lease renews it (`keepUp`): one write of its lease record,
+ * which a writer reads for an item whose doc record's lease has run out. The end the fence keeps to moves only once
+ * the renewal has landed, and a renewal that fails stops the pass at its next write.
  */
 export class Lease {
   readonly owner = randomUUID();
@@ -63,7 +56,7 @@ export class Lease {
   readonly #leaseMs: number;
   readonly #fenceMs: number;
   readonly #renewMs: number;
-  /** The end every doc record of the pass carries, and the renewal under way (if any), or the reason one failed. */
+  /** The lease's end as the table holds it, the renewal under way (if any), and the reason one failed (if any). */
   readonly #state: { until: number; renewing?: Promise<void> | undefined; lost?: unknown };
 
   constructor({ now, leaseMs, fenceMs, renewMs }: LeaseTimes) {
@@ -81,15 +74,16 @@ export class Lease {
   };
 
   /**
-   * Starts extending the lease on `plans` through `extend` once `renewMs` of it have gone, unless a renewal is under
-   * way; does not wait for it. Called with the fence, before a write of postings (no doc record is written then).
+   * Starts moving the lease's end on through `extend` once `renewMs` of it have gone, unless a renewal is under way;
+   * does not wait for it. Called just after the fence, before a write: the renewal is a write the fence lets through,
+   * so it lands before the lease it extends has ended, and a writer that reads the lease after that end reads it.
    */
-  keepUp(plans: readonly Held[], extend: Extend): void {
+  keepUp(extend: Extend): void {
     const state = this.#state;
     if (state.renewing || state.lost !== undefined) return;
     if (this.#now() < state.until - this.#leaseMs + this.#renewMs) return;
     const until = this.#now() + this.#leaseMs;
-    state.renewing = extend(plans, until).then(
+    state.renewing = extend(until).then(
       () => {
         state.until = until;
         state.renewing = undefined;
@@ -101,7 +95,7 @@ export class Lease {
     );
   }
 
-  /** Resolves once no renewal is under way: before a doc record is written, since a renewal moves each one's rev. */
+  /** Resolves once no renewal is under way: a pass's step ends with its renewal landed (or failed). */
   async settled(): Promise<void> {
     await this.#state.renewing;
   }
@@ -122,46 +116,52 @@ export interface LeaseTimes {
 }
 
 /**
- * Extends the lease on each of `plans` to `until`: transactions of up to 100 doc records, each conditional on the rev
- * the writer last wrote and moving it on, so a writer that took an item over (or read it to take it over) meanwhile
- * makes the renewal fail. Throws if any transaction failed; the plans of those that landed have their rev moved.
+ * Moves the lease record of `owner` on to `until` (created by a pass's first renewal; docs/index-format.md, the lease
+ * record), never back: a renewal retried after one that landed unseen finds its end there already.
  */
-export async function extendLeases(
-  { client, tableName, concurrency }: DocTable & { concurrency: number },
-  plans: readonly Held[],
+export async function renewLease(
+  { client, tableName }: DocTable,
+  owner: string,
   until: number,
 ): Promise<void> {
-  const chunks = Array.from({ length: Math.ceil(plans.length / RENEWALS_PER_TRANSACTION) }, (_, i) =>
-    plans.slice(i * RENEWALS_PER_TRANSACTION, (i + 1) * RENEWALS_PER_TRANSACTION),
-  );
-  await mapLimit(chunks, concurrency, async (chunk) => {
-    const renewals = chunk.map((plan) => ({
-      Update: {
-        TableName: tableName,
-        Key: docKey(plan.id),
-        UpdateExpression: 'SET leaseUntil = :until, rev = :next',
-        ConditionExpression: 'rev = :rev',
-        ExpressionAttributeValues: { ':until': until, ':rev': plan.rev, ':next': plan.rev + 1 },
-      },
-    }));
-    const renew = async () => {
-      await client.send(new TransactWriteCommand({ TransactItems: renewals }));
-    };
-    await retry(renew, RENEWAL_RETRIES);
-    for (const plan of chunk) plan.rev++;
-  });
+  const renew = async () => {
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: leaseKey(owner),
+          UpdateExpression: 'SET leaseUntil = :until, expiresAt = :expires',
+          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :until',
+          ExpressionAttributeValues: {
+            ':until': until,
+            ':expires': Math.ceil(until / 1000) + LEASE_RECORD_DAYS * 86_400,
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  };
+  await retry(renew, RENEWAL_RETRIES);
 }
 
-/** Whether a doc record is held by a writer whose lease has not run out. */
+/**
+ * Whether a doc record is held by a writer whose lease has not run out: the end the record carries, or a later one
+ * its writer's lease record holds (`renewed`, by owner).
+ */
 export const isHeld = (
   doc: { leaseOwner?: string | undefined; leaseUntil?: number | undefined } | undefined,
   now: () => number,
-) => Boolean(doc?.leaseOwner) && (doc?.leaseUntil ?? 0) > now();
+  renewed: ReadonlyMap<string, number> = new Map(),
+) => {
+  if (!doc?.leaseOwner) return false;
+  return Math.max(doc.leaseUntil ?? 0, renewed.get(doc.leaseOwner) ?? 0) > now();
+};
 
 /** Writes a plan's doc record if its rev is still `plan.rev`; true when it did (and the plan's rev moved on). */
 export async function writeDoc(
   { client, tableName }: DocTable,
-  plan: Held,
+  plan: { id: number; rev: number },
   fields: Record<string, unknown>,
 ): Promise<boolean> {
   try {

@@ -4,7 +4,7 @@ import { batchGet } from '../../dynamodb/batch-get.ts';
 import { ItemNotFoundError } from '../../items/errors.ts';
 import type { Item } from '../../items/schema.ts';
 import { logger } from '../../observability.ts';
-import { docKey, idOfDocKey } from '../format/keys.ts';
+import { docKey, idOfDocKey, leaseKey, ownerOfLeaseKey } from '../format/keys.ts';
 import type { Plan, Run, WriterContext } from './context.ts';
 import { type Doc, DocSchema, EMPTY, type Indexed } from './doc-record.ts';
 import { isHeld } from './lease.ts';
@@ -50,15 +50,28 @@ async function readDocs(
 }
 
 /**
+ * The ends of renewed leases (by owner) of the doc records whose own lease end has passed: their writers' lease
+ * records, read consistently (a writer renews under its fence, so a renewal has landed before the end it extends).
+ */
+async function renewals(ctx: WriterContext, docs: Iterable<Doc | 'invalid'>): Promise<Map<string, number>> {
+  const owners = new Set<string>();
+  for (const doc of docs)
+    if (doc !== 'invalid' && doc.leaseOwner && (doc.leaseUntil ?? 0) <= ctx.now()) owners.add(doc.leaseOwner);
+  if (owners.size === 0) return new Map();
+  const keys = [...owners].map(leaseKey);
+  const records = await batchGet(ctx.client, ctx.tableName, keys, { consistent: true, concurrency: 4 });
+  return new Map(records.map((record) => [ownerOfLeaseKey(record.pk) ?? '', Number(record.leaseUntil)]));
+}
+
+/**
  * What a pass does with one item: nothing (`unchanged`: indexed at its version by today's analysis, and no
  * compaction renorms it), try again later (`held` by another writer's lease), or rebuild it by a plan.
  */
 function planOf(
   ctx: WriterContext,
   run: Run,
-  id: number,
-  item: Item | undefined,
-  doc: Doc | undefined,
+  { id, item, doc }: { id: number; item: Item | undefined; doc: Doc | undefined },
+  renewed: ReadonlyMap<string, number>,
 ): Plan | 'unchanged' | 'held' {
   const unfinished = doc?.pending ?? [];
   const target = item ? analyze(item) : EMPTY;
@@ -73,7 +86,7 @@ function planOf(
       sameAnalysis(doc, target))
   )
     return 'unchanged';
-  if (isHeld(doc, ctx.now)) return 'held';
+  if (isHeld(doc, ctx.now, renewed)) return 'held';
   const committed: Indexed = doc ?? EMPTY;
   return {
     id,
@@ -88,6 +101,7 @@ function planOf(
 /** A pass's plans for `ids` and the ids it leaves for later (held by another writer); outcomes go to `run`. */
 export async function planPass(ctx: WriterContext, ids: number[], run: Run) {
   const [found, docs] = await Promise.all([readItems(ctx, ids), readDocs(ctx, ids)]);
+  const renewed = await renewals(ctx, docs.values());
   const again: number[] = [];
   const plans: Plan[] = [];
   for (const id of ids) {
@@ -98,7 +112,7 @@ export async function planPass(ctx: WriterContext, ids: number[], run: Run) {
       run.outcomes.set(id, 'invalid');
       continue;
     }
-    const plan = planOf(ctx, run, id, item, doc);
+    const plan = planOf(ctx, run, { id, item, doc }, renewed);
     if (plan === 'unchanged') run.outcomes.set(id, 'unchanged');
     else if (plan === 'held') again.push(id);
     else plans.push(plan);

@@ -1,6 +1,6 @@
 import type { PassState, WriterContext } from './context.ts';
 import type { Indexed } from './doc-record.ts';
-import { extendLeases } from './lease.ts';
+import { renewLease } from './lease.ts';
 import { type Posting, postingsOf } from './norms.ts';
 
 /** The postings of an indexed state. */
@@ -44,9 +44,8 @@ export async function writePostings(ctx: WriterContext, pass: PassState): Promis
 }
 
 /**
- * Writes postings under the pass's lease: before each write its fence, and its renewal once due (the doc records'
- * renewals go beside the postings' writes, never beside a doc record's own); resolves once the last renewal has
- * landed, so the pass's next step may write doc records.
+ * Writes postings under the pass's lease: before each write its fence, and its renewal once due (beside the writes);
+ * resolves once the last renewal has landed or failed, so none is left in flight after the step.
  */
 export async function applyHeld(
   ctx: WriterContext,
@@ -57,7 +56,7 @@ export async function applyHeld(
   const guards = {
     fence: () => {
       lease.fence();
-      lease.keepUp(pass.leased, (plans, until) => extendLeases(ctx, plans, until));
+      lease.keepUp((until) => renewLease(ctx, lease.owner, until));
     },
     rewrites: () => {
       pass.rewrote = true;
