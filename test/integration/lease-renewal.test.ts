@@ -152,4 +152,36 @@ describe('a pass that outlasts its lease', () => {
     expect(writer.seen.owners.size).toBeGreaterThan(1);
     expect(await snapshot(table)).toMatchObject(expected(made));
   });
+
+  it('retries a renewal that timed out only while the lease it extends still lets a write through', async () => {
+    const made = await forty();
+    const timedOut = () =>
+      Object.assign(new Error('a request has exceeded the configured requestTimeout'), {
+        name: 'TimeoutError',
+      });
+    // The first renewal's first attempt times out at once: its retry lands, and the pass goes on.
+    const quick = { attempts: 0 };
+    const writer = slowWriter(async (command) => {
+      if (isRenewal(command) && ++quick.attempts === 1) throw timedOut();
+    });
+    await writer.indexer.reindexItems(made.map((item) => item.id));
+    expect(quick.attempts).toBeGreaterThanOrEqual(2);
+    expect(writer.seen.owners.size).toBe(1);
+    // Another pass's first renewal takes 40 s before it times out, past the fence of the lease it was to extend: no
+    // retry of it is sent, and the pass stops.
+    const more = await forty();
+    const renewalsOf = new Map<string, number>();
+    const late = slowWriter(async (command) => {
+      if (!isRenewal(command)) return;
+      const key = String((command as UpdateCommand).input.Key?.pk);
+      renewalsOf.set(key, (renewalsOf.get(key) ?? 0) + 1);
+      if (renewalsOf.size > 1) return;
+      late.clock.ms += 40_000;
+      throw timedOut();
+    });
+    await late.indexer.reindexItems(more.map((item) => item.id));
+    expect([...renewalsOf.values()][0], "attempts at the first pass's renewal").toBe(1);
+    expect(late.indexer.counts.slowPasses).toBeGreaterThanOrEqual(1);
+    expect(await snapshot(table)).toMatchObject(expected([...made, ...more]));
+  });
 });

@@ -22,8 +22,8 @@ export const LEASE_MS = 90_000;
 /** A writer's last write is sent at least this long before its lease ends (request time-outs and retries included). */
 export const FENCE_MS = 15_000;
 /**
- * A renewal that timed out or was throttled goes again: it only ever moves the lease record's end later, so one that
- * landed unseen does no harm.
+ * A renewal that timed out or was throttled goes again, while the lease it extends still lets a write through: it only
+ * ever moves the lease record's end later, so one that landed unseen does no harm.
  */
 const RENEWAL_RETRIES: RetryPolicy<void> = {
   attempts: 5,
@@ -117,14 +117,16 @@ export interface LeaseTimes {
 
 /**
  * Moves the lease record of `owner` on to `until` (created by a pass's first renewal; docs/index-format.md, the lease
- * record), never back: a renewal retried after one that landed unseen finds its end there already.
+ * record), never back: a renewal retried after one that landed unseen finds its end there already. Each attempt is
+ * sent only through `fence` (the lease being renewed): one sent later could land after another writer, finding the
+ * lease ended, took the items over.
  */
 export async function renewLease(
   { client, tableName }: DocTable,
-  owner: string,
-  until: number,
+  { owner, until, fence }: { owner: string; until: number; fence: () => void },
 ): Promise<void> {
   const renew = async () => {
+    fence();
     try {
       await client.send(
         new UpdateCommand({

@@ -56,7 +56,7 @@ export async function applyHeld(
   const guards = {
     fence: () => {
       lease.fence();
-      lease.keepUp((until) => renewLease(ctx, lease.owner, until));
+      lease.keepUp((until) => renewLease(ctx, { owner: lease.owner, until, fence: lease.fence }));
     },
     rewrites: () => {
       pass.rewrote = true;
