@@ -2,26 +2,21 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ItemLookup } from '../../items/reader.ts';
 import type { Item } from '../../items/schema.ts';
 import type { Indexed } from './doc-record.ts';
-import type { Lease } from './lease.ts';
+import type { Lease, LeaseTimes } from './lease.ts';
 import type { PassSize } from './pass-size.ts';
 import type { PostingWriter } from './postings.ts';
 
-/** What every step of the indexer works with: the tables, the posting writer, its clock and its limits. */
-export interface WriterContext {
+/**
+ * What every step of the indexer works with: the tables, the posting writer, its clock and its limits (the lease's
+ * times and clock: LeaseTimes).
+ */
+export interface WriterContext extends LeaseTimes {
   client: DynamoDBDocumentClient;
   tableName: string;
   items: ItemLookup;
   postings: PostingWriter;
   /** Requests in flight at once (doc records, terms). */
   concurrency: number;
-  /** How long a writer holds an item. */
-  leaseMs: number;
-  /** How long before its lease ends a writer sends its last write. */
-  fenceMs: number;
-  /** How long into its lease a writer renews it. */
-  renewMs: number;
-  /** The clock leases are read and written by (and passes timed by). */
-  now: () => number;
   /** How many items the next pass takes, from the pace of the last. */
   passSize: PassSize;
   /** The writer's counts (slow passes), kept across its runs. */

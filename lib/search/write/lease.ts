@@ -41,7 +41,7 @@ export class LeaseRanOut extends Error {
 }
 
 /** Moves a lease's end on to `until`. */
-export type Extend = (until: number) => Promise<void>;
+type Extend = (until: number) => Promise<void>;
 
 /**
  * A pass's lease on the items it works on (docs/index-format.md, "lease" and "fence"): its owner and end. Its fence
@@ -80,9 +80,10 @@ export class Lease {
    */
   keepUp(extend: Extend): void {
     const state = this.#state;
-    if (state.renewing || state.lost !== undefined) return;
-    if (this.#now() < state.until - this.#leaseMs + this.#renewMs) return;
-    const until = this.#now() + this.#leaseMs;
+    const now = this.#now();
+    if (state.renewing || state.lost !== undefined || now < state.until - this.#leaseMs + this.#renewMs)
+      return;
+    const until = now + this.#leaseMs;
     state.renewing = extend(until).then(
       () => {
         state.until = until;
@@ -108,8 +109,11 @@ export class Lease {
 
 /** The times a lease is taken, fenced and renewed by (WriterContext). */
 export interface LeaseTimes {
+  /** The clock leases are read and written by (and passes timed by). */
   now: () => number;
+  /** How long a writer holds an item. */
   leaseMs: number;
+  /** How long before its lease ends a writer sends its last write. */
   fenceMs: number;
   /** How long into its lease a writer renews it. */
   renewMs: number;
