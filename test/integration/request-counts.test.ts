@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countRequests, createDocumentClient } from '../../lib/dynamodb/client.ts';
@@ -9,8 +11,8 @@ beforeAll(async () => {
   ({ tableName } = await freshTable());
 });
 
-const clientOf = (requestTimeoutMs: number) =>
-  createDocumentClient({ region: 'us-east-1', endpoint: stack.dynamodbEndpoint, requestTimeoutMs });
+const clientOf = (requestTimeoutMs: number, endpoint = stack.dynamodbEndpoint) =>
+  createDocumentClient({ region: 'us-east-1', endpoint, requestTimeoutMs });
 const get = (client: ReturnType<typeof clientOf>) =>
   client.send(new GetCommand({ TableName: tableName, Key: { pk: 'ITEM#0', sk: 'ITEM#1' } }));
 
@@ -24,11 +26,17 @@ describe('countRequests (lib/dynamodb/client.ts): the SDK’s retries, as the st
   });
 
   it('counts every attempt of a request that times out: its retries are the attempts past the first', async () => {
-    // No DynamoDB Local answers within a millisecond: each attempt times out, and the SDK makes all three.
-    const client = clientOf(1);
+    // An endpoint that takes every connection and never answers: each attempt times out, and the SDK makes all three.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket)).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as { port: number };
+    const client = clientOf(100, `http://127.0.0.1:${port}`);
     const counts = countRequests(client);
     await expect(get(client)).rejects.toThrow();
     expect(counts).toStrictEqual({ requests: 1, attempts: 3 });
     client.destroy();
+    for (const socket of sockets) socket.destroy();
+    silent.close();
   });
 });
