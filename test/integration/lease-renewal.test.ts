@@ -159,10 +159,18 @@ describe('a pass that outlasts its lease', () => {
       Object.assign(new Error('a request has exceeded the configured requestTimeout'), {
         name: 'TimeoutError',
       });
-    // The first renewal's first attempt times out at once: its retry lands, and the pass goes on.
-    const quick = { attempts: 0 };
+    // The first renewal's first attempt times out at once: its retry lands, and the pass goes on. The pass's other
+    // writes wait for the retry: on its clock (a second a call) they would otherwise reach the fence within the
+    // retry's back-off of real time when the table answers fast, and the pass would stop for want of time, not of
+    // the retry.
+    const quick = { attempts: 0, retried: Promise.resolve(), retry: (): void => {} };
     const writer = slowWriter(async (command) => {
-      if (isRenewal(command) && ++quick.attempts === 1) throw timedOut();
+      if (!isRenewal(command)) return quick.retried;
+      if (++quick.attempts > 1) return quick.retry();
+      quick.retried = new Promise((resolve) => {
+        quick.retry = resolve;
+      });
+      throw timedOut();
     });
     await writer.indexer.reindexItems(made.map((item) => item.id));
     expect(quick.attempts).toBeGreaterThanOrEqual(2);
