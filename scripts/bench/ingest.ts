@@ -245,7 +245,7 @@ type Edits = Awaited<ReturnType<typeof measureEdits>>;
 
 /** Cranfield created by WRITERS clients and indexed through the stream, then edited; every figure of the run. */
 async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType<typeof cranfieldWrite>[]) {
-  const ratedBefore = await localPutRate(endpoint);
+  const ratedBefore = await localPutRate(endpoint, TABLE);
   const { Table } = await raw.send(new DescribeTableCommand({ TableName: TABLE }));
   if (!Table?.LatestStreamArn) throw new Error('the table has no stream');
   const run = createRun(endpoint, Table.LatestStreamArn);
@@ -269,7 +269,7 @@ async function measure(endpoint: string, raw: DynamoDBClient, writes: ReturnType
   return {
     ...{ label, indexed: ingest.indexed, settled: ingest.settled, writeSeconds: ingest.writeSeconds },
     ...{ seconds: ingest.seconds, itemsPerSecond: ingest.indexed / ingest.seconds, consumer, hotKeys },
-    localPutsPerSecond: [ratedBefore, await localPutRate(endpoint)],
+    localPutsPerSecond: [ratedBefore, await localPutRate(endpoint, TABLE)],
     loadAverage: [loadAtStart, loadavg()[0] ?? 0],
     index: perUnit(ingestIndex, ingest.indexed),
     ...edited,

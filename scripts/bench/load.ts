@@ -2,8 +2,10 @@
 // without, in one run. A file-backed DynamoDB Local (as `npm start` runs it); BENCH_LOAD_ITEMS Cranfield items
 // (1,000) created, then indexed in the stream's batches by the stream consumer's writer and client (its time-outs and
 // retries), each invocation given the consumer's timeout (infra/stream.json) and the items it had no time for
-// delivered again, as Lambda retries them; then the same on a fresh table with one busy-looping process per core
-// beside it. Runs at normal priority: the burners take their share.
+// delivered again, as Lambda retries them; then the same on a fresh DynamoDB Local with one busy-looping process per
+// core beside it. Each phase has a DynamoDB Local of its own: on a shared one the second phase's table would start
+// its stream behind the first's records, and DynamoDB Local writes such a table slower (`localPutRate`). Runs at
+// normal priority: the burners take their share.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -21,14 +23,24 @@ import { localPutRate } from './service.ts';
 
 const ITEMS = envNumber('BENCH_LOAD_ITEMS', 1000);
 const { docs } = await loadCranfield();
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
-const ddb = await startDynamoDbLocal({ port: await freePort(), dataDir });
+
+/** Runs `work` on a fresh, file-backed DynamoDB Local of its own, removed after. */
+async function withOwnDynamoDb<T>(work: (endpoint: string) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
+  const ddb = await startDynamoDbLocal({ port: await freePort(), dataDir });
+  try {
+    return await work(ddb.endpoint);
+  } finally {
+    await ddb.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
 /** Creates the items on a fresh table, then indexes them a stream batch at a time: the figures of the indexing. */
-async function phase(name: string) {
+async function phase(name: string, endpoint: string) {
   const tableName = `load-${name}`;
-  await ensureTable(localClient(ddb.endpoint), tableName);
-  const options = { region: 'us-east-1', endpoint: ddb.endpoint };
+  await ensureTable(localClient(endpoint), tableName);
+  const options = { region: 'us-east-1', endpoint };
   const client = createDocumentClient(options);
   const counts = countRequests(client);
   // The items are put by a patient client (no time-out to speak of): the figures are the indexing's.
@@ -41,7 +53,7 @@ async function phase(name: string) {
     ids.push(...items.map((item) => item.id));
   }
   // DynamoDB Local's own pace as the indexing starts (with the burners, if any): the floor of the writer's.
-  const putsPerSecond = await localPutRate(ddb.endpoint);
+  const putsPerSecond = await localPutRate(endpoint, tableName);
   const before = { ...counts };
   const indexer = createIndexer({ client, tableName, items: createItemLookup({ client, tableName }) });
   const [begin, load] = [performance.now(), loadavg()[0] ?? 0];
@@ -85,10 +97,10 @@ const COLUMNS: [string, (r: Run) => string][] = [
 
 const burners: ChildProcess[] = [];
 try {
-  const unloaded = await phase('unloaded');
+  const unloaded = await withOwnDynamoDb((endpoint) => phase('unloaded', endpoint));
   for (let core = 0; core < availableParallelism(); core++)
     burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-  const loaded = await phase('loaded');
+  const loaded = await withOwnDynamoDb((endpoint) => phase('loaded', endpoint));
   const runs = [unloaded, loaded];
   const markdown = `${tableOf(COLUMNS, runs)}
 
@@ -96,7 +108,5 @@ ${fmt(ITEMS, 0)} Cranfield items in stream batches of ${fmt(streamSettings.batch
   writeResult('load', markdown, { runs });
 } finally {
   for (const burner of burners) burner.kill('SIGKILL');
-  await ddb.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }
 process.exit(0);
