@@ -17,7 +17,8 @@ export const documentClient = () => DynamoDBDocumentClient.from(localClient(stac
 
 /**
  * A fresh table in DynamoDB Local, created from infra/table.json, with a document client on it; with a stream only
- * when the test reads it (`stream: true`), since stream records slow every later write (`ensureTable`).
+ * when the test reads it (`stream: true`), since stream records slow every table whose stream starts after them
+ * (`ensureTable`).
  */
 export async function freshTable({ stream = false }: { stream?: boolean } = {}) {
   const client = localClient(stack.dynamodbEndpoint);
