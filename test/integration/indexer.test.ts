@@ -7,6 +7,7 @@ import {
   PutCommand,
   QueryCommand,
   ScanCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -450,6 +451,81 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(left.length).toBeLessThan(40);
     await indexer.reindexItems(left.map((item) => item.id));
     expect(await snapshot(t)).toMatchObject(expected(made));
+  });
+
+  it("stops waiting for an item another writer holds once its invocation's time is up, leaving it for the stream", async () => {
+    const [free, held] = [await items.create(text), await items.create({ ...text, name: 'Held Boot' })];
+    // A writer takes its lease on `held`, then stalls after its write-ahead: alive, its lease 90 s long.
+    const stall = { leased: false, reached: () => {}, release: () => {} };
+    const reached = new Promise<void>((resolve) => {
+      stall.reached = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      stall.release = resolve;
+    });
+    const stalling = intercepting(table.client, async (command, send) => {
+      if (stall.leased) {
+        stall.reached();
+        await released;
+      }
+      if (command instanceof PutCommand && command.input.Item?.leaseOwner) stall.leased = true;
+      return send(command);
+    });
+    const first = createIndexer({ ...table, client: stalling, items }).reindexItem(held.id);
+    await reached;
+    // Another writer, each call 5 s on its clock, with 40 s left: the held item's lease outlasts its time.
+    const clock = { ms: Date.now() };
+    const deadline = clock.ms + 40_000;
+    const takeovers = new Set<unknown>();
+    const ticking = intercepting(table.client, (command, send) => {
+      clock.ms += 5_000;
+      const item = command instanceof PutCommand ? command.input.Item : undefined;
+      if (item?.leaseOwner && item.pk === docKey(held.id).pk) takeovers.add(item.leaseOwner);
+      return send(command);
+    });
+    const writer = createIndexer({ ...table, client: ticking, items, now: () => clock.ms });
+    const outcomes = await writer.reindexItems([free.id, held.id], { deadline });
+    expect(outcomes.get(free.id)).toBe('indexed');
+    expect(outcomes.has(held.id), 'the held item: no outcome, for the stream to deliver again').toBe(false);
+    expect(takeovers.size, 'write-aheads on the held item').toBe(0);
+    expect(writer.counts.slowPasses).toBe(0);
+    stall.release();
+    expect(await first).toBe('indexed');
+    expect(await snapshot(table)).toMatchObject(expected([free, held]));
+  });
+
+  it.each([
+    { case: 'no compaction starts within the fence', left: 5_000, slowPasses: 0 },
+    { case: 'one that cannot land in time stops after its write-ahead', left: 16_000, slowPasses: 1 },
+  ])("leaves the shrunk set to the next writer when the invocation's time is up: $case", async (timing) => {
+    const long = 'boot trail rain lamp rope boot trail rain lamp rope camp stove';
+    const made = [];
+    for (const name of ['Boot', 'Trail']) made.push(await items.create({ ...text, name, description: long }));
+    await later({ ...table, items }).reindexItems(made.map((item) => item.id));
+    const short = await items.update(made[0]?.id ?? 0, () => ({
+      ...text,
+      name: 'Boot',
+      description: 'boot rope',
+    }));
+    // Its pass commits `left` before the invocation's end; every call after takes a second on its clock.
+    const clock = { ms: Date.now(), committed: false };
+    const deadline = clock.ms + 120_000;
+    const late = intercepting(table.client, (command, send) => {
+      if (clock.committed) clock.ms += 1_000;
+      else if (command instanceof TransactWriteCommand) {
+        clock.ms = deadline - timing.left;
+        clock.committed = true;
+      }
+      return send(command);
+    });
+    const writer = createIndexer({ ...table, client: late, items, now: () => clock.ms, compactAt: 1 });
+    expect((await writer.reindexItems([short.id], { deadline })).get(short.id)).toBe('indexed');
+    expect(writer.counts.slowPasses).toBe(timing.slowPasses);
+    expect(shrunkOf(await scanAll(table)).map((entry) => entry.id)).toStrictEqual([short.id]);
+    expect(await snapshot(table)).toMatchObject(expected([short, made[1] as Item]));
+    // A writer with time compacts it.
+    expect(await later({ ...table, items }).compact(1)).toBe(1);
+    expect(shrunkOf(await scanAll(table))).toStrictEqual([]);
   });
 
   it('indexes a batch again in smaller passes when a request of its pass times out, instead of failing it', async () => {

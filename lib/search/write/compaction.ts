@@ -16,14 +16,15 @@ export const COMPACT_BYTES = 64 * 1024;
  * Compacts the shrunk set once it holds `atLeast` entries or `ctx.compactBytes`: its items' postings rewritten in one
  * batch (where they share their terms' records: an edit costs what a batched one does), each committed out of the
  * set. One pass: an item another writer holds is left in the set for the next compaction (no writer waits for
- * another). Returns how many it took out.
+ * another); a pass that cannot land before `deadline` stops after its write-ahead (LeaseRanOut). Returns how many
+ * it took out.
  */
-export async function compact(ctx: WriterContext, atLeast: number): Promise<number> {
+export async function compact(ctx: WriterContext, atLeast: number, deadline?: number): Promise<number> {
   const rows = await queryEach(ctx.client, shrunkQueries(ctx.tableName, true));
   const entries = shrunkOf(rows);
   if (entries.length === 0 || (entries.length < atLeast && shrunkBytes(rows) < ctx.compactBytes)) return 0;
   const ids = entries.map((entry) => entry.id);
   const outcomes = new Map<number, IndexOutcome>();
-  await runPass(ctx, ids, { outcomes, deadline: undefined, renorm: new Set(ids), shrank: false });
+  await runPass(ctx, ids, { outcomes, deadline, renorm: new Set(ids), shrank: false });
   return [...outcomes.values()].filter((outcome) => outcome !== 'unchanged').length;
 }

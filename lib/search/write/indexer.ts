@@ -87,7 +87,8 @@ function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext
 
 /**
  * Passes over `ids` until every one is done: items held by another writer, or lost in a race, go again after a
- * back-off. Each pass is timed for the next one's size (PassSize).
+ * back-off, until the run's time is up (those have no outcome, for the stream to deliver again). Each pass is timed
+ * for the next one's size (PassSize).
  */
 async function passesOver(ctx: WriterContext, ids: number[], run: Run): Promise<void> {
   const left = { ids };
@@ -108,7 +109,7 @@ async function passesOver(ctx: WriterContext, ids: number[], run: Run): Promise<
       attempts: Infinity,
       budgetMs: ctx.leaseMs * 2 + 5_000,
       backoff: { baseMs: 40, maxMs: 1_000 },
-      until: (left) => left.length === 0,
+      until: (left) => left.length === 0 || writableMs(ctx, run, ctx.now()) <= 0,
       exhausted: () => new Error(`Items ${left.ids.join(', ')} kept changing while they were being indexed`),
     },
   );
@@ -140,8 +141,20 @@ async function reindexItems(ctx: WriterContext, requested: readonly number[], de
       queue.unshift(...ids);
     });
   }
-  if (run.shrank) await compact(ctx, ctx.compactAt);
+  if (run.shrank) await compactInTime(ctx, run);
   return run.outcomes;
+}
+
+/**
+ * Compacts the shrunk set, full, if the run's time allows a pass. The run's items are committed: a compaction the
+ * table was too slow for leaves the set as it is, for the next writer that shrinks an item (or `npm run reindex`).
+ */
+async function compactInTime(ctx: WriterContext, run: Run) {
+  if (writableMs(ctx, run, ctx.now()) <= 0) return;
+  await compact(ctx, ctx.compactAt, run.deadline).catch((error: unknown) => {
+    if (!isSlow(error)) throw error;
+    ctx.counts.slowPasses++;
+  });
 }
 
 /**
