@@ -22,12 +22,12 @@ const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
 /**
- * DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on the table being measured, under a
- * `PACE#` key no part of the service reads. Not on a scratch table: DynamoDB Local finds a table's stream shard by
- * scanning every stream record kept before the shard's first (its `MIN(SequenceNumber) … WHERE ShardID = ?` has no
- * index), so a table whose stream starts later writes slower and slower as records pile up before it (`.local`
- * measurements: 1,379 puts/s on the first table, 207 on one started after 12,000 records). A scratch table made
- * mid-run measured that, not the pace the service's table gets.
+ * DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on `tableName` (the table being
+ * measured, or one with no stream), under a `PACE#` key no part of the service reads. Not on a scratch table with a
+ * stream made mid-run: DynamoDB Local finds a table's stream shard by scanning every stream record kept before the
+ * shard's first (its `MIN(SequenceNumber) … WHERE ShardID = ?` has no index), so a table whose stream starts later
+ * writes slower as records pile up before it (`.local` measurements: 1,379 puts/s on the first table, 207 on one
+ * started after 12,000 records). Such a scratch table measured that, not the pace the service's table gets.
  */
 export async function localPutRate(endpoint: string, tableName: string): Promise<number> {
   const raw = localClient(endpoint);
