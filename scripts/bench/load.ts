@@ -7,39 +7,23 @@
 // its stream behind the first's records, and DynamoDB Local writes such a table slower (`localPutRate`). Runs at
 // normal priority: the burners take their share.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { countRequests, createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemLookup } from '../../lib/items/reader.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { createIndexer, reindexBatch } from '../../lib/search/index.ts';
-import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.ts';
-import { freePort } from '../local/ports.ts';
 import { streamSettings } from '../local/stream-batches.ts';
 import { envNumber, fmt, tableOf, writeResult } from './common.ts';
 import { cranfieldWrite, loadCranfield } from './cranfield.ts';
-import { localPutRate } from './service.ts';
+import { localPutRate, withDynamoDb } from './service.ts';
 
 const ITEMS = envNumber('BENCH_LOAD_ITEMS', 1000);
 const { docs } = await loadCranfield();
-
-/** Runs `work` on a fresh, file-backed DynamoDB Local of its own, removed after. */
-async function withOwnDynamoDb<T>(work: (endpoint: string) => Promise<T>): Promise<T> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
-  const ddb = await startDynamoDbLocal({ port: await freePort(), dataDir });
-  try {
-    return await work(ddb.endpoint);
-  } finally {
-    await ddb.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
+const tableOfPhase = (name: string) => `load-${name}`;
 
 /** Creates the items on a fresh table, then indexes them a stream batch at a time: the figures of the indexing. */
 async function phase(name: string, endpoint: string) {
-  const tableName = `load-${name}`;
-  await ensureTable(localClient(endpoint), tableName);
+  const tableName = tableOfPhase(name);
   const options = { region: 'us-east-1', endpoint };
   const client = createDocumentClient(options);
   const counts = countRequests(client);
@@ -81,6 +65,10 @@ async function phase(name: string, endpoint: string) {
 }
 type Run = Awaited<ReturnType<typeof phase>>;
 
+/** A phase on a file-backed DynamoDB Local of its own (why: the header). */
+const onOwnDynamoDb = (name: string) =>
+  withDynamoDb([tableOfPhase(name)], ({ endpoint }) => phase(name, endpoint), { fileBacked: true });
+
 const COLUMNS: [string, (r: Run) => string][] = [
   ['run', (r) => r.name],
   ['items/s', (r) => fmt(r.itemsPerSecond)],
@@ -97,10 +85,10 @@ const COLUMNS: [string, (r: Run) => string][] = [
 
 const burners: ChildProcess[] = [];
 try {
-  const unloaded = await withOwnDynamoDb((endpoint) => phase('unloaded', endpoint));
+  const unloaded = await onOwnDynamoDb('unloaded');
   for (let core = 0; core < availableParallelism(); core++)
     burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-  const loaded = await withOwnDynamoDb((endpoint) => phase('loaded', endpoint));
+  const loaded = await onOwnDynamoDb('loaded');
   const runs = [unloaded, loaded];
   const markdown = `${tableOf(COLUMNS, runs)}
 

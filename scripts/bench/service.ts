@@ -45,12 +45,17 @@ export async function localPutRate(endpoint: string, tableName: string): Promise
   return 2_000 / seconds;
 }
 
-/** Runs `work` against DynamoDB Local on a free port, in memory, with `tables` made as deployed. */
+/**
+ * Runs `work` against DynamoDB Local on a free port, with `tables` made as deployed: in memory, or `fileBacked` as
+ * `npm start` runs it (in a scratch folder, removed after).
+ */
 export async function withDynamoDb<T>(
   tables: readonly string[],
   work: (db: { endpoint: string; raw: DynamoDBClient }) => Promise<T>,
+  { fileBacked = false }: { fileBacked?: boolean } = {},
 ): Promise<T> {
-  const dynamodb = await startDynamoDbLocal({ port: await freePort() });
+  const dataDir = fileBacked ? mkdtempSync(join(tmpdir(), 'bench-dynamodb-')) : undefined;
+  const dynamodb = await startDynamoDbLocal({ port: await freePort(), ...(dataDir ? { dataDir } : {}) });
   const raw = localClient(dynamodb.endpoint);
   try {
     for (const table of tables) await ensureTable(raw, table);
@@ -58,6 +63,7 @@ export async function withDynamoDb<T>(
   } finally {
     raw.destroy();
     await dynamodb.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -456,23 +456,21 @@ describe('index maintenance on DynamoDB Local', () => {
   it("stops waiting for an item another writer holds once its invocation's time is up, leaving it for the stream", async () => {
     const [free, held] = [await items.create(text), await items.create({ ...text, name: 'Held Boot' })];
     // A writer takes its lease on `held`, then stalls after its write-ahead: alive, its lease 90 s long.
-    const stall = { leased: false, reached: () => {}, release: () => {} };
-    const reached = new Promise<void>((resolve) => {
-      stall.reached = resolve;
-    });
-    const released = new Promise<void>((resolve) => {
-      stall.release = resolve;
-    });
+    const stall = {
+      leased: false,
+      reached: Promise.withResolvers<void>(),
+      released: Promise.withResolvers<void>(),
+    };
     const stalling = intercepting(table.client, async (command, send) => {
       if (stall.leased) {
-        stall.reached();
-        await released;
+        stall.reached.resolve();
+        await stall.released.promise;
       }
       if (command instanceof PutCommand && command.input.Item?.leaseOwner) stall.leased = true;
       return send(command);
     });
     const first = createIndexer({ ...table, client: stalling, items }).reindexItem(held.id);
-    await reached;
+    await stall.reached.promise;
     // Another writer, each call 5 s on its clock, with 40 s left: the held item's lease outlasts its time.
     const clock = { ms: Date.now() };
     const deadline = clock.ms + 40_000;
@@ -489,7 +487,7 @@ describe('index maintenance on DynamoDB Local', () => {
     expect(outcomes.has(held.id), 'the held item: no outcome, for the stream to deliver again').toBe(false);
     expect(takeovers.size, 'write-aheads on the held item').toBe(0);
     expect(writer.counts.slowPasses).toBe(0);
-    stall.release();
+    stall.released.resolve();
     expect(await first).toBe('indexed');
     expect(await snapshot(table)).toMatchObject(expected([free, held]));
   });

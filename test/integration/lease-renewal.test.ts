@@ -100,12 +100,9 @@ describe('a pass that outlasts its lease', () => {
   it('keeps another writer, its clock past the lease the pass took, from taking its items over', async () => {
     const made = await forty();
     const ids = made.map((item) => item.id);
-    const started = { other: (): void => {} };
-    const otherStarts = new Promise<void>((resolve) => {
-      started.other = resolve;
-    });
+    const otherStarts = Promise.withResolvers<void>();
     const writer = slowWriter(async () => {
-      if (writer.seen.firstUntil && writer.clock.ms > writer.seen.firstUntil) started.other();
+      if (writer.seen.firstUntil && writer.clock.ms > writer.seen.firstUntil) otherStarts.resolve();
     });
     // The other writer reads and writes the table directly, on the pass's clock, once that is past its first lease.
     const takeovers = { puts: 0 };
@@ -119,7 +116,10 @@ describe('a pass that outlasts its lease', () => {
       items,
       now: () => writer.clock.ms,
     });
-    await Promise.all([writer.indexer.reindexItems(ids), otherStarts.then(() => other.reindexItems(ids))]);
+    await Promise.all([
+      writer.indexer.reindexItems(ids),
+      otherStarts.promise.then(() => other.reindexItems(ids)),
+    ]);
     expect(takeovers.puts, 'write-aheads of the other writer').toBe(0);
     expect(writer.seen.owners.size, 'passes of the first').toBe(1);
     expect(await snapshot(table)).toMatchObject(expected(made));
@@ -163,13 +163,12 @@ describe('a pass that outlasts its lease', () => {
     // writes wait for the retry: on its clock (a second a call) they would otherwise reach the fence within the
     // retry's back-off of real time when the table answers fast, and the pass would stop for want of time, not of
     // the retry.
-    const quick = { attempts: 0, retried: Promise.resolve(), retry: (): void => {} };
+    const quick = { attempts: 0, retried: Promise.withResolvers<void>() };
+    quick.retried.resolve();
     const writer = slowWriter(async (command) => {
-      if (!isRenewal(command)) return quick.retried;
-      if (++quick.attempts > 1) return quick.retry();
-      quick.retried = new Promise((resolve) => {
-        quick.retry = resolve;
-      });
+      if (!isRenewal(command)) return quick.retried.promise;
+      if (++quick.attempts > 1) return quick.retried.resolve();
+      quick.retried = Promise.withResolvers<void>();
       throw timedOut();
     });
     await writer.indexer.reindexItems(made.map((item) => item.id));
