@@ -1,9 +1,9 @@
 import { loadavg } from 'node:os';
 import { mapLimit } from '../../lib/concurrency.ts';
-import { homeOf, indexTerms, itemText } from '../../lib/search/index.ts';
+import { homeOf, indexTerms, itemText, STEPS } from '../../lib/search/index.ts';
 import { close, envNumber, fmt, pause, raisePriority, table, writeResult } from './common.ts';
 import { cranfieldWrite, loadCranfield, rankerInMemory } from './cranfield.ts';
-import { startBenchStack } from './service.ts';
+import { type ConsumerBatch, startBenchStack } from './service.ts';
 
 const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
 const CLIENTS = 8;
@@ -68,6 +68,11 @@ async function retrieve(query: string, topK: number): Promise<{ id: number; scor
 /** Ids found among the results of one query of `words`. */
 const found = async (words: string[]) => new Set((await retrieve(words.join(' '), 50)).map((r) => r.id));
 
+/** A time of `performance.now()` as epoch ms, the consumer's metrics' clock. */
+const epoch = (at: number) => performance.timeOrigin + at;
+/** A run's span: its first create, its last 201, and when it was done (found, settled), in epoch ms. */
+type Window = { from: number; last201: number; to: number };
+
 const noop = (_id: number, _i: number) => {};
 /** `count` creates by CLIENTS at once, the `i`th of `fieldsOf(i)`, each id told `onCreated`; when the last 201 came. */
 async function createAll(name: string, count: number, fieldsOf: (i: number) => Fields, onCreated = noop) {
@@ -80,7 +85,7 @@ async function createAll(name: string, count: number, fieldsOf: (i: number) => F
   });
   const seconds = (latest.last201 - begin) / 1000;
   console.log(`  ${name}: ${count} creates in ${seconds.toFixed(1)} s`);
-  return { last201: latest.last201, createsPerSecond: count / seconds };
+  return { begin, last201: latest.last201, createsPerSecond: count / seconds };
 }
 
 /** BURST creates of Cranfield abstracts by CLIENTS at once, then how long until each one is retrievable. */
@@ -93,7 +98,7 @@ async function measure() {
     return { name: `Freshness probe ${word}`, description: `${text} ${word}` };
   };
   const loadAtStart = loadavg()[0] ?? 0;
-  const { last201, createsPerSecond } = await createAll(name, count, fieldsOf, (id, i) =>
+  const { begin, last201, createsPerSecond } = await createAll(name, count, fieldsOf, (id, i) =>
     missing.set(id, wordOf(0, i)),
   );
 
@@ -132,7 +137,17 @@ async function measure() {
   const halfSeconds = Math.max(0, (halfFound - last201) / 1000);
   const loadAverage = [loadAtStart, loadavg()[0] ?? 0];
   const floor = writesAtLeast(Array.from({ length: count }, (_, i) => fieldsOf(i)));
-  return { name, createsPerSecond, freshSeconds, halfSeconds, missing: missing.size, loadAverage, floor };
+  const window = { from: epoch(begin), last201: epoch(last201), to: epoch(lastFound) };
+  return {
+    name,
+    createsPerSecond,
+    freshSeconds,
+    halfSeconds,
+    missing: missing.size,
+    loadAverage,
+    floor,
+    window,
+  };
 }
 
 /** The same scores rank by rank (items tied at a score may come in either order). */
@@ -145,7 +160,7 @@ const sameAnswer = (got: { score: number }[], want: { score: number }[]) =>
  */
 async function settle() {
   const name = `Cranfield's ${fmt(docs.length, 0)} creates, ${CLIENTS} concurrent clients`;
-  const { last201, createsPerSecond } = await createAll(name, docs.length, (i) => {
+  const { begin, last201, createsPerSecond } = await createAll(name, docs.length, (i) => {
     const { name: title, description } = cranfieldWrite(docs[i] as (typeof docs)[number]);
     return { name: title, description };
   });
@@ -161,18 +176,51 @@ async function settle() {
     const answers = await mapLimit(asked, 4, (query) => retrieve(query, 10).catch(() => []));
     const settled = answers.filter((answer, i) => sameAnswer(answer, expected[i] ?? [])).length;
     const seconds = (performance.now() - last201) / 1000;
-    if (settled === asked.length) return { name, createsPerSecond, settledSeconds: seconds };
+    const window = { from: epoch(begin), last201: epoch(last201), to: epoch(performance.now()) };
+    if (settled === asked.length) return { name, createsPerSecond, settledSeconds: seconds, window };
     if (round % 10 === 0)
       console.log(`  ${name}: ${settled}/${asked.length} answers settled ${seconds.toFixed(0)} s on`);
     await pause(next - performance.now());
   }
-  return { name, createsPerSecond, settledSeconds: undefined };
+  return { name, createsPerSecond, settledSeconds: undefined, window: undefined };
+}
+
+/**
+ * Where a run's indexing time went, by the consumer's batches that began within its window (first create → done):
+ * their items, passes, requests and retries, the seconds of each step of their passes, and the seconds between
+ * batches (the stream's polls and reads: the consumer runs one batch at a time), over the window and after its
+ * last 201.
+ */
+function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Window) {
+  const within = batches.filter((batch) => batch.begin >= from && batch.begin < to);
+  const sum = (name: string) => within.reduce((total, batch) => total + (batch.figures[name] ?? 0), 0);
+  const busy = (since: number) =>
+    within.reduce(
+      (ms, batch) => ms + Math.max(0, Math.min(batch.end, to) - Math.max(batch.begin, since)),
+      0,
+    ) / 1000;
+  const steps = Object.fromEntries(STEPS.map((step) => [step, sum(`${step}Ms`) / 1000]));
+  const stepsTotal = Object.values(steps).reduce((total, seconds) => total + seconds, 0);
+  return {
+    batches: within.map((batch) => batch.figures.indexedItems ?? 0),
+    passes: sum('passes'),
+    requestsPerItem: sum('dynamodbRequests') / sum('indexedItems'),
+    retries: sum('dynamodbRetries'),
+    slowPasses: sum('slowPasses'),
+    splits: sum('batchSplits'),
+    steps: { ...steps, other: sum('batchLatency') / 1000 - stepsTotal },
+    indexing: busy(from),
+    between: (to - from) / 1000 - busy(from),
+    afterLast201: { indexing: busy(last201), between: (to - last201) / 1000 - busy(last201) },
+  };
 }
 
 const runs: Awaited<ReturnType<typeof measure>>[] = [];
 const settles: Awaited<ReturnType<typeof settle>>[] = [];
 /** DynamoDB Local's own pace before and after the burst: the floor the figures sit on (BENCHMARKS.md). */
 const localPace: number[] = [];
+/** The stream batches the consumer indexed during the whole run. */
+const batches: ConsumerBatch[] = [];
 try {
   // Warm-up, not measured: serverless-offline starts a worker per function on first use; the runs start once these
   // are indexed, from a warm, idle stack.
@@ -190,6 +238,7 @@ try {
   localPace.push(await stack.localPutRate());
   settles.push(await settle());
   localPace.push(await stack.localPutRate());
+  batches.push(...stack.consumerBatches());
 } finally {
   await stack.stop();
 }
@@ -216,11 +265,39 @@ const settled = table(
 const pace = `DynamoDB Local's own rate, small conditional PutItems/s with 32 in flight, before the burst / after it / after Cranfield: ${localPace.map((r) => fmt(r, 0)).join(' / ')}`;
 const floors = runs.map(
   ({ floor }) =>
-    `Where the time goes: the burst's items live in ${fmt(floor.homes, 0)} term homes, so indexing them takes at ` +
+    `The burst's floor: its items live in ${fmt(floor.homes, 0)} term homes, so indexing them takes at ` +
     `least ${fmt(floor.writes, 0)} conditional writes (one a home, one an item's write-ahead): ` +
     `${fmt(floor.writes / (localPace[0] ?? 1))} s at the pace before the burst, ${fmt(floor.writes / (localPace[1] ?? 1))} s at the pace after it.`,
 );
-console.log(`${pace}\n${floors.join('\n')}`);
-const text = `${markdown}\n\n${settled}\n\n${pace}.\n${floors.join('\n')}`;
-writeResult('freshness', text, { runs, settles, localPace });
+const spent = [...runs, ...settles].flatMap((r) =>
+  r.window ? [{ name: r.name, ...timeSpent(batches, r.window) }] : [],
+);
+const seconds = (value: number) => fmt(value);
+const whereTimeGoes = table(
+  [
+    'run (first create → done)',
+    'stream batches (items each)',
+    'passes',
+    'requests an item',
+    'retries',
+    'slow passes / splits',
+    `indexing s: ${STEPS.join(' / ')} / other`,
+    'between batches s',
+    'after the last 201: indexing / between s',
+  ],
+  spent.map((r) => [
+    r.name,
+    r.batches.join(', '),
+    r.passes,
+    fmt(r.requestsPerItem),
+    r.retries,
+    `${r.slowPasses} / ${r.splits}`,
+    `${seconds(r.indexing)}: ${Object.values(r.steps).map(seconds).join(' / ')}`,
+    seconds(r.between),
+    `${seconds(r.afterLast201.indexing)} / ${seconds(r.afterLast201.between)}`,
+  ]),
+);
+console.log(`${pace}\n${floors.join('\n')}\n${whereTimeGoes}`);
+const text = `${markdown}\n\n${settled}\n\n${pace}.\n${floors.join('\n')}\n\nWhere the time goes (the consumer's metrics):\n\n${whereTimeGoes}`;
+writeResult('freshness', text, { runs, settles, localPace, spent });
 process.exit(0);

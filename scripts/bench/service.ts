@@ -67,6 +67,28 @@ export async function withDynamoDb<T>(
   }
 }
 
+/**
+ * One stream batch as the consumer's metrics tell it (lib/search/write/stream.ts): when it began and ended (epoch ms)
+ * and its figures by metric name (`indexedItems`, `passes`, `planMs`, `dynamodbRequests`…).
+ */
+export interface ConsumerBatch {
+  begin: number;
+  end: number;
+  figures: Record<string, number>;
+}
+
+/** The batches in the EMF lines of `text` (other lines skipped). */
+function batchesOf(text: string): ConsumerBatch[] {
+  return text.split('\n').flatMap((line) => {
+    if (!line.includes('"_aws"')) return [];
+    const { _aws, ...fields } = JSON.parse(line) as { _aws: { Timestamp: number } } & Record<string, unknown>;
+    const figures = Object.fromEntries(
+      Object.entries(fields).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+    );
+    return [{ begin: _aws.Timestamp - (figures.batchLatency ?? 0), end: _aws.Timestamp, figures }];
+  });
+}
+
 /** The item cold and warm create and read. */
 export const SAMPLE_ITEM = {
   name: 'Trail Boot',
@@ -107,7 +129,8 @@ export async function startBenchStack() {
   const issuer = createIssuer();
   const ports = { port: await freePort(), lambdaPort: await freePort(), dynamodbPort: await freePort() };
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
-  const stack = await startStack({ issuer, cursorKey: CURSOR_KEY, ...ports, dataDir });
+  const consumerMetrics = join(dataDir, 'consumer-metrics.jsonl');
+  const stack = await startStack({ issuer, cursorKey: CURSOR_KEY, ...ports, dataDir, consumerMetrics });
   const token = tokenOf(issuer);
   const post = (path: string, bearer: string, body: unknown) =>
     fetch(`${stack.baseUrl}${path}`, {
@@ -122,6 +145,8 @@ export async function startBenchStack() {
     post,
     /** DynamoDB Local's own pace now (`localPutRate`). */
     localPutRate: () => localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`, LOCAL_TABLE),
+    /** The stream batches the consumer has indexed so far, from its metrics. */
+    consumerBatches: () => batchesOf(readFileSync(consumerMetrics, 'utf8')),
     stop: async () => {
       await stack.stop();
       rmSync(dataDir, { recursive: true, force: true });

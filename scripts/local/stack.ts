@@ -45,6 +45,11 @@ export interface StackOptions {
   dataDir?: string;
   log?: boolean;
   progress?: Progress;
+  /**
+   * A file the stream consumer appends its metrics to, one EMF line a batch, as CloudWatch would get them (the
+   * benches read them: where the indexing's time goes); none: metrics off, as the functions run locally.
+   */
+  consumerMetrics?: string;
 }
 
 const quiet: Progress = () => () => {};
@@ -98,7 +103,7 @@ export async function startStack(options: StackOptions) {
     if (indexes?.created.some((name) => name === PREFIX_INDEX || name === LENGTH_INDEX))
       await reindexForDictionary(dynamodb.endpoint, progress);
     const consumerDone = progress('stream consumer', 'indexes every change for search');
-    consumer = startStreamConsumer(env);
+    consumer = startStreamConsumer(env, options.consumerMetrics);
     consumerDone(`started, pid ${consumer.process.pid}`);
     table.resolve();
     const offline = await offlineStarted;

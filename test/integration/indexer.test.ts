@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -546,7 +547,33 @@ describe('index maintenance on DynamoDB Local', () => {
     await indexer.reindexItems(made.map((item) => item.id));
     expect(calls.n).toBeGreaterThan(12);
     expect(indexer.counts.slowPasses).toBe(1);
+    expect(indexer.counts.passes).toBeGreaterThan(1);
     expect(await snapshot(t)).toMatchObject(expected(made));
+  });
+
+  it('counts its passes and times each of their steps, one after another, as the stream handler publishes them', async () => {
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await items.create({ ...text, name: `alder${i}` }));
+    // Every request takes 20 ms more, so each step that sends one takes at least that.
+    const delayed = intercepting(table.client, async (command, send) => {
+      await sleep(20);
+      return send(command);
+    });
+    const indexer = createIndexer({ client: delayed, tableName: table.tableName, items });
+    const begin = performance.now();
+    await indexer.reindexItems(made.map((item) => item.id));
+    const wallMs = performance.now() - begin;
+    const { passes, stepMs } = indexer.counts;
+    expect(passes).toBe(1);
+    for (const step of ['plan', 'writeAhead', 'postings', 'commit'] as const)
+      expect(stepMs[step], step).toBeGreaterThanOrEqual(20);
+    // Nothing to roll back: no request.
+    expect(stepMs.rollback).toBeLessThan(20);
+    const total = Object.values(stepMs).reduce((sum, ms) => sum + ms, 0);
+    expect(total).toBeLessThanOrEqual(wallMs);
+    expect(total).toBeGreaterThan(wallMs * 0.5);
+    await indexer.reindexItems(made.map((item) => item.id));
+    expect(indexer.counts.passes).toBe(2);
   });
 
   it('puts a term back in the dictionary when a sealed block gains its first posting after its df fell to 0 (regression: found by the model test)', async () => {

@@ -27,11 +27,37 @@ export interface WriterContext extends LeaseTimes {
   compactBytes: number;
 }
 
+/** A pass's steps (docs/index-format.md, the writer's protocol), each timed into `WriterCounts.stepMs`. */
+export const STEPS = ['plan', 'writeAhead', 'rollback', 'postings', 'commit'] as const;
+export type Step = (typeof STEPS)[number];
+
 /** What a writer counts over its runs; the stream handler publishes what each batch added (stream.ts). */
 export interface WriterCounts {
   /** Passes the table was too slow for (its fence, a timeout or throttling, or a write-ahead too slow to land): each
    * went again, halved. */
   slowPasses: number;
+  /** Passes begun, a compaction's included: a batch takes one unless its pace or time split it, or some of its items
+   * were held by another writer or lost a race (they go again in a pass of their own). */
+  passes: number;
+  /** Milliseconds spent in each step, summed over the passes (a pass's steps run one after another). */
+  stepMs: Record<Step, number>;
+}
+
+/** A writer's counts before its first run. */
+export const noCounts = (): WriterCounts => ({
+  slowPasses: 0,
+  passes: 0,
+  stepMs: Object.fromEntries(STEPS.map((step) => [step, 0])) as Record<Step, number>,
+});
+
+/** Runs `work` as `step` of a pass, adding its time, by the wall clock (not the lease's), to `counts`. */
+export async function timed<T>(counts: WriterCounts, step: Step, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    counts.stepMs[step] += performance.now() - started;
+  }
 }
 
 /** `invalid`: the item's stored record (or its doc record) does not parse; retrying cannot fix it. */

@@ -3,14 +3,14 @@ import { awsFailure } from '../../aws/errors.ts';
 import type { ItemLookup } from '../../items/reader.ts';
 import { retry } from '../../retry.ts';
 import { COMPACT_AT, COMPACT_BYTES, compact } from './compaction.ts';
-import type { IndexOutcome, Run, WriterContext, WriterCounts } from './context.ts';
+import { type IndexOutcome, noCounts, type Run, type WriterContext, type WriterCounts } from './context.ts';
 import { FENCE_MS, LEASE_MS, LeaseRanOut } from './lease.ts';
 import { runPass, writableMs } from './pass.ts';
 import { PassSize } from './pass-size.ts';
 import { createPostingWriter } from './postings.ts';
 
 export { COMPACT_AT, COMPACT_BYTES } from './compaction.ts';
-export type { IndexOutcome, WriterCounts } from './context.ts';
+export { type IndexOutcome, noCounts, STEPS, type Step, type WriterCounts } from './context.ts';
 export { EMPTY, type Indexed, stored, writeAhead } from './doc-record.ts';
 export { analyze, isShrunk, postingTarget } from './target.ts';
 
@@ -79,7 +79,7 @@ function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext
     renewMs: options.renewMs ?? leaseMs / 2,
     now: options.now ?? Date.now,
     passSize: new PassSize(),
-    counts: { slowPasses: 0 },
+    counts: noCounts(),
     compactAt: options.compactAt ?? COMPACT_AT,
     compactBytes: options.compactBytes ?? COMPACT_BYTES,
   };

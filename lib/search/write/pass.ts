@@ -1,6 +1,6 @@
 import { homeOf } from '../format/keys.ts';
 import { commit } from './commit.ts';
-import type { PassState, Plan, Run, WriterContext } from './context.ts';
+import { type PassState, type Plan, type Run, timed, type WriterContext } from './context.ts';
 import { Lease, LeaseRanOut, release } from './lease.ts';
 import { planPass } from './plan.ts';
 import { writePostings } from './posting-changes.ts';
@@ -47,18 +47,21 @@ function fits(
  * (a compaction); `run.shrank` is set when a shrunk target commits. A pass that fails lets go of its leases.
  */
 export async function runPass(ctx: WriterContext, ids: number[], run: Run): Promise<number[]> {
+  const { counts } = ctx;
+  counts.passes++;
   const lease = new Lease(ctx);
   const started = ctx.now();
-  const { plans, again } = await planPass(ctx, ids, run);
+  const { plans, again } = await timed(counts, 'plan', () => planPass(ctx, ids, run));
   const pass: PassState = { lease, leased: [], again, rewrote: false };
   const planned = ctx.now();
-  await takeLeases(ctx, pass, plans);
+  await timed(counts, 'writeAhead', () => takeLeases(ctx, pass, plans));
   try {
     if (!fits(ctx, run, pass.leased, { started, planned })) throw new LeaseRanOut();
-    await rollBack(ctx, pass);
-    await writePostings(ctx, pass);
+    await timed(counts, 'rollback', () => rollBack(ctx, pass));
+    await timed(counts, 'postings', () => writePostings(ctx, pass));
     lease.fence();
-    settle(run, pass, await commit(ctx, pass.leased, pass.rewrote));
+    const lost = await timed(counts, 'commit', () => commit(ctx, pass.leased, pass.rewrote));
+    settle(run, pass, lost);
     return pass.again;
   } catch (error) {
     await release(ctx, pass.leased, lease.owner);

@@ -3,8 +3,8 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { RequestCounts } from '../../dynamodb/client.ts';
 import { itemIdOf } from '../../items/keys.ts';
 import { logger, metrics as serviceMetrics } from '../../observability.ts';
-import { reindexBatch } from './batch.ts';
-import type { Indexer } from './indexer.ts';
+import { type BatchResult, reindexBatch } from './batch.ts';
+import { type Indexer, STEPS, type WriterCounts } from './indexer.ts';
 
 /** The distinct item ids a batch of stream records touches, each with its first sequence number. */
 export function changedItems(records: readonly DynamoDBRecord[]): Map<number, string> {
@@ -17,6 +17,40 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
   return ids;
 }
 
+/** What a batch's figures are the change of: the clock, the writer's counts and the client's requests. */
+function figuresNow(indexer: Indexer, requests: RequestCounts | undefined) {
+  return {
+    at: process.hrtime.bigint(),
+    counts: structuredClone(indexer.counts) as WriterCounts,
+    requests: requests ? { ...requests } : undefined,
+  };
+}
+type Figures = ReturnType<typeof figuresNow>;
+
+/** What the batch of `items` added to each figure, into `metrics` (operation indexItems). */
+function addBatchMetrics(
+  metrics: Metrics,
+  [before, after]: [Figures, Figures],
+  items: number,
+  result: BatchResult,
+) {
+  const count = (name: string, value: number) => metrics.addMetric(name, MetricUnit.Count, value);
+  const ms = (name: string, value: number) => metrics.addMetric(name, MetricUnit.Milliseconds, value);
+  metrics.addDimension('operation', 'indexItems');
+  count('indexedItems', items);
+  count('batchSplits', result.split ? 1 : 0);
+  count('failedItems', result.failed.length);
+  count('invalidItems', result.invalid.length);
+  count('slowPasses', after.counts.slowPasses - before.counts.slowPasses);
+  ms('batchLatency', Number(after.at - before.at) / 1e6);
+  count('passes', after.counts.passes - before.counts.passes);
+  for (const step of STEPS) ms(`${step}Ms`, after.counts.stepMs[step] - before.counts.stepMs[step]);
+  if (!before.requests || !after.requests) return;
+  count('dynamodbRequests', after.requests.requests - before.requests.requests);
+  const retries = ({ requests, attempts }: RequestCounts) => attempts - requests;
+  count('dynamodbRetries', retries(after.requests) - retries(before.requests));
+}
+
 /**
  * Brings the index up to date for every item a batch touches, as one batch (`reindexItems`), its passes sized to end
  * by the invocation's `deadline` (epoch ms) if given. Each item is rebuilt from its current state, so order,
@@ -26,8 +60,8 @@ export function changedItems(records: readonly DynamoDBRecord[]): Map<number, st
  *
  * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
  * touched, whether it was split into single items, the items that failed or are invalid, the passes the table was
- * too slow for (context.ts `WriterCounts`), its latency, and (given the client's `requests`: client.ts
- * `countRequests`) the retries the SDK made of its DynamoDB requests.
+ * too slow for (context.ts `WriterCounts`), its latency, its passes and the time each step of them took, and (given
+ * the client's `requests`: client.ts `countRequests`) the DynamoDB requests it sent and the retries the SDK made.
  */
 export async function indexChanges(
   indexer: Indexer,
@@ -39,31 +73,14 @@ export async function indexChanges(
     deadline,
   }: { concurrency?: number; metrics?: Metrics; requests?: RequestCounts; deadline?: number } = {},
 ): Promise<DynamoDBBatchResponse> {
-  const started = process.hrtime.bigint();
-  const retriesBefore = requests ? requests.attempts - requests.requests : 0;
-  const slowBefore = indexer.counts.slowPasses;
+  const before = figuresNow(indexer, requests);
   const changed = changedItems(records);
-  const { invalid, failed, split } = await reindexBatch(indexer, [...changed.keys()], {
-    concurrency,
-    deadline,
-  });
-  metrics.addDimension('operation', 'indexItems');
-  metrics.addMetric('indexedItems', MetricUnit.Count, changed.size);
-  metrics.addMetric('batchSplits', MetricUnit.Count, split ? 1 : 0);
-  metrics.addMetric('failedItems', MetricUnit.Count, failed.length);
-  metrics.addMetric('invalidItems', MetricUnit.Count, invalid.length);
-  metrics.addMetric('slowPasses', MetricUnit.Count, indexer.counts.slowPasses - slowBefore);
-  metrics.addMetric('batchLatency', MetricUnit.Milliseconds, Number(process.hrtime.bigint() - started) / 1e6);
-  if (requests)
-    metrics.addMetric(
-      'dynamodbRetries',
-      MetricUnit.Count,
-      requests.attempts - requests.requests - retriesBefore,
-    );
+  const result = await reindexBatch(indexer, [...changed.keys()], { concurrency, deadline });
+  addBatchMetrics(metrics, [before, figuresNow(indexer, requests)], changed.size, result);
   // A stored record that does not parse cannot be fixed by retrying: say so and move on, so one bad record never
   // holds up the index for every change behind it (rewriting the item brings a new stream record).
-  for (const { id, error } of invalid)
+  for (const { id, error } of result.invalid)
     logger.error('item cannot be indexed: its stored record is invalid', { itemId: id, error });
-  for (const { id, error } of failed) logger.error('indexing failed', { itemId: id, error });
-  return { batchItemFailures: failed.map(({ id }) => ({ itemIdentifier: changed.get(id) ?? '' })) };
+  for (const { id, error } of result.failed) logger.error('indexing failed', { itemId: id, error });
+  return { batchItemFailures: result.failed.map(({ id }) => ({ itemIdentifier: changed.get(id) ?? '' })) };
 }

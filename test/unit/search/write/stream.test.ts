@@ -3,7 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RequestCounts } from '../../../../lib/dynamodb/client.ts';
 import { itemKey } from '../../../../lib/items/keys.ts';
-import type { Indexer, IndexOutcome } from '../../../../lib/search/write/indexer.ts';
+import { type Indexer, type IndexOutcome, noCounts } from '../../../../lib/search/write/indexer.ts';
 import { indexChanges } from '../../../../lib/search/write/stream.ts';
 
 /** A stream record of a write to item `id` (what the handler reads of it: the keys and the sequence number). */
@@ -35,7 +35,7 @@ function indexerWith({
       return outcome(id);
     },
     compact: async () => 0,
-    counts: { slowPasses: 0 },
+    counts: noCounts(),
   };
 }
 
@@ -75,6 +75,12 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
       'invalidItems',
       'slowPasses',
       'batchLatency',
+      'passes',
+      'planMs',
+      'writeAheadMs',
+      'rollbackMs',
+      'postingsMs',
+      'commitMs',
     ]);
   });
 
@@ -89,7 +95,7 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
     expect(emf).toMatchObject({ indexedItems: 4, batchSplits: 1, failedItems: 1, invalidItems: 1 });
   });
 
-  it('counts the retries the SDK made of the batch’s requests (attempts past the first), not those made before', async () => {
+  it('counts the requests the batch sent and the retries the SDK made of them (attempts past the first), not those made before', async () => {
     // The client's counts as countRequests keeps them (its own test sends real requests to DynamoDB Local): 10
     // requests and 12 attempts before this batch; the batch sends 5 requests in 8 attempts.
     const requests = { requests: 10, attempts: 12 };
@@ -100,18 +106,30 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
       return reindexItems(ids);
     };
     const { emf } = await run(indexer, [recordOf(1, 30)], requests);
-    expect(emf).toMatchObject({ indexedItems: 1, dynamodbRetries: 3 });
+    expect(emf).toMatchObject({ indexedItems: 1, dynamodbRequests: 5, dynamodbRetries: 3 });
   });
 
-  it('counts the passes the table was too slow for during the batch, not those before it', async () => {
-    const counts = { slowPasses: 2 };
+  it('counts the passes, their steps’ times and the passes the table was too slow for during the batch, not those before it', async () => {
+    const counts = noCounts();
+    Object.assign(counts, { slowPasses: 2, passes: 5 });
+    Object.assign(counts.stepMs, { plan: 100, writeAhead: 50, rollback: 1, postings: 900, commit: 40 });
     const indexer = { ...indexerWith(), counts };
     const reindexItems = indexer.reindexItems;
     indexer.reindexItems = async (ids) => {
-      counts.slowPasses += 3;
+      Object.assign(counts, { slowPasses: counts.slowPasses + 3, passes: counts.passes + 4 });
+      Object.assign(counts.stepMs, { plan: 112, writeAhead: 57, rollback: 1, postings: 1_200, commit: 48 });
       return reindexItems(ids);
     };
     const { emf } = await run(indexer, [recordOf(1, 40)]);
-    expect(emf).toMatchObject({ indexedItems: 1, slowPasses: 3 });
+    expect(emf).toMatchObject({
+      indexedItems: 1,
+      slowPasses: 3,
+      passes: 4,
+      planMs: 12,
+      writeAheadMs: 7,
+      rollbackMs: 0,
+      postingsMs: 300,
+      commitMs: 8,
+    });
   });
 });
