@@ -104,6 +104,7 @@ async function measure() {
 
   // Up to 20 words a query, 4 queries at a time.
   let [lastFound, halfFound, lastLog] = [last201, Number.NaN, performance.now()];
+  const probes = { failed: 0 };
   while (missing.size > 0 && performance.now() < last201 + LIMIT_SECONDS * 1000) {
     // Paced for the reason the settle poll is (below): unpaced, the probes took a core from the indexing.
     const next = performance.now() + PROBE_ROUND_MS;
@@ -112,6 +113,7 @@ async function measure() {
     await Promise.all(
       queries.map(async (batch) => {
         const ids = await found(batch.map((id) => missing.get(id) ?? '')).catch((error: Error) => {
+          probes.failed++;
           console.error(`  ${name}: POST /retrieve failed: ${error.message}`);
           return new Set<number>();
         });
@@ -144,6 +146,7 @@ async function measure() {
     freshSeconds,
     halfSeconds,
     missing: missing.size,
+    failedProbes: probes.failed,
     loadAverage,
     floor,
     window,
@@ -248,12 +251,13 @@ const within = (seconds: number | undefined, short = '') =>
   seconds === undefined ? `not within the limit${short}` : `**${fmt(seconds)}**`;
 const head = ['run', 'creates/s', 'seconds from the last 201 until all are retrievable', '… until half are'];
 const markdown = table(
-  [...head, 'load average at start / end'],
+  [...head, 'probes failed (no answer in 60 s)', 'load average at start / end'],
   runs.map((r) => [
     r.name,
     fmt(r.createsPerSecond),
     within(r.freshSeconds, ` (${r.missing} missing)`),
     fmt(r.halfSeconds),
+    r.failedProbes,
     r.loadAverage.map((x) => fmt(x)).join(' / '),
   ]),
 );
