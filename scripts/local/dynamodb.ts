@@ -128,7 +128,8 @@ export interface IndexChanges {
  * stream. DynamoDB Local keeps every stream record of every table, deleted ones too, for 24 hours, and on each write
  * finds the table's stream shard by scanning the records kept before the shard's first: a table whose stream starts
  * after many records writes slowly (207 puts/s against 1,379 on one whose stream started first, in memory; 600 calls
- * took 3.4× as long after 140 tables of 100 items with streams, and no longer after as many without).
+ * took 3.4× as long after 140 tables of 100 items with streams, and no longer after as many without). It rolls a
+ * shard over only when asked (its jar of 2026-05-28 has no timer for it), so a long `npm start` keeps one shard a table.
  */
 export async function ensureTable(
   client: DynamoDBClient,
