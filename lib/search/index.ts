@@ -25,12 +25,5 @@ export { createTokenizer, indexTerms, isExactForm, itemText, tokenize } from './
 // Indexing: the writer the stream consumer and the reindex run, and the stream handler's entry.
 export { reindexBatch } from './write/batch.ts';
 export { bulkIndexRecords } from './write/bulk.ts';
-export {
-  COMPACT_AT,
-  COMPACT_BYTES,
-  createIndexer,
-  STEPS,
-  type Step,
-  WRITE_CONCURRENCY,
-} from './write/indexer.ts';
+export { COMPACT_AT, COMPACT_BYTES, createIndexer, STEPS, WRITE_CONCURRENCY } from './write/indexer.ts';
 export { indexChanges } from './write/stream.ts';

@@ -10,7 +10,7 @@ import { PassSize } from './pass-size.ts';
 import { createPostingWriter } from './postings.ts';
 
 export { COMPACT_AT, COMPACT_BYTES } from './compaction.ts';
-export { type IndexOutcome, noCounts, STEPS, type Step, type WriterCounts } from './context.ts';
+export { type IndexOutcome, noCounts, STEPS, type WriterCounts } from './context.ts';
 export { EMPTY, type Indexed, stored, writeAhead } from './doc-record.ts';
 export { analyze, isShrunk, postingTarget } from './target.ts';
 
