@@ -179,8 +179,10 @@ async function settle() {
     const answers = await mapLimit(asked, 4, (query) => retrieve(query, 10).catch(() => []));
     const settled = answers.filter((answer, i) => sameAnswer(answer, expected[i] ?? [])).length;
     const seconds = (performance.now() - last201) / 1000;
-    const window = { from: epoch(begin), last201: epoch(last201), to: epoch(performance.now()) };
-    if (settled === asked.length) return { name, createsPerSecond, settledSeconds: seconds, window };
+    if (settled === asked.length) {
+      const window = { from: epoch(begin), last201: epoch(last201), to: epoch(performance.now()) };
+      return { name, createsPerSecond, settledSeconds: seconds, window };
+    }
     if (round % 10 === 0)
       console.log(`  ${name}: ${settled}/${asked.length} answers settled ${seconds.toFixed(0)} s on`);
     await pause(next - performance.now());
@@ -204,6 +206,7 @@ function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Win
     ) / 1000;
   const steps = Object.fromEntries(STEPS.map((step) => [step, sum(`${step}Ms`) / 1000]));
   const stepsTotal = Object.values(steps).reduce((total, seconds) => total + seconds, 0);
+  const [indexing, indexingAfter] = [busy(from), busy(last201)];
   return {
     batches: within.map((batch) => batch.figures.indexedItems ?? 0),
     passes: sum('passes'),
@@ -212,9 +215,9 @@ function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Win
     slowPasses: sum('slowPasses'),
     splits: sum('batchSplits'),
     steps: { ...steps, other: sum('batchLatency') / 1000 - stepsTotal },
-    indexing: busy(from),
-    between: (to - from) / 1000 - busy(from),
-    afterLast201: { indexing: busy(last201), between: (to - last201) / 1000 - busy(last201) },
+    indexing,
+    between: (to - from) / 1000 - indexing,
+    afterLast201: { indexing: indexingAfter, between: (to - last201) / 1000 - indexingAfter },
   };
 }
 
@@ -276,7 +279,6 @@ const floors = runs.map(
 const spent = [...runs, ...settles].flatMap((r) =>
   r.window ? [{ name: r.name, ...timeSpent(batches, r.window) }] : [],
 );
-const seconds = (value: number) => fmt(value);
 const whereTimeGoes = table(
   [
     'run (first create → done)',
@@ -296,9 +298,11 @@ const whereTimeGoes = table(
     fmt(r.requestsPerItem),
     r.retries,
     `${r.slowPasses} / ${r.splits}`,
-    `${seconds(r.indexing)}: ${Object.values(r.steps).map(seconds).join(' / ')}`,
-    seconds(r.between),
-    `${seconds(r.afterLast201.indexing)} / ${seconds(r.afterLast201.between)}`,
+    `${fmt(r.indexing)}: ${Object.values(r.steps)
+      .map((seconds) => fmt(seconds))
+      .join(' / ')}`,
+    fmt(r.between),
+    `${fmt(r.afterLast201.indexing)} / ${fmt(r.afterLast201.between)}`,
   ]),
 );
 console.log(`${pace}\n${floors.join('\n')}\n${whereTimeGoes}`);
