@@ -12,6 +12,7 @@ const indexer = createIndexer({
   ...table,
   items: createItemLookup(table),
   ...(config.indexConcurrency ? { concurrency: config.indexConcurrency } : {}),
+  ...(config.indexWritesPerTransaction ? { writesPerTransaction: config.indexWritesPerTransaction } : {}),
 });
 const requests = countRequests(table.client);
 

@@ -58,6 +58,9 @@ const EnvSchema = v.object(
         v.transform(Number),
       ),
     ),
+    INDEX_WRITES_PER_TRANSACTION: optionalVar(
+      v.pipe(v.string(), v.regex(/^([1-9][0-9]?|100)$/, 'must be 1-100'), v.transform(Number)),
+    ),
   },
   (issue) => (issue.received === 'undefined' ? 'is required' : 'must be an object'),
 );
@@ -77,6 +80,8 @@ export type Config = Readonly<{
   cacheMaxAge: number;
   /** The stream consumer's requests in flight (the indexer's `concurrency`; unset: its default). */
   indexConcurrency: number | undefined;
+  /** Doc records and term homes the stream consumer writes in one transaction (the indexer's `writesPerTransaction`; unset: 1). */
+  indexWritesPerTransaction: number | undefined;
   auth: Readonly<{ userPoolId: string; clientId: string; jwks: Jwks | undefined }>;
 }>;
 
@@ -111,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     cursorKey: e.CURSOR_KEY,
     cacheMaxAge: undefinedIfBlank(e.CACHE_MAX_AGE) ?? 0,
     indexConcurrency: undefinedIfBlank(e.INDEX_CONCURRENCY),
+    indexWritesPerTransaction: undefinedIfBlank(e.INDEX_WRITES_PER_TRANSACTION),
     auth: Object.freeze({
       userPoolId: e.COGNITO_USER_POOL_ID,
       clientId: e.COGNITO_CLIENT_ID,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
@@ -22,27 +22,38 @@ const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
 /**
- * DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight, on `tableName` (the table being
+ * DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight (or `perTransaction` a
+ * TransactWriteItems, `inFlight` of them at once: the local stream consumer's shape), on `tableName` (the table being
  * measured, or one with no stream), under a `PACE#` key no part of the service reads. Not on a scratch table with a
  * stream made mid-run: DynamoDB Local finds a table's stream shard by scanning every stream record kept before the
  * shard's first (its `MIN(SequenceNumber) … WHERE ShardID = ?` has no index), so a table whose stream starts later
  * writes slower as records pile up before it (`.local` measurements: 1,379 puts/s on the first table, 207 on one
  * started after 12,000 records). Such a scratch table measured that, not the pace the service's table gets.
  */
-export async function localPutRate(endpoint: string, tableName: string): Promise<number> {
+export async function localPutRate(
+  endpoint: string,
+  tableName: string,
+  { perTransaction = 1, inFlight = 32 }: { perTransaction?: number; inFlight?: number } = {},
+): Promise<number> {
   const raw = localClient(endpoint);
   const client = DynamoDBDocumentClient.from(raw);
   const run = randomUUID();
+  const put = (i: number) => ({
+    TableName: tableName,
+    Item: { pk: `PACE#${run}#${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  const groups = Array.from({ length: Math.ceil(2_000 / perTransaction) }, (_, g) =>
+    Array.from({ length: perTransaction }, (_, k) => g * perTransaction + k),
+  );
   const begin = performance.now();
-  await mapLimit([...Array(2_000).keys()], 32, (i) => {
-    const Item = { pk: `PACE#${run}#${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 };
-    return client.send(
-      new PutCommand({ TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
+  await mapLimit(groups, inFlight, async (ids) => {
+    if (ids.length === 1) await client.send(new PutCommand(put(ids[0] ?? 0)));
+    else await client.send(new TransactWriteCommand({ TransactItems: ids.map((i) => ({ Put: put(i) })) }));
   });
   const seconds = (performance.now() - begin) / 1000;
   raw.destroy();
-  return 2_000 / seconds;
+  return (groups.length * perTransaction) / seconds;
 }
 
 /**
@@ -130,7 +141,15 @@ export async function startBenchStack() {
   const ports = { port: await freePort(), lambdaPort: await freePort(), dynamodbPort: await freePort() };
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   const consumerMetrics = join(dataDir, 'consumer-metrics.jsonl');
-  const stack = await startStack({ issuer, cursorKey: CURSOR_KEY, ...ports, dataDir, consumerMetrics });
+  const stack = await startStack({
+    issuer,
+    cursorKey: CURSOR_KEY,
+    ...ports,
+    dataDir,
+    consumerMetrics,
+    // serverless-offline's own output on stderr, as `npm start` shows it (README).
+    log: process.env.LOG_OFFLINE === '1',
+  });
   const token = tokenOf(issuer);
   const post = (path: string, bearer: string, body: unknown) =>
     fetch(`${stack.baseUrl}${path}`, {
@@ -143,8 +162,9 @@ export async function startBenchStack() {
     editor: token('editor'),
     reader: token('reader'),
     post,
-    /** DynamoDB Local's own pace now (`localPutRate`). */
-    localPutRate: () => localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`, LOCAL_TABLE),
+    /** DynamoDB Local's own pace now (`localPutRate`), one put a request or in the stream consumer's transactions. */
+    localPutRate: (shape?: Parameters<typeof localPutRate>[2]) =>
+      localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`, LOCAL_TABLE, shape),
     /** The stream batches the consumer has indexed so far, from its metrics. */
     consumerBatches: () => batchesOf(readFileSync(consumerMetrics, 'utf8')),
     stop: async () => {

@@ -50,16 +50,17 @@ type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
 /** A round's writes, each to its own item: the first lands before the round's writers start, the rest beside them. */
 const writes = fc.uniqueArray(write, { maxLength: 6, selector: (w) => w.slot });
 /**
- * An index writer of a round: its ids, how many times it is sent, the call it dies at (none: it finishes), and how
+ * An index writer of a round: its ids, how many times it is sent, the call it dies at (none: it finishes), how
  * long into its lease it renews it (4 s: half the lease, as the service does, seldom reached in a run this short;
  * 0 or 50 ms: at a write of postings whenever no renewal is under way, so renewals go beside the postings and crashes
- * land in them).
+ * land in them), and its writes a transaction (1 as on AWS, 50 as on the local stack, 2 for groups that race).
  */
 const writer = fc.record({
   slots: fc.uniqueArray(fc.nat(IDS - 1), { minLength: 1, maxLength: 4 }),
   copies: fc.integer({ min: 1, max: 2 }),
   crashAt: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
   renewMs: fc.constantFrom(0, 50, 4_000),
+  writesPerTransaction: fc.constantFrom(1, 2, 50),
 });
 /** An item's fields from its name and description. */
 const writeOf = (name: string, description: string): ItemWrite => ({
@@ -166,12 +167,13 @@ describe('the index against a model', () => {
             await Promise.all([
               // Item writes go on while the index is written, as they do beside the stream consumer.
               ...rest.map(apply),
-              ...writers.flatMap(({ slots, copies, crashAt, renewMs }) =>
+              ...writers.flatMap(({ slots, copies, crashAt, renewMs, writesPerTransaction }) =>
                 Array.from({ length: copies }, () =>
                   createIndexer({
                     ...options,
                     ...(crashAt === undefined ? {} : { client: crashingClient(table, crashAt) }),
                     renewMs,
+                    writesPerTransaction,
                   })
                     .reindexItems([...idsOf(slots), ...[...seen].filter((id) => !ids.includes(id))])
                     .catch(() => 'died'),

@@ -736,93 +736,113 @@ describe('index maintenance on DynamoDB Local', () => {
     });
 
     // INDEX_REPEATS=199 runs it 200 times in a row (README, Tests): its interleavings differ on every run.
-    it('keeps the index exact while many items are indexed, changed and deleted concurrently', {
-      timeout: 300_000,
-      repeats: Number(process.env.INDEX_REPEATS ?? 0),
-    }, async () => {
-      const indexer = createIndexer({ ...table, items, blockCapacity: 3 });
-      const created = await Promise.all(Array.from({ length: 24 }, (_, i) => items.create(describe_(i))));
-      await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
-      const built = await snapshot(table, 3);
-      expect(built).toMatchObject(expected(created));
-      // Several blocks a term: splits happened (24 items share 8 words).
-      expect(built.postings.length).toBeGreaterThan(24 * 3);
+    // With writes a request (as on AWS) and in transactions of up to 50 (the local stack's), groups that race.
+    it.for([1, 50])(
+      'keeps the index exact while many items are indexed, changed and deleted concurrently (%i writes a transaction)',
+      {
+        timeout: 300_000,
+        repeats: Number(process.env.INDEX_REPEATS ?? 0),
+      },
+      async (writesPerTransaction) => {
+        const indexer = createIndexer({ ...table, items, blockCapacity: 3, writesPerTransaction });
+        const created = await Promise.all(Array.from({ length: 24 }, (_, i) => items.create(describe_(i))));
+        await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
+        const built = await snapshot(table, 3);
+        expect(built).toMatchObject(expected(created));
+        // Several blocks a term: splits happened (24 items share 8 words).
+        expect(built.postings.length).toBeGreaterThan(24 * 3);
 
-      const changed = await Promise.all(
-        created
-          .filter((_, i) => i % 3 === 0)
-          .map((item) => items.update(item.id, () => describe_(item.id, 5))),
-      );
-      const deleted = created.filter((_, i) => i % 3 === 1);
-      await Promise.all(deleted.map((item) => items.delete(item.id)));
-      // Overlapping batches at once (as the stream consumer and `npm run reindex` may run), and single items.
-      const ids = created.map((item) => item.id);
-      await Promise.all([
-        indexer.reindexItems(ids),
-        // Writers that compact the shrunk set as soon as it holds two entries (items that shrank), beside the others.
-        createIndexer({ ...table, items, blockCapacity: 3, compactAt: 2 }).reindexItems(
-          ids.filter((id) => id % 2 === 0),
-        ),
-        createIndexer({ ...table, items, blockCapacity: 3, compactAt: 2 }).reindexItems(ids.toReversed()),
-        ...created.map((item) => indexer.reindexItem(item.id)),
-      ]);
-      const kept = [...changed, ...created.filter((_, i) => i % 3 === 2)];
-      expect(await snapshot(table, 3)).toMatchObject(expected(kept));
-
-      // Everything gone: every block is deleted with its last posting.
-      await Promise.all(kept.map((item) => items.delete(item.id)));
-      await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
-      expect(await snapshot(table, 3)).toStrictEqual({
-        postings: [],
-        df: {},
-        stats: { docs: 0, len: 0 },
-        docs: [],
-      });
-      // A long loop's progress: one line per run that passed (INDEX_REPEATS_LOG names the file).
-      if (process.env.INDEX_REPEATS_LOG)
-        appendFileSync(process.env.INDEX_REPEATS_LOG, `${new Date().toISOString()} passed\n`);
-    });
-
-    it('converges after a crash at any step of a batch that splits and empties blocks', async () => {
-      // Set up once: seven items indexed one by one, then a batch of two items changed, one deleted, one new.
-      const start = await freshTable();
-      const setup = createItemRepository(start);
-      const indexed = [];
-      for (let i = 0; i < 7; i++) indexed.push(await setup.create(describe_(i)));
-      for (const item of indexed)
-        await createIndexer({ ...start, items: setup, blockCapacity: 3 }).reindexItem(item.id);
-      const [first, second, gone, ...rest] = indexed as [Item, Item, Item, ...Item[]];
-      const changed = [
-        await setup.update(first.id, () => describe_(first.id, 3)),
-        await setup.update(second.id, () => describe_(second.id, 6)),
-      ];
-      await setup.delete(gone.id);
-      const fresh = await setup.create(describe_(11));
-      const batch = [first.id, second.id, gone.id, fresh.id];
-      let crashes = 0;
-      for (let failAt = 1; failAt < 200; failAt++) {
-        const t = await copyOf(start);
-        const repo = createItemRepository(t);
-        const crashed = await createIndexer({
-          client: crashingClient(t, failAt),
-          tableName: t.tableName,
-          items: repo,
-          blockCapacity: 3,
-        })
-          .reindexItems(batch)
-          .then(
-            () => false,
-            () => true,
-          );
-        await later({ ...t, items: repo, blockCapacity: 3 }).reindexItems(batch);
-        expect(await snapshot(t, 3), `crash at call ${failAt}`).toMatchObject(
-          expected([...changed, ...rest, fresh]),
+        const changed = await Promise.all(
+          created
+            .filter((_, i) => i % 3 === 0)
+            .map((item) => items.update(item.id, () => describe_(item.id, 5))),
         );
-        if (!crashed) break;
-        crashes++;
-      }
-      expect(crashes).toBeGreaterThan(5);
-    }, 120_000);
+        const deleted = created.filter((_, i) => i % 3 === 1);
+        await Promise.all(deleted.map((item) => items.delete(item.id)));
+        // Overlapping batches at once (as the stream consumer and `npm run reindex` may run), and single items.
+        const ids = created.map((item) => item.id);
+        await Promise.all([
+          indexer.reindexItems(ids),
+          // Writers that compact the shrunk set as soon as it holds two entries (items that shrank), beside the others.
+          createIndexer({
+            ...table,
+            items,
+            blockCapacity: 3,
+            compactAt: 2,
+            writesPerTransaction,
+          }).reindexItems(ids.filter((id) => id % 2 === 0)),
+          createIndexer({
+            ...table,
+            items,
+            blockCapacity: 3,
+            compactAt: 2,
+            writesPerTransaction,
+          }).reindexItems(ids.toReversed()),
+          ...created.map((item) => indexer.reindexItem(item.id)),
+        ]);
+        const kept = [...changed, ...created.filter((_, i) => i % 3 === 2)];
+        expect(await snapshot(table, 3)).toMatchObject(expected(kept));
+
+        // Everything gone: every block is deleted with its last posting.
+        await Promise.all(kept.map((item) => items.delete(item.id)));
+        await Promise.all(created.map((item) => indexer.reindexItem(item.id)));
+        expect(await snapshot(table, 3)).toStrictEqual({
+          postings: [],
+          df: {},
+          stats: { docs: 0, len: 0 },
+          docs: [],
+        });
+        // A long loop's progress: one line per run that passed (INDEX_REPEATS_LOG names the file).
+        if (process.env.INDEX_REPEATS_LOG)
+          appendFileSync(process.env.INDEX_REPEATS_LOG, `${new Date().toISOString()} passed\n`);
+      },
+    );
+
+    it.for([1, 50])(
+      'converges after a crash at any step of a batch that splits and empties blocks (%i writes a transaction)',
+      { timeout: 120_000 },
+      async (writesPerTransaction) => {
+        // Set up once: seven items indexed one by one, then a batch of two items changed, one deleted, one new.
+        const start = await freshTable();
+        const setup = createItemRepository(start);
+        const indexed = [];
+        for (let i = 0; i < 7; i++) indexed.push(await setup.create(describe_(i)));
+        for (const item of indexed)
+          await createIndexer({ ...start, items: setup, blockCapacity: 3 }).reindexItem(item.id);
+        const [first, second, gone, ...rest] = indexed as [Item, Item, Item, ...Item[]];
+        const changed = [
+          await setup.update(first.id, () => describe_(first.id, 3)),
+          await setup.update(second.id, () => describe_(second.id, 6)),
+        ];
+        await setup.delete(gone.id);
+        const fresh = await setup.create(describe_(11));
+        const batch = [first.id, second.id, gone.id, fresh.id];
+        let crashes = 0;
+        for (let failAt = 1; failAt < 200; failAt++) {
+          const t = await copyOf(start);
+          const repo = createItemRepository(t);
+          const crashed = await createIndexer({
+            client: crashingClient(t, failAt),
+            tableName: t.tableName,
+            items: repo,
+            blockCapacity: 3,
+            writesPerTransaction,
+          })
+            .reindexItems(batch)
+            .then(
+              () => false,
+              () => true,
+            );
+          await later({ ...t, items: repo, blockCapacity: 3 }).reindexItems(batch);
+          expect(await snapshot(t, 3), `crash at call ${failAt}`).toMatchObject(
+            expected([...changed, ...rest, fresh]),
+          );
+          if (!crashed) break;
+          crashes++;
+        }
+        expect(crashes).toBeGreaterThan(5);
+      },
+    );
   });
 
   it('npm run reindex removes postings no doc record accounts for, with their df, and repairs the counts', async () => {

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       cursorKey: 'x'.repeat(32),
       cacheMaxAge: 0,
       indexConcurrency: undefined,
+      indexWritesPerTransaction: undefined,
       auth: { userPoolId: 'eu-west-1_AbC123', clientId: 'abcdefghijklmnopqrstuvwxyz', jwks: undefined },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -53,6 +54,17 @@ describe('loadConfig', () => {
     for (const bad of ['0', '513', '1000', '12.5', '-1'])
       expect(() => loadConfig({ ...env, INDEX_CONCURRENCY: bad })).toThrow(
         new ConfigError(['INDEX_CONCURRENCY must be 1-512']),
+      );
+  });
+
+  it("reads the stream consumer's writes a transaction, 1 to 100 (DynamoDB's most), its default when unset or empty", () => {
+    expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '50' }).indexWritesPerTransaction).toBe(50);
+    expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '100' }).indexWritesPerTransaction).toBe(100);
+    expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '1' }).indexWritesPerTransaction).toBe(1);
+    expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '' }).indexWritesPerTransaction).toBeUndefined();
+    for (const bad of ['0', '101', '250', '2.5', '-1', '050'])
+      expect(() => loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: bad })).toThrow(
+        new ConfigError(['INDEX_WRITES_PER_TRANSACTION must be 1-100']),
       );
   });
 

@@ -17,6 +17,8 @@ export interface WriterContext extends LeaseTimes {
   postings: PostingWriter;
   /** Requests in flight at once (doc records, terms). */
   concurrency: number;
+  /** Doc records and term homes written in one transaction at most (1: each a request of its own; write-groups.ts). */
+  writesPerTransaction: number;
   /** How many items the next pass takes, from the pace of the last. */
   passSize: PassSize;
   /** The writer's counts (slow passes), kept across its runs. */

@@ -33,14 +33,59 @@ function homeWrites(store: TermStore, planned: ReadonlyMap<string, PlannedTail>)
   return writes;
 }
 
-/** The home's record with `written` tails in it; the record's other tails as it holds them. */
-function withTails(home: string, state: Home, written: readonly (readonly [string, Tail])[]) {
-  let own = state.own;
-  const forms = { ...state.forms };
+/** The home's record with `written` tails in it; the record's other tails as `at` holds them. */
+function withTails(home: string, at: HomeAt, written: readonly (readonly [string, Tail])[]) {
+  let own = at.own;
+  const forms = { ...at.forms };
   for (const [term, tail] of written)
     if (term === home) own = ownFields(tailItem(home, tail));
     else forms[term] = formEntry(tail);
   return { own, forms };
+}
+
+/** What a home record holds at a version: its stem's own attributes and its forms' entries. */
+type HomeAt = Pick<Home, 'v' | 'own' | 'forms'>;
+
+/** One conditional write of a home record (and its tails' seals): its actions, and the home as it leaves it. */
+export interface HomeWrite {
+  actions: Action[];
+  after: HomeAt;
+  /** The tails it writes, by term. */
+  written: (readonly [string, Tail])[];
+}
+
+/**
+ * The writes of a home's planned tails (`planned`), in order, each under the version the last one leaves: one
+ * unless they exceed a transaction's actions. `state` is left as it is.
+ */
+export function homeWritesOf(
+  store: TermStore,
+  home: string,
+  state: Home,
+  planned: ReadonlyMap<string, PlannedTail>,
+): HomeWrite[] {
+  const at = { current: { v: state.v, own: state.own, forms: state.forms } as HomeAt };
+  return homeWrites(store, planned).map(({ terms, actions }) => {
+    const before = at.current.v;
+    const v = (before ?? 0) + 1;
+    const written = terms.flatMap((term) => {
+      const tail = planned.get(term)?.next;
+      return tail ? [[term, tail] as const] : [];
+    });
+    const { own, forms } = withTails(home, at.current, written);
+    at.current = { v, own, forms };
+    return {
+      actions: [put(store, homeRecord(home, own, forms, v), before), ...actions],
+      after: at.current,
+      written,
+    };
+  });
+}
+
+/** `state` once `write` has landed. */
+export function landed(state: Home, write: HomeWrite) {
+  Object.assign(state, write.after);
+  for (const [term, tail] of write.written) state.tails.set(term, tail);
 }
 
 /**
@@ -56,15 +101,8 @@ export async function writeHome(
   planned: ReadonlyMap<string, PlannedTail>,
   fence: () => void,
 ) {
-  for (const { terms, actions } of homeWrites(store, planned)) {
-    const v = (state.v ?? 0) + 1;
-    const written = terms.flatMap((term) => {
-      const tail = planned.get(term)?.next;
-      return tail ? [[term, tail] as const] : [];
-    });
-    const { own, forms } = withTails(home, state, written);
-    await send(store, [put(store, homeRecord(home, own, forms, v), state.v), ...actions], fence);
-    Object.assign(state, { v, own, forms });
-    for (const [term, tail] of written) state.tails.set(term, tail);
+  for (const write of homeWritesOf(store, home, state, planned)) {
+    await send(store, write.actions, fence);
+    landed(state, write);
   }
 }

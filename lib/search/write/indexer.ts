@@ -54,6 +54,8 @@ export interface IndexerOptions {
   renewMs?: number;
   /** Requests in flight at once (doc records, terms). */
   concurrency?: number;
+  /** Doc records and term homes written in one transaction at most (1, the default: a request each; write-groups.ts). */
+  writesPerTransaction?: number;
   /** The clock leases are read and written by (tests move it on to let a dead writer's lease run out). */
   now?: () => number;
   /** Shrunk-set entries at which a writer that adds one compacts the set (tests compact small sets). */
@@ -67,13 +69,21 @@ function contextOf({ blockCapacity, ...options }: IndexerOptions): WriterContext
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const fenceMs = options.fenceMs ?? Math.min(FENCE_MS, leaseMs / 2);
   const concurrency = options.concurrency ?? WRITE_CONCURRENCY;
+  const writesPerTransaction = options.writesPerTransaction ?? 1;
   const { client, tableName } = options;
   return {
     client,
     tableName,
     items: options.items,
-    postings: createPostingWriter({ client, tableName, blockCapacity, concurrency }),
+    postings: createPostingWriter({
+      client,
+      tableName,
+      blockCapacity,
+      concurrency,
+      writesPerTransaction,
+    }),
     concurrency,
+    writesPerTransaction,
     leaseMs,
     fenceMs,
     renewMs: options.renewMs ?? leaseMs / 2,

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { awsFailure } from '../../aws/errors.ts';
 import { mapLimit } from '../../concurrency.ts';
-import { isConditionFailure } from '../../dynamodb/conditions.ts';
+import { isConditionFailure, retryableCancellation } from '../../dynamodb/conditions.ts';
 import { type RetryPolicy, retry } from '../../retry.ts';
 import { docKey, leaseKey } from '../format/keys.ts';
 import { revCondition } from './doc-record.ts';
@@ -184,6 +189,31 @@ export async function writeDoc(
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/**
+ * `writeDoc` of several items in one transaction: true once every one landed; false when a condition or another
+ * writer's transaction cancelled it, and none did. Any other failure is thrown.
+ */
+export async function writeDocsTogether(
+  { client, tableName }: DocTable,
+  docs: readonly { plan: { id: number; rev: number }; fields: Record<string, unknown> }[],
+): Promise<boolean> {
+  const puts = docs.map(({ plan, fields }) => ({
+    Put: {
+      TableName: tableName,
+      Item: { ...docKey(plan.id), ...fields, rev: plan.rev + 1 },
+      ...revCondition(plan.rev),
+    },
+  }));
+  try {
+    await client.send(new TransactWriteCommand({ TransactItems: puts }));
+  } catch (error) {
+    if (retryableCancellation(error)) return false;
+    throw error;
+  }
+  for (const { plan } of docs) plan.rev++;
+  return true;
 }
 
 /** Lets go of leases this writer still holds (after a failure), so the next attempt need not wait them out. */

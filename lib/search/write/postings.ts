@@ -3,11 +3,12 @@ import { mapLimit } from '../../concurrency.ts';
 import { retry } from '../../retry.ts';
 import { BLOCK_CAPACITY } from '../format/blocks.ts';
 import { homeOf } from '../format/keys.ts';
+import { writeGrouped } from './home-groups.ts';
+import { planHome } from './home-plan.ts';
 import { type Home, readHomes } from './home-read.ts';
 import { writeHome } from './home-write.ts';
 import type { Posting } from './norms.ts';
 import { applySealed, type TermChange } from './sealed-part.ts';
-import { type PlannedTail, planTail } from './tail-plan.ts';
 import { type Guards, LostRace, type TermStore } from './term-store.ts';
 
 export { LENGTH_SLACK, normOf, type Posting, postingsOf } from './norms.ts';
@@ -30,23 +31,6 @@ export interface PostingChanges {
 /** What a write of postings calls before it writes (term-store.ts `Guards`); each may be left out. */
 export type ApplyOptions = Partial<Guards>;
 
-/** A term's change split at its tail's `lo`: the ids above it (its tail part), and those at or below (sealed part). */
-function splitAtLo(change: TermChange, lo: number) {
-  const above = (id: number) => id > lo;
-  return {
-    tailPart: {
-      add: change.add.filter((p) => above(p.id)),
-      remove: new Set([...change.remove].filter(above)),
-    },
-    sealedPart: {
-      add: change.add.filter((p) => !above(p.id)),
-      remove: new Set([...change.remove].filter((id) => !above(id))),
-    },
-  };
-}
-
-const isEmpty = (change: TermChange) => change.add.length + change.remove.size === 0;
-
 /**
  * A home's changes: the tail parts of its terms in one write of the home record (writeHome); then each term's sealed
  * part (applySealed), under the home's version as each write leaves it.
@@ -58,20 +42,7 @@ async function applyHome(
   state: Home,
   guards: Guards,
 ) {
-  const planned = new Map<string, PlannedTail>();
-  const sealedParts = new Map<string, TermChange>();
-  const tally = { added: 0, removed: 0 };
-  for (const [term, change] of changes) {
-    const tail = state.tails.get(term);
-    const { tailPart, sealedPart } = splitAtLo(change, tail?.lo ?? 0);
-    if (!isEmpty(tailPart)) {
-      const plan = planTail(tail, tailPart, store.blockCapacity);
-      tally.added += plan.result.added;
-      tally.removed += plan.result.removed;
-      if (plan.result.changed) planned.set(term, plan);
-    }
-    if (!isEmpty(sealedPart)) sealedParts.set(term, sealedPart);
-  }
+  const { planned, sealedParts, tally } = planHome(store, changes, state);
   if (planned.size > 0) await writeHome(store, home, state, planned, guards.fence);
   for (const [term, change] of sealedParts) {
     const tail = state.tails.get(term);
@@ -142,6 +113,7 @@ export function createPostingWriter({
   tableName,
   blockCapacity = BLOCK_CAPACITY,
   concurrency = 32,
+  writesPerTransaction = 1,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
@@ -149,28 +121,31 @@ export function createPostingWriter({
   blockCapacity?: number | undefined;
   /** Terms written at once. */
   concurrency?: number;
+  /** Homes written in one transaction at most (1: a request each; write-groups.ts says when more). */
+  writesPerTransaction?: number | undefined;
 }) {
-  const store: TermStore = { client, tableName, blockCapacity, concurrency };
+  const store: TermStore = { client, tableName, blockCapacity, concurrency, writesPerTransaction };
   async function apply(
     changes: PostingChanges,
     { fence = () => {}, rewrites = () => {} }: ApplyOptions = {},
   ) {
     const terms = byTerm(changes);
     const byHome = Map.groupBy(terms.keys(), homeOf);
-    const homes = await readHomes(store, byHome);
-    const results = await mapLimit([...byHome], concurrency, ([home, of]) =>
-      applyHomeUntilDone(
-        store,
-        home,
-        new Map(of.map((term) => [term, terms.get(term) as TermChange])),
-        homes.get(home) as Home,
-        { fence, rewrites },
-      ),
+    const read = await readHomes(store, byHome);
+    const homes = [...byHome].map(([home, of]) => ({
+      home,
+      changes: new Map(of.map((term) => [term, terms.get(term) as TermChange])),
+      state: read.get(home) as Home,
+    }));
+    const grouped = await writeGrouped(store, homes, fence);
+    const rest = homes.filter(({ home }) => !grouped.has(home));
+    const results = await mapLimit(rest, concurrency, ({ home, changes, state }) =>
+      applyHomeUntilDone(store, home, changes, state, { fence, rewrites }),
     );
-    return {
-      added: results.reduce((sum, r) => sum + r.added, 0),
-      removed: results.reduce((sum, r) => sum + r.removed, 0),
-    };
+    return [...grouped.values(), ...results].reduce(
+      (sum, r) => ({ added: sum.added + r.added, removed: sum.removed + r.removed }),
+      { added: 0, removed: 0 },
+    );
   }
   return {
     /** Applies additions and removals grouped by term (see above); returns how many were added and removed. */

@@ -10,6 +10,8 @@ export interface TermStore {
   blockCapacity: number;
   /** Homes written at once. */
   concurrency: number;
+  /** Homes written in one transaction at most (home-groups.ts). */
+  writesPerTransaction: number;
 }
 
 /** What a write of postings calls before it writes. */

@@ -1,7 +1,29 @@
 import { mapLimit } from '../../concurrency.ts';
+import { GROUPS_IN_FLIGHT, packGroups } from '../../dynamodb/write-groups.ts';
 import type { PassState, Plan, WriterContext } from './context.ts';
 import { writeAhead } from './doc-record.ts';
-import { writeDoc } from './lease.ts';
+import { writeDoc, writeDocsTogether } from './lease.ts';
+
+/** A doc record to write: its plan (`id`, `rev`) and the fields it gets. */
+interface DocWrite {
+  plan: Plan;
+  fields: Record<string, unknown>;
+}
+
+/**
+ * Each doc record written (lease.ts `writeDoc`), whether it landed, in order: in transactions of up to
+ * `ctx.writesPerTransaction` (write-groups.ts says why), a write each when 1. A transaction that a moved doc record
+ * cancelled lands nothing, and its records go again one by one, to learn which moved.
+ */
+async function writeDocs(ctx: WriterContext, docs: DocWrite[]): Promise<boolean[]> {
+  const alone = ({ plan, fields }: DocWrite) => writeDoc(ctx, plan, fields);
+  if (ctx.writesPerTransaction <= 1) return mapLimit(docs, ctx.concurrency, alone);
+  const groups = packGroups(docs, ctx.writesPerTransaction, (doc) => [doc.fields]);
+  const taken = await mapLimit(groups, GROUPS_IN_FLIGHT, async (group) =>
+    (await writeDocsTogether(ctx, group)) ? group.map(() => true) : mapLimit(group, ctx.concurrency, alone),
+  );
+  return taken.flat();
+}
 
 /**
  * Step 1 of a pass, the write-ahead: takes each item's lease and records its target in its doc record as `pending`
@@ -10,12 +32,16 @@ import { writeDoc } from './lease.ts';
  */
 export async function takeLeases(ctx: WriterContext, pass: PassState, plans: Plan[]): Promise<void> {
   const { fields } = pass.lease;
-  const taken = await mapLimit(plans, ctx.concurrency, (plan) =>
-    writeDoc(
-      ctx,
+  const taken = await writeDocs(
+    ctx,
+    plans.map((plan) => ({
       plan,
-      writeAhead(plan.committed, plan.unfinished.length > 0 ? plan.unfinished : [plan.target], fields),
-    ),
+      fields: writeAhead(
+        plan.committed,
+        plan.unfinished.length > 0 ? plan.unfinished : [plan.target],
+        fields,
+      ),
+    })),
   );
   pass.leased = plans.filter((plan, i) => {
     if (!taken[i]) pass.again.push(plan.id);
