@@ -61,7 +61,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '50' }).indexWritesPerTransaction).toBe(50);
     expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '100' }).indexWritesPerTransaction).toBe(100);
     expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '1' }).indexWritesPerTransaction).toBe(1);
-    expect(loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '' }).indexWritesPerTransaction).toBeUndefined();
+    expect(
+      loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: '' }).indexWritesPerTransaction,
+    ).toBeUndefined();
     for (const bad of ['0', '101', '250', '2.5', '-1', '050'])
       expect(() => loadConfig({ ...env, INDEX_WRITES_PER_TRANSACTION: bad })).toThrow(
         new ConfigError(['INDEX_WRITES_PER_TRANSACTION must be 1-100']),
