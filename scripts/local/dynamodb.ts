@@ -36,7 +36,8 @@ export interface DynamoDbLocal {
  * Starts AWS's DynamoDB Local on `port`: in memory, or persisted under `dataDir`.
  *
  * Its pace bounds the local index (docs/search.md, freshness): it runs a table's writes one at a time, under one lock
- * per table held through the write's SQLite commit, so more writes in flight do not make it faster. Its SQLite file
+ * per table held through the write's SQLite commit, so more writes in flight do not make it faster; a transaction's
+ * writes share one commit, so the local stream consumer writes many a transaction (env.ts). Its SQLite file
  * keeps SQLite's default rollback journal: in WAL mode (set in the file before it starts) the log was never
  * checkpointed, 310 MB of it after 10,000 small puts, and `bench:freshness` ran no faster.
  */
