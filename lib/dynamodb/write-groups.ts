@@ -31,7 +31,7 @@ export function itemBytes(value: unknown): number {
  * GROUP_BYTES a group (`actions` gives a member's). A member too big for a group with others is a group alone.
  *
  * Why groups: DynamoDB Local commits each write on its own, one at a time a table, and a transaction's writes in one
- * commit, so writes in transactions of 50 run 3-4 times the pace of one a request there (docs/search.md, Freshness and
+ * commit, so writes in transactions of 50 run 3-5 times the pace of one a request there (docs/search.md, Freshness and
  * limits). On AWS a transaction costs twice the write units, so the service writes one a request there.
  */
 export function packGroups<T>(members: readonly T[], most: number, actions: (member: T) => unknown[]): T[][] {

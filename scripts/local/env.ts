@@ -5,7 +5,7 @@ import type { Issuer } from './issuer.ts';
 export const LOCAL_TABLE = 'items-local';
 /**
  * The stream consumer's doc records and term homes a transaction locally. DynamoDB Local commits a table's writes one
- * at a time, and a transaction's in one commit, so 50 a transaction go 3-4 times the pace of one a request
+ * at a time, and a transaction's in one commit, so 50 a transaction go 3-5 times the pace of one a request
  * (lib/dynamodb/write-groups.ts); on AWS, where a transaction costs twice the write units, the consumer writes one a
  * request. INDEX_WRITES_PER_TRANSACTION sets it (1 writes as on AWS).
  */

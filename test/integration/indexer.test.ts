@@ -761,23 +761,14 @@ describe('index maintenance on DynamoDB Local', () => {
         await Promise.all(deleted.map((item) => items.delete(item.id)));
         // Overlapping batches at once (as the stream consumer and `npm run reindex` may run), and single items.
         const ids = created.map((item) => item.id);
+        // A writer that compacts the shrunk set as soon as it holds two entries (items that shrank).
+        const compacting = () =>
+          createIndexer({ ...table, items, blockCapacity: 3, compactAt: 2, writesPerTransaction });
         await Promise.all([
           indexer.reindexItems(ids),
-          // Writers that compact the shrunk set as soon as it holds two entries (items that shrank), beside the others.
-          createIndexer({
-            ...table,
-            items,
-            blockCapacity: 3,
-            compactAt: 2,
-            writesPerTransaction,
-          }).reindexItems(ids.filter((id) => id % 2 === 0)),
-          createIndexer({
-            ...table,
-            items,
-            blockCapacity: 3,
-            compactAt: 2,
-            writesPerTransaction,
-          }).reindexItems(ids.toReversed()),
+          // Compacting writers beside the others.
+          compacting().reindexItems(ids.filter((id) => id % 2 === 0)),
+          compacting().reindexItems(ids.toReversed()),
           ...created.map((item) => indexer.reindexItem(item.id)),
         ]);
         const kept = [...changed, ...created.filter((_, i) => i % 3 === 2)];

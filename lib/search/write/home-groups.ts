@@ -41,9 +41,9 @@ function membersOf(store: TermStore, homes: readonly HomeChanges[], done: Map<st
 /**
  * Many homes' writes in a few transactions of at most `store.writesPerTransaction` homes (write-groups.ts says why):
  * those whose changes are a single write of their home record. A group that lost a race to another writer lands
- * nothing (a transaction is all or nothing), and its homes are left for the writer's home-by-home path, which
- * writes each alone and reads again those that lost; any other failure is thrown. Returns the tallies of the homes done, by home. With
- * `writesPerTransaction` 1, as on AWS, it does nothing.
+ * nothing (a transaction is all or nothing), and its homes are left for the writer's home-by-home path, which writes
+ * each alone and reads again those that lost; any other failure is thrown. Returns the tallies of the homes done, by
+ * home. With `writesPerTransaction` 1, as on AWS, it does nothing.
  */
 export async function writeGrouped(
   store: TermStore,

@@ -1,14 +1,8 @@
+import { TRANSACTION_ACTIONS } from '../../dynamodb/write-groups.ts';
 import type { Home } from './home-read.ts';
 import type { PlannedTail } from './tail-plan.ts';
 import { formEntry, homeRecord, ownFields, sealedItem, type Tail, tailItem } from './term-records.ts';
-import {
-  ACTIONS_PER_TRANSACTION,
-  type Action,
-  pageUpdates,
-  put,
-  send,
-  type TermStore,
-} from './term-store.ts';
+import { type Action, pageUpdates, put, send, type TermStore } from './term-store.ts';
 
 /** A term's writes beside its home's: the blocks its tail seals, and their directory entries. */
 function sealActions(store: TermStore, term: string, planned: PlannedTail | undefined): Action[] {
@@ -25,7 +19,7 @@ function homeWrites(store: TermStore, planned: ReadonlyMap<string, PlannedTail>)
   for (const term of planned.keys()) {
     const actions = sealActions(store, term, planned.get(term));
     const open = writes.at(-1);
-    if (open && 1 + open.actions.length + actions.length <= ACTIONS_PER_TRANSACTION) {
+    if (open && 1 + open.actions.length + actions.length <= TRANSACTION_ACTIONS) {
       open.terms.push(term);
       open.actions.push(...actions);
     } else writes.push({ terms: [term], actions });

@@ -1,3 +1,4 @@
+import { TRANSACTION_ACTIONS } from '../../dynamodb/write-groups.ts';
 import {
   type BlockPosting,
   blockMax,
@@ -18,16 +19,7 @@ import { isExactForm } from '../text/tokenizer.ts';
 import { covering } from './home-read.ts';
 import { relisted } from './tail-plan.ts';
 import { type Sealed, sealedItem, type Tail } from './term-records.ts';
-import {
-  ACTIONS_PER_TRANSACTION,
-  type Action,
-  type Guards,
-  LostRace,
-  pageUpdates,
-  put,
-  send,
-  type TermStore,
-} from './term-store.ts';
+import { type Action, type Guards, LostRace, pageUpdates, put, send, type TermStore } from './term-store.ts';
 
 /** A term's postings to put and ids to remove. */
 export interface TermChange {
@@ -105,7 +97,7 @@ function transactionsOf(writes: readonly BlockWrite[]): BlockWrite[] {
   const transactions: BlockWrite[] = [];
   for (const write of writes) {
     const open = transactions.at(-1);
-    if (open && size(open) + size(write) <= ACTIONS_PER_TRANSACTION) {
+    if (open && size(open) + size(write) <= TRANSACTION_ACTIONS) {
       open.actions.push(...write.actions);
       for (const [end, m] of write.entries) open.entries.set(end, m);
       open.delta += write.delta;

@@ -25,9 +25,6 @@ export interface Guards {
   rewrites: () => void;
 }
 
-/** Actions per transaction (DynamoDB allows 100). */
-export const ACTIONS_PER_TRANSACTION = 100;
-
 /** One action of a transaction (a Put, Update or Delete), or a write alone. */
 export type Action = Record<string, unknown>;
 
