@@ -1,10 +1,12 @@
+import { mapLimit } from '../concurrency.ts';
+
 /** Actions a transaction takes at most (DynamoDB's limit). */
 export const TRANSACTION_ACTIONS = 100;
 /** A group's bytes at most: a quarter of DynamoDB's 4 MB a transaction, so that itemBytes' estimate stays inside. */
 export const GROUP_BYTES = 1 << 20;
 /**
- * Groups in flight at once. Groups pay off on DynamoDB Local (below), which runs a table's writes one at a time: two
- * keep it busy, one running while the next travels, and none waits in its queue long enough to time out.
+ * Groups in flight at once. Groups pay off on DynamoDB Local (packGroups), which runs a table's writes one at a time:
+ * two keep it busy, one running while the next travels, and none waits in its queue long enough to time out.
  */
 export const GROUPS_IN_FLIGHT = 2;
 
@@ -53,3 +55,11 @@ export function packGroups<T>(members: readonly T[], most: number, actions: (mem
   }
   return groups.map((group) => group.members);
 }
+
+/** `task` on each group of `members` (packGroups), GROUPS_IN_FLIGHT at once; the results in the groups' order. */
+export const inGroups = <T, R>(
+  members: readonly T[],
+  most: number,
+  actions: (member: T) => unknown[],
+  task: (group: T[]) => Promise<R>,
+): Promise<R[]> => mapLimit(packGroups(members, most, actions), GROUPS_IN_FLIGHT, task);

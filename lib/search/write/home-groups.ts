@@ -1,5 +1,4 @@
-import { mapLimit } from '../../concurrency.ts';
-import { GROUPS_IN_FLIGHT, packGroups } from '../../dynamodb/write-groups.ts';
+import { inGroups } from '../../dynamodb/write-groups.ts';
 import { type HomePlan, planHome } from './home-plan.ts';
 import type { Home } from './home-read.ts';
 import { type HomeWrite, homeWritesOf, landed } from './home-write.ts';
@@ -52,26 +51,27 @@ export async function writeGrouped(
 ): Promise<Map<string, HomePlan['tally']>> {
   const done = new Map<string, HomePlan['tally']>();
   if (store.writesPerTransaction <= 1) return done;
-  const groups = packGroups(
-    membersOf(store, homes, done),
+  const members = membersOf(store, homes, done);
+  await inGroups(
+    members,
     store.writesPerTransaction,
     (member) => member.write.actions,
+    async (group) => {
+      try {
+        await send(
+          store,
+          group.flatMap((member) => member.write.actions),
+          fence,
+        );
+      } catch (error) {
+        if (error instanceof LostRace) return;
+        throw error;
+      }
+      for (const { home, state, write, tally } of group) {
+        landed(state, write);
+        done.set(home, tally);
+      }
+    },
   );
-  await mapLimit(groups, GROUPS_IN_FLIGHT, async (group) => {
-    try {
-      await send(
-        store,
-        group.flatMap((member) => member.write.actions),
-        fence,
-      );
-    } catch (error) {
-      if (error instanceof LostRace) return;
-      throw error;
-    }
-    for (const { home, state, write, tally } of group) {
-      landed(state, write);
-      done.set(home, tally);
-    }
-  });
   return done;
 }

@@ -169,6 +169,16 @@ export const isHeld = (
   return Math.max(doc.leaseUntil ?? 0, renewed.get(doc.leaseOwner) ?? 0) > now();
 };
 
+/** A doc record with its id and rev, and the plan that writes it. */
+type DocWrite = { plan: { id: number; rev: number }; fields: Record<string, unknown> };
+
+/** The Put of a plan's doc record (`fields`, rev + 1), if its rev is still `plan.rev`. */
+const docPut = (tableName: string, { plan, fields }: DocWrite) => ({
+  TableName: tableName,
+  Item: { ...docKey(plan.id), ...fields, rev: plan.rev + 1 },
+  ...revCondition(plan.rev),
+});
+
 /** Writes a plan's doc record if its rev is still `plan.rev`; true when it did (and the plan's rev moved on). */
 export async function writeDoc(
   { client, tableName }: DocTable,
@@ -176,13 +186,7 @@ export async function writeDoc(
   fields: Record<string, unknown>,
 ): Promise<boolean> {
   try {
-    await client.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...docKey(plan.id), ...fields, rev: plan.rev + 1 },
-        ...revCondition(plan.rev),
-      }),
-    );
+    await client.send(new PutCommand(docPut(tableName, { plan, fields })));
     plan.rev++;
     return true;
   } catch (error) {
@@ -197,17 +201,12 @@ export async function writeDoc(
  */
 export async function writeDocsTogether(
   { client, tableName }: DocTable,
-  docs: readonly { plan: { id: number; rev: number }; fields: Record<string, unknown> }[],
+  docs: readonly DocWrite[],
 ): Promise<boolean> {
-  const puts = docs.map(({ plan, fields }) => ({
-    Put: {
-      TableName: tableName,
-      Item: { ...docKey(plan.id), ...fields, rev: plan.rev + 1 },
-      ...revCondition(plan.rev),
-    },
-  }));
   try {
-    await client.send(new TransactWriteCommand({ TransactItems: puts }));
+    await client.send(
+      new TransactWriteCommand({ TransactItems: docs.map((doc) => ({ Put: docPut(tableName, doc) })) }),
+    );
   } catch (error) {
     if (retryableCancellation(error)) return false;
     throw error;

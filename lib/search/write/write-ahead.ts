@@ -1,5 +1,5 @@
 import { mapLimit } from '../../concurrency.ts';
-import { GROUPS_IN_FLIGHT, packGroups } from '../../dynamodb/write-groups.ts';
+import { inGroups } from '../../dynamodb/write-groups.ts';
 import type { PassState, Plan, WriterContext } from './context.ts';
 import { writeAhead } from './doc-record.ts';
 import { writeDoc, writeDocsTogether } from './lease.ts';
@@ -18,9 +18,12 @@ interface DocWrite {
 async function writeDocs(ctx: WriterContext, docs: DocWrite[]): Promise<boolean[]> {
   const alone = ({ plan, fields }: DocWrite) => writeDoc(ctx, plan, fields);
   if (ctx.writesPerTransaction <= 1) return mapLimit(docs, ctx.concurrency, alone);
-  const groups = packGroups(docs, ctx.writesPerTransaction, (doc) => [doc.fields]);
-  const taken = await mapLimit(groups, GROUPS_IN_FLIGHT, async (group) =>
-    (await writeDocsTogether(ctx, group)) ? group.map(() => true) : mapLimit(group, ctx.concurrency, alone),
+  const taken = await inGroups(
+    docs,
+    ctx.writesPerTransaction,
+    (doc) => [doc.fields],
+    async (group) =>
+      (await writeDocsTogether(ctx, group)) ? group.map(() => true) : mapLimit(group, ctx.concurrency, alone),
   );
   return taken.flat();
 }
