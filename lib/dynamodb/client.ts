@@ -44,17 +44,41 @@ export function createDocumentClient({
 export interface RequestCounts {
   requests: number;
   attempts: number;
+  /** The writes the requests carried: one a put, update or delete, each of a transaction's or a batch's. */
+  writes: number;
 }
 
+/** The item writes one request carries (a transaction's condition checks write nothing). */
+function writesOf(commandName: string | undefined, input: WriteInput): number {
+  switch (commandName) {
+    case 'PutItemCommand':
+    case 'UpdateItemCommand':
+    case 'DeleteItemCommand':
+      return 1;
+    case 'TransactWriteItemsCommand':
+      return (input.TransactItems ?? []).filter((action) => !action.ConditionCheck).length;
+    case 'BatchWriteItemCommand':
+      return Object.values(input.RequestItems ?? {}).reduce((total, requests) => total + requests.length, 0);
+    default:
+      return 0;
+  }
+}
+type WriteInput = {
+  TransactItems?: readonly Record<string, unknown>[];
+  RequestItems?: Record<string, readonly unknown[]>;
+};
+
 /**
- * Counts the requests `client` sends and each attempt of them, around the SDK's retries: a slow or throttled table
- * shows as attempts above the requests (the stream handler publishes the difference, `dynamodbRetries`).
+ * Counts the requests `client` sends, each attempt of them, around the SDK's retries, and the writes they carry: a
+ * slow or throttled table shows as attempts above the requests (the stream handler publishes the difference,
+ * `dynamodbRetries`), and the writes over the requests are how many a transaction carried.
  */
 export function countRequests(client: DynamoDBDocumentClient): RequestCounts {
-  const counts = { requests: 0, attempts: 0 };
+  const counts = { requests: 0, attempts: 0, writes: 0 };
   client.middlewareStack.add(
-    (next) => (args) => {
+    (next, context) => (args) => {
       counts.requests++;
+      counts.writes += writesOf(context.commandName, args.input as WriteInput);
       return next(args);
     },
     { step: 'initialize', name: 'countRequests' },

@@ -209,9 +209,19 @@ function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Win
   const steps = Object.fromEntries(STEPS.map((step) => [step, sum(`${step}Ms`) / 1000]));
   const stepsTotal = Object.values(steps).reduce((total, seconds) => total + seconds, 0);
   const [indexing, indexingAfter] = [busy(from), busy(last201)];
+  // The writes of the batches after the last 201; the one running then counted by its share of time after it.
+  const writesAfter = within.reduce((total, batch) => {
+    const share =
+      Math.max(0, Math.min(batch.end, to) - Math.max(batch.begin, last201)) / (batch.end - batch.begin || 1);
+    return total + share * (batch.figures.dynamodbWrites ?? 0);
+  }, 0);
+  // The steps that write (planning only reads).
+  const writing = (sum('writeAheadMs') + sum('rollbackMs') + sum('postingsMs') + sum('commitMs')) / 1000;
   return {
     batches: within.map((batch) => batch.figures.indexedItems ?? 0),
     passes: sum('passes'),
+    writes: sum('dynamodbWrites'),
+    writesPerSecond: sum('dynamodbWrites') / (writing || 1),
     requestsPerItem: sum('dynamodbRequests') / sum('indexedItems'),
     retries: sum('dynamodbRetries'),
     slowPasses: sum('slowPasses'),
@@ -219,7 +229,11 @@ function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Win
     steps: { ...steps, other: sum('batchLatency') / 1000 - stepsTotal },
     indexing,
     between: (to - from) / 1000 - indexing,
-    afterLast201: { indexing: indexingAfter, between: (to - last201) / 1000 - indexingAfter },
+    afterLast201: {
+      indexing: indexingAfter,
+      between: (to - last201) / 1000 - indexingAfter,
+      writes: writesAfter,
+    },
   };
 }
 
@@ -301,25 +315,31 @@ const floors = runs.map(
     `least ${fmt(floor.writes, 0)} conditional writes (one a home, one an item's write-ahead), ${shape}: ` +
     `${fmt(floor.writes / (localPace.grouped[0] ?? 1))} s at the pace before the burst, ${fmt(floor.writes / (localPace.grouped[1] ?? 1))} s at the pace after it.`,
 );
-const spent = [...runs, ...settles].flatMap((r) =>
-  r.window ? [{ name: r.name, ...timeSpent(batches, r.window) }] : [],
+// The consumer's pace measured after each run: after the burst, after Cranfield.
+const spent = [...runs, ...settles].flatMap((r, i) =>
+  r.window
+    ? [{ name: r.name, paceAfter: localPace.grouped[i + 1] ?? 0, ...timeSpent(batches, r.window) }]
+    : [],
 );
 const whereTimeGoes = table(
   [
     'run (first create → done)',
     'stream batches (items each)',
     'passes',
+    'writes (a second while writing)',
     'requests an item',
     'retries',
     'slow passes / splits',
     `indexing s: ${STEPS.join(' / ')} / other`,
     'between batches s',
     'after the last 201: indexing / between s',
+    'writes after the last 201, at the pace after the run s',
   ],
   spent.map((r) => [
     r.name,
     r.batches.join(', '),
     r.passes,
+    `${fmt(r.writes, 0)} (${fmt(r.writesPerSecond, 0)})`,
     fmt(r.requestsPerItem),
     r.retries,
     `${r.slowPasses} / ${r.splits}`,
@@ -328,6 +348,7 @@ const whereTimeGoes = table(
       .join(' / ')}`,
     fmt(r.between),
     `${fmt(r.afterLast201.indexing)} / ${fmt(r.afterLast201.between)}`,
+    `${fmt(r.afterLast201.writes, 0)}, ${fmt(r.afterLast201.writes / (r.paceAfter || 1))}`,
   ]),
 );
 console.log(`${pace}\n${floors.join('\n')}\n${whereTimeGoes}`);

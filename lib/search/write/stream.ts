@@ -47,6 +47,7 @@ function addBatchMetrics(
   for (const step of STEPS) ms(`${step}Ms`, after.counts.stepMs[step] - before.counts.stepMs[step]);
   if (!before.requests || !after.requests) return;
   count('dynamodbRequests', after.requests.requests - before.requests.requests);
+  count('dynamodbWrites', after.requests.writes - before.requests.writes);
   const retries = ({ requests, attempts }: RequestCounts) => attempts - requests;
   count('dynamodbRetries', retries(after.requests) - retries(before.requests));
 }
@@ -61,7 +62,8 @@ function addBatchMetrics(
  * Each batch adds its figures to `metrics` (operation indexItems; the handler publishes them): the items it
  * touched, whether it was split into single items, the items that failed or are invalid, the passes the table was
  * too slow for (context.ts `WriterCounts`), its latency, its passes and the time each step of them took, and (given
- * the client's `requests`: client.ts `countRequests`) the DynamoDB requests it sent and the retries the SDK made.
+ * the client's `requests`: client.ts `countRequests`) the DynamoDB requests it sent, the retries the SDK made and the
+ * writes the requests carried.
  */
 export async function indexChanges(
   indexer: Indexer,

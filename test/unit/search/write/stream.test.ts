@@ -95,18 +95,27 @@ describe('the stream handler’s metrics (operation indexItems)', () => {
     expect(emf).toMatchObject({ indexedItems: 4, batchSplits: 1, failedItems: 1, invalidItems: 1 });
   });
 
-  it('counts the requests the batch sent and the retries the SDK made of them (attempts past the first), not those made before', async () => {
+  it('counts the requests the batch sent, the retries the SDK made of them (attempts past the first) and their writes, not those made before', async () => {
     // The client's counts as countRequests keeps them (its own test sends real requests to DynamoDB Local): 10
-    // requests and 12 attempts before this batch; the batch sends 5 requests in 8 attempts.
-    const requests = { requests: 10, attempts: 12 };
+    // requests, 12 attempts and 40 writes before this batch; the batch sends 5 requests in 8 attempts, with 60 writes.
+    const requests = { requests: 10, attempts: 12, writes: 40 };
     const indexer = indexerWith();
     const reindexItems = indexer.reindexItems;
     indexer.reindexItems = async (ids) => {
-      Object.assign(requests, { requests: requests.requests + 5, attempts: requests.attempts + 8 });
+      Object.assign(requests, {
+        requests: requests.requests + 5,
+        attempts: requests.attempts + 8,
+        writes: requests.writes + 60,
+      });
       return reindexItems(ids);
     };
     const { emf } = await run(indexer, [recordOf(1, 30)], requests);
-    expect(emf).toMatchObject({ indexedItems: 1, dynamodbRequests: 5, dynamodbRetries: 3 });
+    expect(emf).toMatchObject({
+      indexedItems: 1,
+      dynamodbRequests: 5,
+      dynamodbRetries: 3,
+      dynamodbWrites: 60,
+    });
   });
 
   it('counts the passes, their steps’ times and the passes the table was too slow for during the batch, not those before it', async () => {
