@@ -333,7 +333,7 @@ const whereTimeGoes = table(
     `indexing s: ${STEPS.join(' / ')} / other`,
     'between batches s',
     'after the last 201: indexing / between s',
-    'writes after the last 201, at the pace after the run s',
+    'writes after the last 201 (s at the pace after the run)',
   ],
   spent.map((r) => [
     r.name,
@@ -348,7 +348,7 @@ const whereTimeGoes = table(
       .join(' / ')}`,
     fmt(r.between),
     `${fmt(r.afterLast201.indexing)} / ${fmt(r.afterLast201.between)}`,
-    `${fmt(r.afterLast201.writes, 0)}, ${fmt(r.afterLast201.writes / (r.paceAfter || 1))}`,
+    `${fmt(r.afterLast201.writes, 0)} (${fmt(r.afterLast201.writes / (r.paceAfter || 1))})`,
   ]),
 );
 console.log(`${pace}\n${floors.join('\n')}\n${whereTimeGoes}`);

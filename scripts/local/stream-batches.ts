@@ -8,13 +8,12 @@ import { readFileSync } from 'node:fs';
 import {
   DescribeStreamCommand,
   type DynamoDBStreamsClient,
-  GetRecordsCommand,
-  type GetRecordsCommandOutput,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { FailureRecord } from '../redrive.ts';
-import { type FilterPattern, passesFilters } from './stream-filter.ts';
+import { IDLE_POLL_MS, ShardReader, type ShardReaderOptions, Signal } from './shard-reader.ts';
+import type { FilterPattern } from './stream-filter.ts';
 
 export interface StreamSettings {
   batchSize: number;
@@ -51,59 +50,34 @@ export function concurrentBatches(records: readonly DynamoDBRecord[], factor: nu
 }
 
 /**
- * Adds an iterator for every shard of the stream not in `iterators` nor `finished`, from the shard's start (TRIM_HORIZON:
- * rebuilding is idempotent, so replays are harmless).
+ * Starts a reader for every shard of the stream not in `readers` nor `finished`, from the shard's start
+ * (TRIM_HORIZON: rebuilding is idempotent, so replays are harmless).
  */
-export async function discoverShards(
+async function discoverShards(
   streams: DynamoDBStreamsClient,
   streamArn: string,
-  iterators: Map<string, string | undefined>,
-  finished: ReadonlySet<string>,
+  { readers, finished }: { readers: Map<string, ShardReader>; finished: ReadonlySet<string> },
+  options: ShardReaderOptions,
 ): Promise<void> {
   const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
   for (const shard of StreamDescription?.Shards ?? []) {
     const id = shard.ShardId;
-    if (!id || iterators.has(id) || finished.has(id)) continue;
+    if (!id || readers.has(id) || finished.has(id)) continue;
     const { ShardIterator } = await streams.send(
       new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
     );
-    iterators.set(id, ShardIterator);
+    readers.set(id, new ShardReader(streams, ShardIterator, options));
   }
-}
-
-/**
- * Reads one batch as Lambda's poller makes it: GetRecords after GetRecords until `batchSize` item records are in
- * hand or the shard has nothing more for now (with a batching window of 0 Lambda invokes with what there is).
- * Records the filter patterns do not pass (the index's own, idempotency records) are dropped as the deployed event
- * source mapping drops them (infra/stream.json), and do not count towards the batch: on this one table they are most
- * of the stream.
- */
-export async function readBatch(
-  streams: DynamoDBStreamsClient,
-  iterator: string,
-  batchSize: number,
-): Promise<{ records: DynamoDBRecord[]; read: number; next: string | undefined }> {
-  const records: DynamoDBRecord[] = [];
-  let read = 0;
-  let next: string | undefined = iterator;
-  while (next && records.length < batchSize) {
-    const reply: GetRecordsCommandOutput = await streams.send(
-      new GetRecordsCommand({ ShardIterator: next, Limit: Math.min(1000, batchSize - records.length) }),
-    );
-    const page = (reply.Records ?? []) as unknown as DynamoDBRecord[];
-    read += page.length;
-    next = reply.NextShardIterator;
-    records.push(...page.filter((record) => passesFilters(streamSettings.filterPatterns, record)));
-    if (page.length === 0) break;
-  }
-  return { records, read, next };
 }
 
 /**
  * Reads the stream as Lambda's poller does: every shard from its start (TRIM_HORIZON), new shards as they appear
- * (looked for every 5 s), one batch at a time (`readBatch`), until `stopping()`. Each batch of item records goes to
- * `deliver` with how many records its reads took; the shard moves on once `deliver` resolves. A shard that fails to
- * read is read again from its start.
+ * (looked for every 5 s), each read ahead of its batches (`ShardReader`), until `stopping()`. Each batch of item
+ * records goes to `deliver` with how many records were read for it; a shard's next batch waits until `deliver`
+ * resolves. A shard that fails to read, or whose batch `deliver` throws on, is read again from its start.
+ * Records the filter patterns do not pass (the index's own, idempotency records) are dropped as the deployed event
+ * source mapping drops them (infra/stream.json), and do not count towards a batch: on this one table they are most
+ * of the stream.
  */
 export async function pollStream(
   streams: DynamoDBStreamsClient,
@@ -114,34 +88,52 @@ export async function pollStream(
     deliver: (records: DynamoDBRecord[], shardId: string, read: number) => Promise<void>;
   },
 ): Promise<void> {
-  const iterators = new Map<string, string | undefined>();
-  const finished = new Set<string>();
-  let lastDiscovery = 0;
-  while (!options.stopping()) {
-    if (Date.now() - lastDiscovery > 5_000 || iterators.size === 0) {
-      await discoverShards(streams, streamArn, iterators, finished).catch(() => {});
-      lastDiscovery = Date.now();
-    }
-    let busy = false;
-    for (const [shardId, iterator] of iterators) {
-      if (options.stopping()) break;
-      if (!iterator) {
-        iterators.delete(shardId);
-        finished.add(shardId);
-        continue;
+  const shards = { readers: new Map<string, ShardReader>(), finished: new Set<string>() };
+  const readSome = new Signal();
+  const readerOptions = {
+    batchSize: options.batchSize,
+    filterPatterns: streamSettings.filterPatterns,
+    readSome,
+  };
+  const discovery = { at: 0 };
+  try {
+    while (!options.stopping()) {
+      if (Date.now() - discovery.at > 5_000 || shards.readers.size === 0) {
+        await discoverShards(streams, streamArn, shards, readerOptions).catch(() => {});
+        discovery.at = Date.now();
       }
-      try {
-        const { records, read, next } = await readBatch(streams, iterator, options.batchSize);
-        if (read > 0) busy = true;
-        if (records.length > 0) await options.deliver(records, shardId, read);
-        iterators.set(shardId, next);
-      } catch {
-        iterators.delete(shardId);
-        finished.delete(shardId);
-      }
+      const delivered = await deliverEach(shards, options);
+      if (!delivered) await readSome.wait(IDLE_POLL_MS);
     }
-    if (!busy) await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    await Promise.all([...shards.readers.values()].map((reader) => reader.stop()));
   }
+}
+
+/** A batch from every shard that has one ready, each delivered in turn; whether any was. */
+async function deliverEach(
+  { readers, finished }: { readers: Map<string, ShardReader>; finished: Set<string> },
+  options: Pick<Parameters<typeof pollStream>[2], 'stopping' | 'deliver'>,
+): Promise<boolean> {
+  let delivered = false;
+  for (const [shardId, reader] of readers) {
+    if (options.stopping()) break;
+    try {
+      const batch = reader.take();
+      if (batch === 'ended') {
+        readers.delete(shardId);
+        finished.add(shardId);
+      } else if (batch) {
+        delivered = true;
+        await options.deliver(batch.records, shardId, batch.read);
+      }
+    } catch {
+      void reader.stop();
+      readers.delete(shardId);
+      finished.delete(shardId);
+    }
+  }
+  return delivered;
 }
 
 /** What the handler learns of its invocation: the time left before Lambda would end it. */
