@@ -25,8 +25,8 @@ if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
 const FAILURES =
   process.env.INDEX_FAILURES_FILE ??
   fileURLToPath(new URL('../../.local/index-failures.jsonl', import.meta.url));
-// A batch is what a shard's reader holds when the last one is done (shard-reader.ts `take`): up to batchSize item
-// records, or what the shard has now, as Lambda invokes with a batching window of 0.
+// A batch is what readBatch gathers (stream-batches.ts): up to batchSize item records, or what there is now, as
+// Lambda invokes with a batching window of 0.
 if (streamSettings.batchWindow !== 0)
   throw new Error('the local stream consumer supports a batchWindow of 0 only');
 let stopping = false;
