@@ -69,9 +69,9 @@ type WriteInput = {
 };
 
 /**
- * Counts the requests `client` sends, each attempt of them, around the SDK's retries, and the writes they carry: a
- * slow or throttled table shows as attempts above the requests (the stream handler publishes the difference,
- * `dynamodbRetries`), and the writes over the requests are how many a transaction carried.
+ * Counts the requests `client` sends, each attempt of them, around the SDK's retries, and the item writes they carry.
+ * A slow or throttled table shows as attempts above the requests (the stream handler publishes the difference,
+ * `dynamodbRetries`); the writes (`dynamodbWrites`) bound a batch's write units from below.
  */
 export function countRequests(client: DynamoDBDocumentClient): RequestCounts {
   const counts = { requests: 0, attempts: 0, writes: 0 };
