@@ -194,34 +194,38 @@ async function settle() {
 
 /**
  * Where a run's indexing time went, by the consumer's batches that began within its window (first create → done):
- * their items, passes, requests and retries, the seconds of each step of their passes, and the seconds between
- * batches (the stream's polls and reads: the consumer runs one batch at a time), over the window and after its
- * last 201.
+ * their items, passes, writes, requests and retries, the seconds of each step of their passes, and the seconds
+ * between batches (the stream's polls and reads: the consumer runs one batch at a time), over the window and after
+ * its last 201, with the writes made after it.
  */
 function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Window) {
   const within = batches.filter((batch) => batch.begin >= from && batch.begin < to);
   const sum = (name: string) => within.reduce((total, batch) => total + (batch.figures[name] ?? 0), 0);
-  const busy = (since: number) =>
-    within.reduce(
-      (ms, batch) => ms + Math.max(0, Math.min(batch.end, to) - Math.max(batch.begin, since)),
-      0,
-    ) / 1000;
+  /** A batch's milliseconds within the window from `since` on. */
+  const timeFrom = (batch: ConsumerBatch, since: number) =>
+    Math.max(0, Math.min(batch.end, to) - Math.max(batch.begin, since));
+  const busy = (since: number) => within.reduce((ms, batch) => ms + timeFrom(batch, since), 0) / 1000;
   const steps = Object.fromEntries(STEPS.map((step) => [step, sum(`${step}Ms`) / 1000]));
   const stepsTotal = Object.values(steps).reduce((total, seconds) => total + seconds, 0);
   const [indexing, indexingAfter] = [busy(from), busy(last201)];
   // The writes of the batches after the last 201; the one running then counted by its share of time after it.
-  const writesAfter = within.reduce((total, batch) => {
-    const share =
-      Math.max(0, Math.min(batch.end, to) - Math.max(batch.begin, last201)) / (batch.end - batch.begin || 1);
-    return total + share * (batch.figures.dynamodbWrites ?? 0);
-  }, 0);
-  // The steps that write (planning only reads).
-  const writing = (sum('writeAheadMs') + sum('rollbackMs') + sum('postingsMs') + sum('commitMs')) / 1000;
+  const writesAfter = within.reduce(
+    (total, batch) =>
+      total +
+      (timeFrom(batch, last201) / (batch.end - batch.begin || 1)) * (batch.figures.dynamodbWrites ?? 0),
+    0,
+  );
+  const writes = sum('dynamodbWrites');
+  // Every step writes but planning, which only reads.
+  const writing = STEPS.filter((step) => step !== 'plan').reduce(
+    (total, step) => total + (steps[step] ?? 0),
+    0,
+  );
   return {
     batches: within.map((batch) => batch.figures.indexedItems ?? 0),
     passes: sum('passes'),
-    writes: sum('dynamodbWrites'),
-    writesPerSecond: sum('dynamodbWrites') / (writing || 1),
+    writes,
+    writesPerSecond: writes / (writing || 1),
     requestsPerItem: sum('dynamodbRequests') / sum('indexedItems'),
     retries: sum('dynamodbRetries'),
     slowPasses: sum('slowPasses'),
