@@ -16,19 +16,25 @@ export class ShrunkPostings {
     this.#byId = new Map(entries.map((entry) => [entry.id, entry]));
   }
 
-  /** A term's postings with its shrunk items' lengths and cut tfs (changed in place), without its ghosts. */
+  /**
+   * A term's postings with its shrunk items' lengths and cut tfs, without its ghosts: a copy where any differ, the
+   * columns themselves otherwise. The columns are left as read: a container keeps a sealed block's (block-cache.ts)
+   * and a later query applies its own shrunk set to them, which may no longer hold an entry this one cut.
+   */
   atLengths(columns: PostingColumns, term: string): PostingColumns {
     if (this.#byId.size === 0) return columns;
-    let ghost = false;
+    const scored = { columns, ghost: false };
     for (let i = 0; i < columns.length; i++) {
       const entry = this.#byId.get(columns.ids[i] as number);
       if (!entry) continue;
-      columns.dls[i] = entry.dl;
+      if (scored.columns === columns)
+        scored.columns = { ...columns, tfs: columns.tfs.slice(), dls: columns.dls.slice() };
+      scored.columns.dls[i] = entry.dl;
       const tf = Object.hasOwn(entry.cut, term) ? entry.cut[term] : undefined;
-      if (tf !== undefined) columns.tfs[i] = tf;
-      if (tf === 0) ghost = true;
+      if (tf !== undefined) scored.columns.tfs[i] = tf;
+      if (tf === 0) scored.ghost = true;
     }
-    return ghost ? withoutGhosts(columns) : columns;
+    return scored.ghost ? withoutGhosts(scored.columns) : scored.columns;
   }
 
   /** The maximum impact `max` of a block over (after, to], raised for every shrunk item in that range. */
