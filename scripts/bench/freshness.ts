@@ -241,8 +241,10 @@ function timeSpent(batches: readonly ConsumerBatch[], { from, last201, to }: Win
   };
 }
 
-const runs: Awaited<ReturnType<typeof measure>>[] = [];
-const settles: Awaited<ReturnType<typeof settle>>[] = [];
+/** A run with DynamoDB Local's pace in the stream consumer's shape, measured right before it and right after it. */
+type Paced<T> = T & { paceBefore: number; paceAfter: number };
+const runs: Paced<Awaited<ReturnType<typeof measure>>>[] = [];
+const settles: Paced<Awaited<ReturnType<typeof settle>>>[] = [];
 /**
  * DynamoDB Local's own pace before and after the burst and after Cranfield, one put a request and in the stream
  * consumer's transactions: the floor the figures sit on (BENCHMARKS.md).
@@ -259,6 +261,13 @@ const measurePace = async () => {
       : single,
   );
 };
+/** Runs `run`, the pace measured before it (the last measured) and after it. */
+async function paced<T>(run: () => Promise<T>): Promise<Paced<T>> {
+  const paceBefore = localPace.grouped.at(-1) ?? 0;
+  const result = await run();
+  await measurePace();
+  return { ...result, paceBefore, paceAfter: localPace.grouped.at(-1) ?? 0 };
+}
 /** The stream batches the consumer indexed during the whole run. */
 const batches: ConsumerBatch[] = [];
 try {
@@ -274,10 +283,8 @@ try {
   }
   await pause(2000);
   await measurePace();
-  runs.push(await measure());
-  await measurePace();
-  settles.push(await settle());
-  await measurePace();
+  runs.push(await paced(measure));
+  settles.push(await paced(settle));
   batches.push(...stack.consumerBatches());
 } finally {
   await stack.stop();
@@ -314,16 +321,13 @@ const pace =
     ? `; ${shape} (the stream consumer's): ${paces(localPace.grouped)}`
     : ' (the stream consumer sends so)');
 const floors = runs.map(
-  ({ floor }) =>
+  ({ floor, paceBefore, paceAfter }) =>
     `The burst's floor: its items live in ${fmt(floor.homes, 0)} term homes, so indexing them takes at ` +
     `least ${fmt(floor.writes, 0)} conditional writes (one a home, one an item's write-ahead), ${shape}: ` +
-    `${fmt(floor.writes / (localPace.grouped[0] ?? 1))} s at the pace before the burst, ${fmt(floor.writes / (localPace.grouped[1] ?? 1))} s at the pace after it.`,
+    `${fmt(floor.writes / (paceBefore || 1))} s at the pace before the burst, ${fmt(floor.writes / (paceAfter || 1))} s at the pace after it.`,
 );
-// The consumer's pace measured after each run: after the burst, after Cranfield.
-const spent = [...runs, ...settles].flatMap((r, i) =>
-  r.window
-    ? [{ name: r.name, paceAfter: localPace.grouped[i + 1] ?? 0, ...timeSpent(batches, r.window) }]
-    : [],
+const spent = [...runs, ...settles].flatMap((r) =>
+  r.window ? [{ name: r.name, paceAfter: r.paceAfter, ...timeSpent(batches, r.window) }] : [],
 );
 const whereTimeGoes = table(
   [
