@@ -38,6 +38,8 @@ const TOP = 50;
 const issuer = createIssuer();
 const token = mintToken(issuer, { groups: ['reader', 'editor', 'admin'] });
 let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+/** The stack's table, read directly to check the index. */
+let table: { client: DynamoDBDocumentClient; tableName: string } | undefined;
 
 beforeAll(async () => {
   stack = await startStack({
@@ -47,8 +49,15 @@ beforeAll(async () => {
     lambdaPort: await freePort(),
     dynamodbPort: await freePort(),
   });
+  table = {
+    client: DynamoDBDocumentClient.from(localClient(stack.dynamodb.endpoint)),
+    tableName: LOCAL_TABLE,
+  };
 }, 240_000);
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  table?.client.destroy();
+  await stack?.stop();
+});
 
 async function api(method: string, path: string, body?: unknown) {
   const response = await fetch(`${stack?.baseUrl}${path}`, {
@@ -77,10 +86,7 @@ async function listAll(): Promise<Item[]> {
  * left unfinished): the failed check, or undefined once they agree.
  */
 async function indexGap(live: Item[]): Promise<unknown> {
-  const table = {
-    client: DynamoDBDocumentClient.from(localClient(stack?.dynamodb.endpoint ?? '')),
-    tableName: LOCAL_TABLE,
-  };
+  if (!table) throw new Error('the stack has not started');
   try {
     const state = await snapshot(table);
     expect(state).toMatchObject(expected(live));
@@ -88,8 +94,6 @@ async function indexGap(live: Item[]): Promise<unknown> {
     return undefined;
   } catch (error) {
     return error;
-  } finally {
-    table.client.destroy();
   }
 }
 
