@@ -106,7 +106,7 @@ export async function readBatch(
  * read is read again from its start.
  *
  * A shard is read only once its last batch is done. Reading it ahead while a batch is indexed was measured
- * (bench:freshness, 5 rounds side by side, 2026-11-29): Cranfield's consumer waited 4.6 s between batches instead of
+ * (bench:freshness, 5 rounds side by side): Cranfield's consumer waited 4.6 s between batches instead of
  * 7.5 and settled 8 % sooner after the last create, but its index writes grew 9 %, and on DynamoDB Local's one lock
  * the creates ran 23 % slower: the load took 10 % longer from its first create to settled.
  */

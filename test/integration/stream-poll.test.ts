@@ -3,6 +3,8 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
+import { itemIdOf, itemKey } from '../../lib/items/keys.ts';
+import { tailKey } from '../../lib/search/format/keys.ts';
 import { pollStream } from '../../scripts/local/stream-batches.ts';
 import { freshTable, stack } from '../support/stack.ts';
 
@@ -20,13 +22,14 @@ afterAll(() => streams.destroy());
 /** Item records, and as many of the index's (which the filter drops), ids `from` … `from + count - 1`. */
 async function write({ client, tableName }: Table, from: number, count: number) {
   const puts = Array.from({ length: count }, (_, i) => from + i).flatMap((id) => [
-    { PutRequest: { Item: { pk: `ITEM#${id % 64}`, sk: String(id).padStart(16, '0'), id } } },
-    { PutRequest: { Item: { pk: `T#term${id}`, sk: 'K#~', v: 1 } } },
+    { PutRequest: { Item: { ...itemKey(id), id } } },
+    { PutRequest: { Item: { ...tailKey(`term${id}`), v: 1 } } },
   ]);
   for (let at = 0; at < puts.length; at += 25)
     await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: puts.slice(at, at + 25) } }));
 }
-const idOf = (record: DynamoDBRecord) => Number(record.dynamodb?.Keys?.sk?.S);
+const idOf = ({ dynamodb }: DynamoDBRecord) =>
+  itemIdOf({ pk: dynamodb?.Keys?.pk?.S, sk: dynamodb?.Keys?.sk?.S });
 const sequenceOf = (record: DynamoDBRecord) => BigInt(record.dynamodb?.SequenceNumber ?? '0');
 
 /** Polls the table's stream until `until(batches)`, each batch's records kept. */
