@@ -1,9 +1,4 @@
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  ScanCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { expect } from 'vitest';
 import type { Item } from '../../lib/items/schema.ts';
@@ -51,7 +46,7 @@ export type Table = Awaited<ReturnType<typeof freshTable>>;
  */
 export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
   const termRows = rows.filter((r) => String(r.pk).startsWith('T#'));
-  for (const [pk, list] of Map.groupBy(termRows, (r) => String(r.pk))) {
+  for (const [pk, list] of Map.groupBy(termRows, (r) => `T#${termOfPk(r.pk)}`)) {
     const tail = list.find((r) => r.sk === TAIL_SK);
     const sealed = list
       .filter((r) => endOfSealedSk(r.sk) !== undefined)
@@ -197,20 +192,14 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   return { postings, df, stats: { docs: stats.docs, len: stats.len }, docs };
 }
 
-/** A term's blocks in order (sealed, then the tail), with their ids. */
-export async function blocksOf({ client, tableName }: Table, pk: string) {
-  const page = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :b)',
-      ExpressionAttributeValues: { ':pk': pk, ':b': 'K#' },
-      ConsistentRead: true,
-    }),
+/** A term's blocks in order (sealed, then the tail), with their ids: its tail's key and its blocks' (`T#<term>#<page>`). */
+export async function blocksOf(table: Table, pk: string) {
+  const rows = (await scanAll(table)).filter(
+    (r) => (r.pk === pk || String(r.pk).startsWith(`${pk}#`)) && String(r.sk).startsWith('K#'),
   );
-  return (page.Items ?? []).map((r) => ({
-    sk: String(r.sk),
-    ids: decodeBlock(r.p).map((p) => p.id),
-  }));
+  return rows
+    .sort((a, b) => String(a.sk).localeCompare(String(b.sk)))
+    .map((r) => ({ sk: String(r.sk), ids: decodeBlock(r.p).map((p) => p.id) }));
 }
 
 /** The index a from-scratch build of `items` must give, computed independently of the table. */

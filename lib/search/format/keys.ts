@@ -45,9 +45,22 @@ export const PAGE_IDS = 16_384;
 
 /** The partition key of a term's records: `T#<term>`. */
 export const termPk = (term: string): string => `${TERM_PREFIX}${term}`;
-/** The term a record belongs to (its pk is T#<term>), or undefined for a record of another kind. */
-export const termOfPk = (pk: unknown): string | undefined =>
-  typeof pk === 'string' && pk.startsWith(TERM_PREFIX) ? pk.slice(TERM_PREFIX.length) : undefined;
+/** The term a record belongs to (its pk is T#<term>, or T#<term>#<page> for a sealed block), or undefined. */
+export function termOfPk(pk: unknown): string | undefined {
+  if (typeof pk !== 'string' || !pk.startsWith(TERM_PREFIX)) return undefined;
+  const rest = pk.slice(TERM_PREFIX.length);
+  const page = rest.indexOf('#');
+  return page < 0 ? rest : rest.slice(0, page);
+}
+/** The directory page of the ids a block ending at `end` ends in. */
+export const pageOf = (end: number): number => Math.floor(end / PAGE_IDS);
+/**
+ * The partition key of a term's sealed blocks that end in one directory page: `T#<term>#<page>` (a term has no `#`:
+ * tokenizer.ts), so a term's blocks spread over one key per PAGE_IDS ids.
+ */
+export const blockPk = (term: string, end: number): string => `${termPk(term)}#${pageOf(end)}`;
+/** The key of a term's sealed block ending at `end`. */
+export const blockKey = (term: string, end: number) => ({ pk: blockPk(term, end), sk: sealedSk(end) });
 /** The item id of a doc record (D#<id> / IDX), or undefined for a record of another kind. */
 export const idOfDocKey = (pk: unknown, sk: unknown): number | undefined =>
   typeof pk === 'string' && pk.startsWith(DOC_PREFIX) && sk === DOC_SK

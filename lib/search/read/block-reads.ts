@@ -2,7 +2,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import { BLOCK_CAPACITY, decodeColumns, type PostingColumns } from '../format/blocks.ts';
-import { termOfPk, termPk } from '../format/keys.ts';
 import type { BlockCache, ListedBlock } from './block-cache.ts';
 import { EMPTY } from './piece-table.ts';
 import type { Block, TermList } from './pieces.ts';
@@ -176,13 +175,16 @@ export class BlockReader {
     return runs;
   }
 
-  /** Blocks of one term in id order, split into runs wherever two are more than rangeGap places apart. */
+  /**
+   * Blocks of one term in id order, split into runs wherever two are more than rangeGap places apart or under two
+   * keys (a Query reads one partition key).
+   */
   #runsOf(blocks: readonly Block[]): Block[][] {
     const runs: Block[][] = [];
     for (const block of blocks) {
       const run = runs.at(-1);
       const last = run?.at(-1);
-      if (run && last && block.index - last.index <= this.#rangeGap) run.push(block);
+      if (run && last && block.index - last.index <= this.#rangeGap && block.pk === last.pk) run.push(block);
       else runs.push([block]);
     }
     return runs;
@@ -217,11 +219,10 @@ export class BlockReader {
   }
 
   async #readByKey(single: Block[], readAt: number): Promise<void> {
-    const keys = single.map((block) => ({ pk: termPk(this.#termOf(block)), sk: block.sk }));
+    const keys = single.map(({ pk, sk }) => ({ pk, sk }));
     const rows = await batchGet(this.#client, this.#tableName, keys, { concurrency: 4 });
-    const byKey = new Map(rows.map((row) => [`${termOfPk(row.pk)}\u0000${row.sk}`, row]));
-    for (const block of single)
-      this.#found(block, byKey.get(`${this.#termOf(block)}\u0000${block.sk}`), readAt);
+    const byKey = new Map(rows.map((row) => [`${row.pk}\u0000${row.sk}`, row]));
+    for (const block of single) this.#found(block, byKey.get(`${block.pk}\u0000${block.sk}`), readAt);
   }
 
   async #readRange(run: Block[], readAt: number): Promise<void> {
@@ -231,7 +232,7 @@ export class BlockReader {
     const rows = await queryAll(this.#client, {
       TableName: this.#tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': termPk(list.term), ':from': first.sk, ':to': last.sk },
+      ExpressionAttributeValues: { ':pk': first.pk, ':from': first.sk, ':to': last.sk },
     });
     const bySk = new Map(rows.map((row) => [row.sk, row]));
     // Every block of the range was read: the ones between are kept too, for later pieces.

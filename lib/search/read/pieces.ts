@@ -1,5 +1,5 @@
 import type { PostingColumns } from '../format/blocks.ts';
-import { sealedSk, TAIL_SK } from '../format/keys.ts';
+import { blockKey, TAIL_SK, termPk } from '../format/keys.ts';
 
 /** A block of one term as the query sees it: the ids (after, to] it covers, its bound, its postings once read. */
 export interface Block {
@@ -11,6 +11,8 @@ export interface Block {
   to: number;
   /** The most a posting of it adds to a score. */
   bound: number;
+  /** Its key: a sealed block's (keys.ts `blockKey`), or the tail's sort key under the term's own pk. */
+  pk: string;
   sk: string;
   /** Its place among its term's sealed blocks (the tail: after the last). */
   index: number;
@@ -60,7 +62,7 @@ function blocksOf(list: TermList, term: number, boundOf: BoundOf): Block[] {
       after,
       to: end,
       bound: boundOf(list.weight, max, after, end),
-      sk: sealedSk(end),
+      ...blockKey(list.term, end),
       index: blocks.length,
       postings: undefined,
     });
@@ -73,6 +75,7 @@ function blocksOf(list: TermList, term: number, boundOf: BoundOf): Block[] {
       after: list.tail.lo,
       to: Number.MAX_SAFE_INTEGER,
       bound: boundOf(list.weight, list.tail.m, list.tail.lo, Number.MAX_SAFE_INTEGER),
+      pk: termPk(list.term),
       sk: TAIL_SK,
       index: blocks.length,
       postings: list.tail.postings,

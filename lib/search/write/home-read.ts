@@ -3,13 +3,15 @@ import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import { decodeBlock, decodeDirectory } from '../format/blocks.ts';
 import {
+  blockPk,
   endOfSealedSk,
   FORMS_ATTRIBUTE,
   formInHome,
+  PAGE_IDS,
+  pageOf,
   sealedSk,
   tailKey,
   termOfPk,
-  termPk,
 } from '../format/keys.ts';
 import type { Sealed, Tail } from './term-records.ts';
 import { LostRace, type TermStore } from './term-store.ts';
@@ -102,7 +104,10 @@ export async function covering(
   return [...byEnd.values()].sort((a, b) => a.end - b.end);
 }
 
-/** The sealed blocks of `term` ending from `from` to `lo`, the first `limit` of them (all when undefined). */
+/**
+ * The sealed blocks of `term` ending from `from` to `lo`, the first `limit` of them (all when undefined): each
+ * directory page's key in turn (keys.ts `blockPk`), until `limit` are found.
+ */
 async function readSealed(
   { client, tableName }: TermStore,
   term: string,
@@ -110,14 +115,23 @@ async function readSealed(
   lo: number,
   limit: number | undefined,
 ): Promise<Sealed[]> {
-  const input = {
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': termPk(term), ':from': sealedSk(from), ':to': sealedSk(lo) },
-    ConsistentRead: true,
-  };
-  const items = limit
-    ? ((await client.send(new QueryCommand({ ...input, Limit: limit }))).Items ?? [])
-    : await queryAll(client, input);
-  return items.map(parseSealed);
+  const found: Sealed[] = [];
+  for (let page = pageOf(from); page <= pageOf(lo) && (limit === undefined || found.length < limit); page++) {
+    const input = {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': blockPk(term, page * PAGE_IDS),
+        ':from': sealedSk(from),
+        ':to': sealedSk(lo),
+      },
+      ConsistentRead: true,
+    };
+    const left = limit === undefined ? undefined : limit - found.length;
+    const items = left
+      ? ((await client.send(new QueryCommand({ ...input, Limit: left }))).Items ?? [])
+      : await queryAll(client, input);
+    found.push(...items.map(parseSealed));
+  }
+  return found;
 }

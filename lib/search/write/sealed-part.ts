@@ -7,14 +7,7 @@ import {
   encodeDirectory,
   splitInto,
 } from '../format/blocks.ts';
-import {
-  DF_CLASS_ATTRIBUTE,
-  dictionaryEntry,
-  FORMS_ATTRIBUTE,
-  homeKey,
-  sealedSk,
-  termPk,
-} from '../format/keys.ts';
+import { blockKey, DF_CLASS_ATTRIBUTE, dictionaryEntry, FORMS_ATTRIBUTE, homeKey } from '../format/keys.ts';
 import { isExactForm } from '../text/tokenizer.ts';
 import { covering } from './home-read.ts';
 import { relisted } from './tail-plan.ts';
@@ -45,7 +38,7 @@ function rewriteBlock(store: TermStore, term: string, block: Sealed, postings: B
     actions.push({
       Delete: {
         TableName: store.tableName,
-        Key: { pk: termPk(term), sk: sealedSk(block.end) },
+        Key: blockKey(term, block.end),
         ConditionExpression: 'v = :v',
         ExpressionAttributeValues: { ':v': block.v },
       },

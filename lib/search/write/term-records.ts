@@ -1,12 +1,5 @@
 import { type BlockPosting, type DirectoryEntry, encodeBlock, encodeDirectory } from '../format/blocks.ts';
-import {
-  dictionaryEntry,
-  FORMS_ATTRIBUTE,
-  isDictionaryTerm,
-  sealedSk,
-  tailKey,
-  termPk,
-} from '../format/keys.ts';
+import { blockKey, dictionaryEntry, FORMS_ATTRIBUTE, isDictionaryTerm, tailKey } from '../format/keys.ts';
 
 /** A term's tail, as docs/index-format.md defines its record. */
 export interface Tail {
@@ -81,8 +74,7 @@ export const homeRecord = (
 });
 /** The stored form of a sealed block. */
 export const sealedItem = (term: string, block: Sealed) => ({
-  pk: termPk(term),
-  sk: sealedSk(block.end),
+  ...blockKey(term, block.end),
   p: encodeBlock(block.postings),
   m: block.m,
   v: block.v,
