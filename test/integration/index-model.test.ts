@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { Item, ItemWrite } from '../../lib/items/schema.ts';
-import { idOfDocKey } from '../../lib/search/format/keys.ts';
+import { endOfSealedSk, idOfDocKey, PAGE_IDS, pageOf } from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { repairCounts } from '../../lib/search/operations/repair-counts.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
@@ -44,8 +45,16 @@ const content = fc.record({
   description: fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((words) => words.join(' ')),
 });
 
-/** What a round does to the items, before and while it indexes. */
-const write = fc.record({ slot: fc.nat(IDS - 1), content: fc.option(content, { nil: undefined }) });
+/**
+ * What a round does to the items, before and while it indexes. A create may first skip ids (`gap`: ids another
+ * container leased and never used), up to a few directory pages' worth (keys.ts PAGE_IDS), so that a term's blocks
+ * end in several pages, one sealed block may span pages, and a split or a block emptied lands between two pages.
+ */
+const write = fc.record({
+  slot: fc.nat(IDS - 1),
+  content: fc.option(content, { nil: undefined }),
+  gap: fc.option(fc.integer({ min: 1, max: 3 * PAGE_IDS }), { nil: undefined, freq: 2 }),
+});
 type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
 /** A round's writes, each to its own item: the first lands before the round's writers start, the rest beside them. */
 const writes = fc.uniqueArray(write, { maxLength: 6, selector: (w) => w.slot });
@@ -69,6 +78,18 @@ const writeOf = (name: string, description: string): ItemWrite => ({
   tags: [],
   attributes: {},
 });
+/** Moves the id counter on by `gap`, as a container does that leases ids and dies before using them. */
+async function skipIds({ client, tableName }: Awaited<ReturnType<typeof freshTable>>, gap: number) {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: COUNTER_KEY,
+      UpdateExpression: 'ADD #value :gap',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':gap': gap },
+    }),
+  );
+}
 const round = fc.record({
   writes,
   writers: fc.array(writer, { minLength: 2, maxLength: 6 }),
@@ -79,6 +100,9 @@ describe('the index against a model', () => {
   // The moments the readers looked at over all runs, and those that found items in flight: a reader that never
   // looked mid-write would prove nothing.
   const looked = { moments: 0, inFlight: 0, renewals: 0 };
+  // The sealed blocks the runs ended with that end past page 0, and that span pages (their `after` in an earlier
+  // one): runs that never crossed a page would prove nothing about the keys of blocks.
+  const crossed = { paged: 0, spanning: 0 };
 
   // About 3-6 s a run here: a long MODEL_RUNS loop gets the time it needs.
   it('converges to the index of the items after any interleaving of writers, crashes, retries and reindexes', {
@@ -100,11 +124,12 @@ describe('the index against a model', () => {
           }),
         };
         const looks = new Looks(gate, () => scanAll(fresh), seeded(seed + 1));
-        const items = createItemRepository(table);
+        // One id a lease, so that a gap skipped on the counter shows in the next id.
+        const items = createItemRepository({ ...table, maxLease: 1 });
         // Slot → the item's id, once created (ids are never reused, so a deleted slot gets a new item).
         const ids: (number | undefined)[] = Array.from({ length: IDS + 1 }, () => undefined);
         const seen = new Set<number>();
-        const apply = async ({ slot, content: fields }: Write) => {
+        const apply = async ({ slot, content: fields, gap }: Write) => {
           const id = ids[slot];
           if (fields === undefined) {
             if (id !== undefined) await items.delete(id);
@@ -112,6 +137,7 @@ describe('the index against a model', () => {
             return;
           }
           const full: ItemWrite = { ...fields, tags: [], attributes: {} };
+          if (id === undefined && gap !== undefined) await skipIds(fresh, gap);
           const item: Item = id === undefined ? await items.create(full) : await items.update(id, () => full);
           ids[slot] = item.id;
           seen.add(item.id);
@@ -145,7 +171,11 @@ describe('the index against a model', () => {
               const change =
                 i % 3 === 2 ? undefined : { name: words(), description: `${words()} ${words()}` };
               const before = ids[IDS];
-              await apply({ slot: IDS, content: change });
+              await apply({
+                slot: IDS,
+                content: change,
+                gap: random() < 0.2 ? Math.floor(random() * PAGE_IDS) + 1 : undefined,
+              });
               const touched = [before, ids[IDS]].flatMap((id) => (id === undefined ? [] : [id]));
               // A writer too slow for its lease is fenced: it died, as writers may; the stream delivers again.
               await createIndexer(options)
@@ -195,6 +225,12 @@ describe('the index against a model', () => {
           (item) => (item ? [item] : []),
         );
         const state = await snapshot(fresh, 3);
+        for (const row of await scanAll(fresh)) {
+          const end = endOfSealedSk(row.sk);
+          if (end === undefined || !String(row.pk).startsWith('T#')) continue;
+          if (pageOf(end) > 0) crossed.paged++;
+          if (pageOf(Number(row.a) + 1) < pageOf(end)) crossed.spanning++;
+        }
         expect(state).toMatchObject(expected(live));
         expect(state.docs.filter((doc) => (doc.pending as unknown[]).length > 0)).toStrictEqual([]);
         fresh.client.destroy();
@@ -204,6 +240,8 @@ describe('the index against a model', () => {
     expect(looked.moments, 'moments a reader looked at').toBeGreaterThan(RUNS);
     expect(looked.inFlight, 'moments with items in flight').toBeGreaterThan(0);
     expect(looked.renewals, 'lease renewals sent').toBeGreaterThan(0);
+    expect(crossed.paged, 'blocks past page 0').toBeGreaterThan(0);
+    expect(crossed.spanning, 'blocks that span pages').toBeGreaterThan(0);
   });
 
   // Found by the model (about one random run in eight finds it again): `npm run reindex` beside a writer that died

@@ -16,7 +16,15 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { docKey, homeKey, shrunkOf, statsKey, termRows } from '../../lib/search/format/keys.ts';
+import {
+  docKey,
+  endOfSealedSk,
+  homeKey,
+  PAGE_IDS,
+  shrunkOf,
+  statsKey,
+  termRows,
+} from '../../lib/search/format/keys.ts';
 import { rebuildIndex } from '../../lib/search/operations/rebuild.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { tokenize } from '../../lib/search/text/tokenizer.ts';
@@ -697,6 +705,62 @@ describe('index maintenance on DynamoDB Local', () => {
       expect(after.postings.length).toBe(20);
       expect(after.df).toStrictEqual({ w: 20 });
       expect(queries).toBeGreaterThan(2);
+    });
+
+    // A block of a sparse term can end pages after an id it covers (keys.ts `sealedPk`), so a writer reads the pages
+    // from the id's up: two keys, at two moments.
+    it('redoes a term whose block another writer split between its reads of two directory pages', async () => {
+      const writer = createPostingWriter({ ...table, blockCapacity: 3 });
+      // Blocks (0, 30], (30, P + 20] (P: PAGE_IDS), which spans pages 0 and 1, and (P + 20, P + 50]; P + 60 in the
+      // tail.
+      const P = PAGE_IDS;
+      for (const id of [10, 20, 30, 10_020, P + 10, P + 20, P + 30, P + 40, P + 50, P + 60])
+        await writer.add([posting(id)]);
+      // An edit adds the term to 10 050: its block ends in page 1. After the writer read page 0 (nothing from 10 050
+      // up) another writer adds 10 060 and 10 070, which splits that block into (30, 10 070], now in page 0, and
+      // (10 070, P + 20], the block the writer then finds in page 1: with room for 10 050, and the same bound, so
+      // nothing but its `after` tells that it no longer covers 10 050.
+      let queries = 0;
+      const racing = intercepting(table.client, async (command, send) => {
+        if (!(command instanceof QueryCommand)) return send(command);
+        queries++;
+        if (queries === 2) await writer.add([posting(10_060), posting(10_070)]);
+        return send(command);
+      });
+      await createPostingWriter({ client: racing, tableName: table.tableName, blockCapacity: 3 }).add([
+        posting(10_050),
+      ]);
+      // 10 050 is in the block that covers it (snapshot checks each block's ids against its `after`): the term was
+      // read again.
+      const after = await snapshot(table, 3);
+      expect(after.postings.length).toBe(13);
+      const holding = (await blocksOf(table, 'T#w')).find((block) => block.ids.includes(10_050));
+      expect(endOfSealedSk(holding?.sk), 'the block holding 10 050 ends in page 0').toBeLessThan(PAGE_IDS);
+      expect(queries).toBeGreaterThan(2);
+    });
+
+    it('hands the ids of emptied blocks to the block above them, across directory pages', async () => {
+      const writer = createPostingWriter({ ...table, blockCapacity: 3 });
+      const ids = [1, 2, 3, PAGE_IDS + 1, PAGE_IDS + 2, PAGE_IDS + 3, 2 * PAGE_IDS + 1, 2 * PAGE_IDS + 2];
+      const more = [3 * PAGE_IDS, 3 * PAGE_IDS + 1, 3 * PAGE_IDS + 2, 3 * PAGE_IDS + 3, 4 * PAGE_IDS];
+      for (const id of [...ids, ...more]) await writer.add([posting(id)]);
+      // Blocks ending at 3, P + 3, 3P and 3P + 3 (in pages 0, 1, 3 and 3), and the tail.
+      const sks = async () => (await blocksOf(table, 'T#w')).map((block) => block.sk);
+      expect((await sks()).length).toBe(5);
+      // The first two blocks (pages 0 and 1) empty at once: the block ending at 3P then covers (0, 3P].
+      expect(await writer.remove(ids.slice(0, 6).map((id) => posting(id)))).toBe(6);
+      await snapshot(table, 3);
+      expect((await sks()).length).toBe(3);
+      // An id below them all now lands in that block, which splits: 5 and 2P + 1, then 2P + 2 and 3P.
+      await writer.add([posting(5)]);
+      const after = await snapshot(table, 3);
+      expect(after.postings.length).toBe(8);
+      expect((await blocksOf(table, 'T#w')).map((block) => block.ids)).toStrictEqual([
+        [5, 2 * PAGE_IDS + 1],
+        [2 * PAGE_IDS + 2, 3 * PAGE_IDS],
+        [3 * PAGE_IDS + 1, 3 * PAGE_IDS + 2, 3 * PAGE_IDS + 3],
+        [4 * PAGE_IDS],
+      ]);
     });
 
     it('redoes a term whose tail another writer sealed after it read it', async () => {

@@ -19,6 +19,7 @@ import {
   pageEntry,
   pageSk,
   STATS_PK,
+  sealedPk,
   shrunkOf,
   sumCounts,
   TAIL_SK,
@@ -64,6 +65,8 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
       const postings = decodeBlock(block.p);
       count += postings.length;
       expect(postings.length, `${pk} ${block.sk} size`).toBeLessThanOrEqual(capacity);
+      expect(block.pk, `${block.sk}'s key is its page's`).toBe(sealedPk(termOfPk(pk) ?? '', end));
+      expect(block.a, `${pk} ${block.sk} after the block before it`).toBe(previous);
       for (const p of postings)
         expect(p.id > previous && p.id <= end, `${pk} ${block.sk} holds ${p.id}`).toBe(true);
       expect(Number(block.m), `${pk} ${block.sk} m`).toBeGreaterThanOrEqual(blockMax(postings));
@@ -158,7 +161,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const postings = blocks
     .flatMap((r) =>
       decodeBlock(r.p).flatMap((p) => {
-        const term = String(r.pk).slice(2);
+        const term = termOfPk(r.pk) ?? '';
         const record = committed.get(p.id);
         const dl = record && p.dl <= record.norm ? record.dl : p.dl;
         const cut = record && Object.hasOwn(record.cut, term) ? record.cut[term] : undefined;
@@ -179,7 +182,7 @@ export async function snapshot(table: Table, capacity = BLOCK_CAPACITY) {
   const df = Object.fromEntries(
     rows
       .filter((r) => r.sk === TAIL_SK)
-      .map((r) => [String(r.pk).slice(2), Number(r.df) - (ghosts.get(String(r.pk).slice(2)) ?? 0)] as const)
+      .map((r) => [termOfPk(r.pk) ?? '', Number(r.df) - (ghosts.get(termOfPk(r.pk) ?? '') ?? 0)] as const)
       .filter(([, count]) => count > 0),
   );
   // The counts' parts (keys.ts), summed.
@@ -198,7 +201,7 @@ export async function blocksOf(table: Table, pk: string) {
     (r) => (r.pk === pk || String(r.pk).startsWith(`${pk}#`)) && String(r.sk).startsWith('K#'),
   );
   return rows
-    .sort((a, b) => String(a.sk).localeCompare(String(b.sk)))
+    .sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))
     .map((r) => ({ sk: String(r.sk), ids: decodeBlock(r.p).map((p) => p.id) }));
 }
 

@@ -58,9 +58,9 @@ export const pageOf = (end: number): number => Math.floor(end / PAGE_IDS);
  * The partition key of a term's sealed blocks that end in one directory page: `T#<term>#<page>` (a term has no `#`:
  * tokenizer.ts), so a term's blocks spread over one key per PAGE_IDS ids.
  */
-export const blockPk = (term: string, end: number): string => `${termPk(term)}#${pageOf(end)}`;
+export const sealedPk = (term: string, end: number): string => `${termPk(term)}#${pageOf(end)}`;
 /** The key of a term's sealed block ending at `end`. */
-export const blockKey = (term: string, end: number) => ({ pk: blockPk(term, end), sk: sealedSk(end) });
+export const sealedKey = (term: string, end: number) => ({ pk: sealedPk(term, end), sk: sealedSk(end) });
 /** The item id of a doc record (D#<id> / IDX), or undefined for a record of another kind. */
 export const idOfDocKey = (pk: unknown, sk: unknown): number | undefined =>
   typeof pk === 'string' && pk.startsWith(DOC_PREFIX) && sk === DOC_SK
@@ -117,8 +117,7 @@ export const endOfSealedSk = (sk: unknown): number | undefined =>
     ? Number(sk.slice(SEALED_PREFIX.length))
     : undefined;
 /** The sort key of the directory page that lists a block ending at `end`: `X#<8-digit page>`. */
-export const pageSk = (end: number): string =>
-  `${PAGE_PREFIX}${String(Math.floor(end / PAGE_IDS)).padStart(8, '0')}`;
+export const pageSk = (end: number): string => `${PAGE_PREFIX}${String(pageOf(end)).padStart(8, '0')}`;
 /** A directory page's attribute name for a block ending at `end` (base 36: short, and never a key attribute). */
 export const pageEntry = (end: number): string => `e${end.toString(36)}`;
 /** The block end of a directory page's attribute name, or undefined for any other attribute. */

@@ -1,5 +1,5 @@
 import type { PostingColumns } from '../format/blocks.ts';
-import { blockKey, TAIL_SK, termPk } from '../format/keys.ts';
+import { sealedKey, TAIL_SK, termPk } from '../format/keys.ts';
 
 /** A block of one term as the query sees it: the ids (after, to] it covers, its bound, its postings once read. */
 export interface Block {
@@ -11,7 +11,7 @@ export interface Block {
   to: number;
   /** The most a posting of it adds to a score. */
   bound: number;
-  /** Its key: a sealed block's (keys.ts `blockKey`), or the tail's sort key under the term's own pk. */
+  /** Its key: a sealed block's (keys.ts `sealedKey`), or the tail's sort key under the term's own pk. */
   pk: string;
   sk: string;
   /** Its place among its term's sealed blocks (the tail: after the last). */
@@ -62,7 +62,7 @@ function blocksOf(list: TermList, term: number, boundOf: BoundOf): Block[] {
       after,
       to: end,
       bound: boundOf(list.weight, max, after, end),
-      ...blockKey(list.term, end),
+      ...sealedKey(list.term, end),
       index: blocks.length,
       postings: undefined,
     });

@@ -1,8 +1,8 @@
 import { inGroups } from '../../dynamodb/write-groups.ts';
+import type { TermChange } from './block-writes.ts';
 import { type HomePlan, planHome } from './home-plan.ts';
 import type { Home } from './home-read.ts';
 import { type HomeWrite, homeWritesOf, landed } from './home-write.ts';
-import type { TermChange } from './sealed-part.ts';
 import { LostRace, send, type TermStore } from './term-store.ts';
 
 /** A home as the writer read it, and its changes by term. */

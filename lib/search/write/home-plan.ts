@@ -1,5 +1,5 @@
+import type { TermChange } from './block-writes.ts';
 import type { Home } from './home-read.ts';
-import type { TermChange } from './sealed-part.ts';
 import { type PlannedTail, planTail } from './tail-plan.ts';
 import type { TermStore } from './term-store.ts';
 

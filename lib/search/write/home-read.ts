@@ -3,12 +3,12 @@ import { batchGet } from '../../dynamodb/batch-get.ts';
 import { queryAll } from '../../dynamodb/query-all.ts';
 import { decodeBlock, decodeDirectory } from '../format/blocks.ts';
 import {
-  blockPk,
   endOfSealedSk,
   FORMS_ATTRIBUTE,
   formInHome,
   PAGE_IDS,
   pageOf,
+  sealedPk,
   sealedSk,
   tailKey,
   termOfPk,
@@ -44,6 +44,7 @@ const parseTail = (item: Record<string, unknown>): Tail => {
   };
 };
 const parseSealed = (item: Record<string, unknown>): Sealed => ({
+  after: number(item.a, 'block a'),
   end: endOfSealedSk(item.sk) ?? 0,
   postings: decodeBlock(item.p),
   m: number(item.m, 'block m'),
@@ -104,9 +105,14 @@ export async function covering(
   return [...byEnd.values()].sort((a, b) => a.end - b.end);
 }
 
+/** The sealed block of `term` that ends first above `end` (up to `lo`), read consistently; undefined: none. */
+export async function blockAbove(store: TermStore, term: string, end: number, lo: number) {
+  return (await readSealed(store, term, end + 1, lo, 1))[0];
+}
+
 /**
  * The sealed blocks of `term` ending from `from` to `lo`, the first `limit` of them (all when undefined): each
- * directory page's key in turn (keys.ts `blockPk`), until `limit` are found.
+ * directory page's key in turn (keys.ts `sealedPk`), until `limit` are found.
  */
 async function readSealed(
   { client, tableName }: TermStore,
@@ -121,7 +127,7 @@ async function readSealed(
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: {
-        ':pk': blockPk(term, page * PAGE_IDS),
+        ':pk': sealedPk(term, page * PAGE_IDS),
         ':from': sealedSk(from),
         ':to': sealedSk(lo),
       },

@@ -3,12 +3,13 @@ import { mapLimit } from '../../concurrency.ts';
 import { retry } from '../../retry.ts';
 import { BLOCK_CAPACITY } from '../format/blocks.ts';
 import { homeOf } from '../format/keys.ts';
+import type { TermChange } from './block-writes.ts';
 import { writeGrouped } from './home-groups.ts';
 import { planHome } from './home-plan.ts';
 import { type Home, readHomes } from './home-read.ts';
 import { writeHome } from './home-write.ts';
 import type { Posting } from './norms.ts';
-import { applySealed, type TermChange } from './sealed-part.ts';
+import { applySealed } from './sealed-part.ts';
 import { type Guards, LostRace, type TermStore } from './term-store.ts';
 
 export { LENGTH_SLACK, normOf, type Posting, postingsOf } from './norms.ts';

@@ -1,96 +1,29 @@
 import { TRANSACTION_ACTIONS } from '../../dynamodb/write-groups.ts';
-import {
-  type BlockPosting,
-  blockMax,
-  type DirectoryEntry,
-  edit,
-  encodeDirectory,
-  splitInto,
-} from '../format/blocks.ts';
-import { blockKey, DF_CLASS_ATTRIBUTE, dictionaryEntry, FORMS_ATTRIBUTE, homeKey } from '../format/keys.ts';
+import { type DirectoryEntry, encodeDirectory } from '../format/blocks.ts';
+import { DF_CLASS_ATTRIBUTE, dictionaryEntry, FORMS_ATTRIBUTE, homeKey } from '../format/keys.ts';
 import { isExactForm } from '../text/tokenizer.ts';
-import { covering } from './home-read.ts';
+import {
+  type BlockWrite,
+  blockWrites,
+  editsOf,
+  emptiedRuns,
+  sizeOf,
+  type TermChange,
+} from './block-writes.ts';
+import { blockAbove, covering } from './home-read.ts';
 import { relisted } from './tail-plan.ts';
-import { type Sealed, sealedItem, type Tail } from './term-records.ts';
-import { type Action, type Guards, LostRace, pageUpdates, put, send, type TermStore } from './term-store.ts';
-
-/** A term's postings to put and ids to remove. */
-export interface TermChange {
-  add: BlockPosting[];
-  remove: Set<number>;
-}
-
-/** Writes of one or more sealed blocks: their actions, their directory entries' changes, and the df's change. */
-interface BlockWrite {
-  actions: Action[];
-  entries: Map<number, number | undefined>;
-  delta: number;
-}
-
-/**
- * A block's rewrite with `postings`: an emptied block goes, but for the one ending at `lo` (it covers the ids up to
- * lo that the tail does not); a full one splits, its lower blocks with exact maxima.
- */
-function rewriteBlock(store: TermStore, term: string, block: Sealed, postings: BlockPosting[], lo: number) {
-  const entries = new Map<number, number | undefined>();
-  const actions: Action[] = [];
-  if (postings.length === 0 && block.end !== lo) {
-    actions.push({
-      Delete: {
-        TableName: store.tableName,
-        Key: blockKey(term, block.end),
-        ConditionExpression: 'v = :v',
-        ExpressionAttributeValues: { ':v': block.v },
-      },
-    });
-    entries.set(block.end, undefined);
-    return { actions, entries };
-  }
-  const chunks = splitInto(postings, store.blockCapacity);
-  const upper = chunks.pop() ?? [];
-  // The block's bound only rises (a lower one would cost a directory write for no reader's gain), but for a split,
-  // whose blocks all get exact maxima.
-  const m = chunks.length > 0 ? blockMax(upper) : Math.max(block.m, blockMax(upper));
-  actions.push(put(store, sealedItem(term, { ...block, postings: upper, m, v: block.v + 1 }), block.v));
-  if (m !== block.m) entries.set(block.end, m);
-  for (const chunk of chunks) {
-    const lower = { end: chunk.at(-1)?.id ?? 0, postings: chunk, m: blockMax(chunk), v: 1 };
-    actions.push(put(store, sealedItem(term, lower), undefined));
-    entries.set(lower.end, lower.m);
-  }
-  return { actions, entries };
-}
-
-/** The rewrites of the blocks `change` touches, each once, and how many postings they add and remove. */
-function blockWrites(store: TermStore, term: string, change: TermChange, blocks: Sealed[], lo: number) {
-  const blockOf = (id: number) => blocks.find((block) => block.end >= id);
-  const tally = { added: 0, removed: 0 };
-  const writes: BlockWrite[] = [];
-  for (const block of blocks) {
-    const result = edit(
-      block.postings,
-      change.add.filter((p) => blockOf(p.id) === block),
-      new Set([...change.remove].filter((id) => blockOf(id) === block)),
-    );
-    if (!result.changed) continue;
-    tally.added += result.added;
-    tally.removed += result.removed;
-    const { actions, entries } = rewriteBlock(store, term, block, result.postings, lo);
-    writes.push({ actions, entries, delta: result.added - result.removed });
-  }
-  return { ...tally, writes };
-}
+import type { Sealed, Tail } from './term-records.ts';
+import { type Action, type Guards, LostRace, pageUpdates, send, type TermStore } from './term-store.ts';
 
 /**
  * Block writes together in transactions of up to 100 actions, each with its own directory entries and df change, so
  * every transaction leaves df equal to the posting count.
  */
 function transactionsOf(writes: readonly BlockWrite[]): BlockWrite[] {
-  const size = (w: BlockWrite) => w.actions.length + w.entries.size + 1;
   const transactions: BlockWrite[] = [];
   for (const write of writes) {
     const open = transactions.at(-1);
-    if (open && size(open) + size(write) <= TRANSACTION_ACTIONS) {
+    if (open && sizeOf(open) + sizeOf(write) <= TRANSACTION_ACTIONS) {
       open.actions.push(...write.actions);
       for (const [end, m] of write.entries) open.entries.set(end, m);
       open.delta += write.delta;
@@ -115,10 +48,14 @@ export async function applySealed(
   const { lo } = tail;
   const ids = [...new Set([...change.add.map((p) => p.id), ...change.remove])].sort((a, b) => a - b);
   const blocks = await covering(store, term, ids, lo);
-  // Every id at or below lo has a block (the one ending at lo is kept even when empty): a read that found none
-  // raced a writer, and is done again.
-  if (ids.some((id) => !blocks.some((block) => block.end >= id))) throw new LostRace();
-  const { added, removed, writes } = blockWrites(store, term, change, blocks, lo);
+  // Every id at or below lo has a block (the one ending at lo is kept even when empty), and a block covers the ids
+  // (after, end]: a read that found none for an id, or one whose bound is at or above it, raced a split between the
+  // moments it read two blocks (they are under several keys), and is done again.
+  const coverOf = (id: number) => blocks.find((block) => block.end >= id);
+  if (ids.some((id) => (coverOf(id)?.after ?? id) >= id)) throw new LostRace();
+  const { added, removed, edits } = editsOf(change, blocks);
+  const runs = emptiedRuns(edits, lo);
+  const writes = blockWrites(store, term, edits, runs, await neighboursOf(store, term, runs, blocks, lo));
   let { directory } = tail;
   let v = v0;
   for (const { actions, entries, delta } of transactionsOf(writes)) {
@@ -132,6 +69,27 @@ export async function applySealed(
     directory = next;
   }
   return { added, removed, v };
+}
+
+/**
+ * The block just above each emptied run (keyed by the run's top end), which takes over its ids: among the blocks read
+ * (`blocks`), else read. One whose bound is not the run's top lost a race, and the term is read again.
+ */
+async function neighboursOf(
+  store: TermStore,
+  term: string,
+  runs: readonly Sealed[][],
+  blocks: readonly Sealed[],
+  lo: number,
+): Promise<Map<number, Sealed>> {
+  const neighbours = new Map<number, Sealed>();
+  for (const run of runs) {
+    const top = run.at(-1)?.end ?? 0;
+    const above = blocks.find((block) => block.after === top) ?? (await blockAbove(store, term, top, lo));
+    if (above?.after !== top) throw new LostRace();
+    neighbours.set(top, above);
+  }
+  return neighbours;
 }
 
 /**

@@ -36,7 +36,9 @@ export function planTail(
   const result = edit(tail?.postings ?? [], change.add, change.remove);
   const chunks = sealTail(result.postings, capacity);
   const kept = chunks.pop() ?? [];
-  const sealed: Sealed[] = chunks.map((chunk) => ({
+  const sealed: Sealed[] = chunks.map((chunk, i) => ({
+    // The first sealed block follows the last one there (the tail's lo), each next one the block before it.
+    after: i === 0 ? (tail?.lo ?? 0) : (chunks[i - 1]?.at(-1)?.id ?? 0),
     end: chunk.at(-1)?.id ?? 0,
     postings: chunk,
     m: blockMax(chunk),

@@ -1,5 +1,5 @@
 import { type BlockPosting, type DirectoryEntry, encodeBlock, encodeDirectory } from '../format/blocks.ts';
-import { blockKey, dictionaryEntry, FORMS_ATTRIBUTE, isDictionaryTerm, tailKey } from '../format/keys.ts';
+import { dictionaryEntry, FORMS_ATTRIBUTE, isDictionaryTerm, sealedKey, tailKey } from '../format/keys.ts';
 
 /** A term's tail, as docs/index-format.md defines its record. */
 export interface Tail {
@@ -19,8 +19,13 @@ export interface Tail {
   directory: DirectoryEntry[] | undefined;
 }
 
-/** A sealed block: every posting of its term with an id in (previous block's end, end]. */
+/**
+ * A sealed block: every posting of its term with an id in (after, end]. Its `after` is the previous block's end (0 for
+ * the first), stored with it so that a writer can tell from the block alone that it covers an id (home-read.ts
+ * `covering`): its blocks are read under several keys, at different moments.
+ */
 export interface Sealed {
+  after: number;
   end: number;
   postings: BlockPosting[];
   /** An upper bound of its impacts, as its directory entry holds it. */
@@ -74,7 +79,8 @@ export const homeRecord = (
 });
 /** The stored form of a sealed block. */
 export const sealedItem = (term: string, block: Sealed) => ({
-  ...blockKey(term, block.end),
+  ...sealedKey(term, block.end),
+  a: block.after,
   p: encodeBlock(block.postings),
   m: block.m,
   v: block.v,

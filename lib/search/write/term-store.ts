@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, retryableCancellation } from '../../dynamodb/conditions.ts';
-import { PAGE_IDS, pageEntry, pageSk, termPk } from '../format/keys.ts';
+import { pageEntry, pageOf, pageSk, termPk } from '../format/keys.ts';
 
 /** What every step of the posting writer works with: the table, the block capacity and how many terms at once. */
 export interface TermStore {
@@ -52,9 +52,7 @@ export const pageUpdates = (
   term: string,
   entries: Map<number, number | undefined>,
 ): Action[] =>
-  [...Map.groupBy(entries, ([end]) => Math.floor(end / PAGE_IDS)).values()].map((group) =>
-    pageUpdate(store, term, group),
-  );
+  [...Map.groupBy(entries, ([end]) => pageOf(end)).values()].map((group) => pageUpdate(store, term, group));
 
 function pageUpdate({ tableName }: TermStore, term: string, group: [number, number | undefined][]): Action {
   const names: Record<string, string> = {};
