@@ -1,7 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import type { Item, ItemWrite } from '../../lib/items/schema.ts';
 import { endOfSealedSk, idOfDocKey, PAGE_IDS, pageOf } from '../../lib/search/format/keys.ts';
@@ -15,6 +14,7 @@ import {
   jitteringClient,
   later,
   scanAll,
+  skipIds,
   snapshot,
 } from '../support/index-state.ts';
 import { Gate, Looks } from '../support/moments.ts';
@@ -78,18 +78,6 @@ const writeOf = (name: string, description: string): ItemWrite => ({
   tags: [],
   attributes: {},
 });
-/** Moves the id counter on by `gap`, as a container does that leases ids and dies before using them. */
-async function skipIds({ client, tableName }: Awaited<ReturnType<typeof freshTable>>, gap: number) {
-  await client.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: COUNTER_KEY,
-      UpdateExpression: 'ADD #value :gap',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':gap': gap },
-    }),
-  );
-}
 const round = fc.record({
   writes,
   writers: fc.array(writer, { minLength: 2, maxLength: 6 }),

@@ -4,7 +4,15 @@ import { createItemRepository, type ItemRepository } from '../../lib/items/repos
 import type { Item } from '../../lib/items/schema.ts';
 import { decodeBlock } from '../../lib/search/format/blocks.ts';
 import { queryWeights } from '../../lib/search/format/bm25.ts';
-import { endOfSealedSk, ghostCounts, STATS_PK, shrunkOf, TAIL_SK } from '../../lib/search/format/keys.ts';
+import {
+  endOfSealedSk,
+  ghostCounts,
+  STATS_PK,
+  sealedKey,
+  shrunkOf,
+  TAIL_SK,
+  termOfPk,
+} from '../../lib/search/format/keys.ts';
 import { createDictionary } from '../../lib/search/read/dictionary.ts';
 import { createSearch } from '../../lib/search/read/query.ts';
 import { rankInMemory } from '../../lib/search/read/rank.ts';
@@ -17,6 +25,12 @@ import { scanAll } from '../support/index-state.ts';
 import { seeded } from '../support/random.ts';
 import { acceptItems, itemsOf } from '../support/search.ts';
 import { freshTable } from '../support/stack.ts';
+
+/** How the read log below names a sealed block: its key (keys.ts `sealedKey`), pk and sk. */
+const blockOf = (term: string, end: number | undefined) => {
+  const { pk, sk } = sealedKey(term, end ?? 0);
+  return `${pk} ${sk}`;
+};
 
 // A deterministic corpus with a skewed vocabulary, so some posting lists are long and others short.
 const VOCABULARY = [
@@ -469,7 +483,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     });
     expect(hits.map((h) => h.id)).toStrictEqual(strong);
     // Five sealed blocks of four and a tail of three: one block read.
-    expect(blocks).toStrictEqual([`T#kettl K#${String(ids[3]).padStart(16, '0')}`]);
+    expect(blocks).toStrictEqual([blockOf('kettl', ids[3])]);
     expect(docs).toStrictEqual([]);
     // With range reads, the blocks that might still be needed beside it come along in one Query (4 KB of them cost
     // what one read by key does): the same answer, from one read.
@@ -491,7 +505,7 @@ describe('block reads: the early stop, the budget and the round trips', () => {
       }),
     ).toStrictEqual(hits);
     expect(queries).toStrictEqual([`K#${String(ids[3]).padStart(16, '0')}`]);
-    expect(ranged.blocks[0]).toBe(`T#kettl K#${String(ids[3]).padStart(16, '0')}`);
+    expect(ranged.blocks[0]).toBe(blockOf('kettl', ids[3]));
 
     // A term's tail and directory (one Query, `sk >= K#~`) are read while the corpus counts are (another): the
     // counts' Query is held here until the term's has been sent; one after the other, they stall.
@@ -609,10 +623,10 @@ describe('block reads: the early stop, the budget and the round trips', () => {
     expect(listed.hits.map((hit) => [hit.id, hit.matchedTerms])).toStrictEqual(
       ids.slice(0, 3).map((id) => [id, [kettle, coffee]]),
     );
-    expect(listed.blocks.filter((block) => block.startsWith(`T#${coffee} `))).toHaveLength(1);
+    expect(listed.blocks.filter((block) => termOfPk(block.split(' ')[0]) === coffee)).toHaveLength(1);
     const fromItems = await read((id) => held.get(id) ?? []);
     expect(fromItems.hits).toStrictEqual(listed.hits);
-    expect(fromItems.blocks.filter((block) => block.startsWith(`T#${coffee} `))).toStrictEqual([]);
+    expect(fromItems.blocks.filter((block) => termOfPk(block.split(' ')[0]) === coffee)).toStrictEqual([]);
   });
 
   it('breaks ties by id, from the postings alone', async () => {
@@ -879,7 +893,9 @@ describe('items shorter than the length their postings carry (the shrunk set)', 
     // its terms as they are (indexer.ts `postingTarget`, ghosts outgrowing the item).
     const rows = await scanAll(own);
     expect(shrunkOf(rows)).toStrictEqual([{ id: shrunk.id, dl: 3, norm: 62, cut: {} }]);
-    expect(rows.some((row) => row.pk === 'T#kettl' && endOfSealedSk(row.sk) === made[3]?.id)).toBe(true);
+    expect(rows.some((row) => termOfPk(row.pk) === 'kettl' && endOfSealedSk(row.sk) === made[3]?.id)).toBe(
+      true,
+    );
     const terms = queryWeights(tokenize('kettle'));
     for (const topK of [1, 3]) {
       const hits = await createSearch({ ...own, ...ONE_BLOCK_ROUNDS })({
