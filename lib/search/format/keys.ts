@@ -58,7 +58,9 @@ export const pageOf = (end: number): number => Math.floor(end / PAGE_IDS);
  * The partition key of a term's sealed blocks that end in one directory page: `T#<term>#<page>` (a term has no `#`:
  * tokenizer.ts), so a term's blocks spread over one key per PAGE_IDS ids.
  */
-export const sealedPk = (term: string, end: number): string => `${termPk(term)}#${pageOf(end)}`;
+export const sealedPk = (term: string, end: number): string => sealedPagePk(term, pageOf(end));
+/** The partition key of a term's sealed blocks that end in directory page `page`. */
+export const sealedPagePk = (term: string, page: number): string => `${termPk(term)}#${page}`;
 /** The key of a term's sealed block ending at `end`. */
 export const sealedKey = (term: string, end: number) => ({ pk: sealedPk(term, end), sk: sealedSk(end) });
 /** The item id of a doc record (D#<id> / IDX), or undefined for a record of another kind. */

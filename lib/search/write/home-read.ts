@@ -6,9 +6,8 @@ import {
   endOfSealedSk,
   FORMS_ATTRIBUTE,
   formInHome,
-  PAGE_IDS,
   pageOf,
-  sealedPk,
+  sealedPagePk,
   sealedSk,
   tailKey,
   termOfPk,
@@ -82,7 +81,12 @@ export async function readHomes(
   return new Map([...homes].map(([home, terms]) => [home, homeOfRow(home, found.get(home), terms)]));
 }
 
-/** The sealed blocks covering `ids` (sorted, all at or below the tail's `lo`), read consistently. */
+/**
+ * The sealed blocks covering `ids` (sorted, all at or below the tail's `lo`), read consistently: for many ids, the
+ * range's (every page's key at once); else the first block from each id up. The reads are of several keys at several
+ * moments: the caller checks that each block found covers its ids (its `after`, sealed-part.ts), and a block that
+ * changed since fails its compare-and-swap.
+ */
 export async function covering(
   store: TermStore,
   term: string,
@@ -91,12 +95,10 @@ export async function covering(
 ): Promise<Sealed[]> {
   const first = ids[0];
   if (first === undefined) return [];
-  // Many ids for the range: one read of the range; else one block per id. Any block that changed between these
-  // reads fails its compare-and-swap, and the term is read again.
   const found =
     ids.length * store.blockCapacity >= ((ids.at(-1) ?? first) - first) / 2
-      ? await readSealed(store, term, first, lo, undefined)
-      : (await Promise.all(ids.map((id) => readSealed(store, term, id, lo, 1)))).flat();
+      ? await readRange(store, term, first, lo)
+      : (await Promise.all(ids.map((id) => blockFrom(store, term, id, lo)))).flatMap((block) => block ?? []);
   const byEnd = new Map<number, Sealed>();
   for (const block of found) {
     if ((byEnd.get(block.end)?.v ?? block.v) !== block.v) throw new LostRace();
@@ -106,38 +108,36 @@ export async function covering(
 }
 
 /** The sealed block of `term` that ends first above `end` (up to `lo`), read consistently; undefined: none. */
-export async function blockAbove(store: TermStore, term: string, end: number, lo: number) {
-  return (await readSealed(store, term, end + 1, lo, 1))[0];
+export const blockAbove = (store: TermStore, term: string, end: number, lo: number) =>
+  blockFrom(store, term, end + 1, lo);
+
+/** A consistent Query of `term`'s sealed blocks in directory page `page` that end from `from` to `lo`. */
+const pageQuery = (tableName: string, term: string, page: number, from: number, lo: number) => ({
+  TableName: tableName,
+  KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+  ExpressionAttributeValues: {
+    ':pk': sealedPagePk(term, page),
+    ':from': sealedSk(from),
+    ':to': sealedSk(lo),
+  },
+  ConsistentRead: true,
+});
+
+/** The sealed blocks of `term` ending from `from` to `lo`: each page's key, all at once. */
+async function readRange({ client, tableName }: TermStore, term: string, from: number, lo: number) {
+  const pages = Array.from({ length: pageOf(lo) - pageOf(from) + 1 }, (_, i) => pageOf(from) + i);
+  const rows = await Promise.all(
+    pages.map((page) => queryAll(client, pageQuery(tableName, term, page, from, lo))),
+  );
+  return rows.flat().map(parseSealed);
 }
 
-/**
- * The sealed blocks of `term` ending from `from` to `lo`, the first `limit` of them (all when undefined): each
- * directory page's key in turn (keys.ts `sealedPk`), until `limit` are found.
- */
-async function readSealed(
-  { client, tableName }: TermStore,
-  term: string,
-  from: number,
-  lo: number,
-  limit: number | undefined,
-): Promise<Sealed[]> {
-  const found: Sealed[] = [];
-  for (let page = pageOf(from); page <= pageOf(lo) && (limit === undefined || found.length < limit); page++) {
-    const input = {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': sealedPk(term, page * PAGE_IDS),
-        ':from': sealedSk(from),
-        ':to': sealedSk(lo),
-      },
-      ConsistentRead: true,
-    };
-    const left = limit === undefined ? undefined : limit - found.length;
-    const items = left
-      ? ((await client.send(new QueryCommand({ ...input, Limit: left }))).Items ?? [])
-      : await queryAll(client, input);
-    found.push(...items.map(parseSealed));
+/** The first sealed block of `term` ending from `from` to `lo` (undefined: none): page by page until one has it. */
+async function blockFrom({ client, tableName }: TermStore, term: string, from: number, lo: number) {
+  for (let page = pageOf(from); page <= pageOf(lo); page++) {
+    const input = { ...pageQuery(tableName, term, page, from, lo), Limit: 1 };
+    const [row] = (await client.send(new QueryCommand(input))).Items ?? [];
+    if (row) return parseSealed(row);
   }
-  return found;
+  return undefined;
 }
