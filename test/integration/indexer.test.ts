@@ -763,6 +763,38 @@ describe('index maintenance on DynamoDB Local', () => {
       ]);
     });
 
+    it('empties a run of blocks too long for one transaction in several, each leaving the blocks a partition', async () => {
+      const writer = createPostingWriter({ ...table, blockCapacity: 3 });
+      // 60 blocks of three, ends 3, 6, …, 180, and 181 in the tail.
+      await writer.add(Array.from({ length: 181 }, (_, i) => posting(i + 1)));
+      expect((await blocksOf(table, 'T#w')).length).toBe(61);
+      // The first 58 empty at once: 58 deletes and their directory entries do not fit in 100 actions.
+      // The table is checked after each of them (snapshot: every block's ids within its `after` and end).
+      let transactions = 0;
+      const counting = intercepting(table.client, async (command, send) => {
+        const reply = await send(command);
+        if (command instanceof TransactWriteCommand) {
+          transactions++;
+          await snapshot(table, 3);
+        }
+        return reply;
+      });
+      const removed = Array.from({ length: 58 * 3 }, (_, i) => posting(i + 1));
+      const emptying = createPostingWriter({
+        client: counting,
+        tableName: table.tableName,
+        blockCapacity: 3,
+      });
+      expect(await emptying.remove(removed)).toBe(174);
+      expect(transactions).toBeGreaterThan(1);
+      await snapshot(table, 3);
+      expect((await blocksOf(table, 'T#w')).map((block) => block.ids)).toStrictEqual([
+        [175, 176, 177],
+        [178, 179, 180],
+        [181],
+      ]);
+    });
+
     it('redoes a term whose tail another writer sealed after it read it', async () => {
       const writer = createPostingWriter({ ...table, blockCapacity: 3 });
       await writer.add([posting(1), posting(2), posting(3)]);

@@ -1,13 +1,8 @@
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { expect } from 'vitest';
-import { COUNTER_KEY } from '../../lib/items/keys.ts';
 import type { Item } from '../../lib/items/schema.ts';
+import { leaseIds } from '../../lib/items/writer.ts';
 import {
   BLOCK_CAPACITY,
   blockMax,
@@ -116,17 +111,10 @@ export function checkTerms(rows: Record<string, unknown>[], capacity: number) {
 }
 
 /** Moves the id counter on by `gap`, as a container does that leases ids and dies before using them. */
-export async function skipIds({ client, tableName }: Table, gap: number) {
-  await client.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: COUNTER_KEY,
-      UpdateExpression: 'ADD #value :gap',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':gap': gap },
-    }),
-  );
+export async function skipIds(table: Table, gap: number) {
+  await leaseIds(table)(gap);
 }
+
 /** Every record of the table (a consistent scan). */
 export async function scanAll({ client, tableName }: Table): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
