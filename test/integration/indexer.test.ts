@@ -739,6 +739,34 @@ describe('index maintenance on DynamoDB Local', () => {
       expect(queries).toBeGreaterThan(2);
     });
 
+    it('redoes a term whose tail listed a block that another writer split before it read that block', async () => {
+      const writer = createPostingWriter({ ...table, blockCapacity: 3 });
+      // Blocks (0, P + 20], spanning pages 0 and 1, and (P + 20, P + 50], both listed by the tail (blocks of three:
+      // it lists two at most); P + 60 in the tail.
+      const P = PAGE_IDS;
+      for (const id of [10_020, P + 10, P + 20, P + 30, P + 40, P + 50, P + 60])
+        await writer.add([posting(id)]);
+      // An edit adds the term to 10 050 and P + 45, far apart: each id's block is read alone, from the page the tail's
+      // directory says it ends in (page 1 for both). Before those reads another writer splits 10 050's block, so
+      // the block the writer finds in page 1 starts above 10 050, and the directory it read is out of date.
+      let queries = 0;
+      const racing = intercepting(table.client, async (command, send) => {
+        if (!(command instanceof QueryCommand)) return send(command);
+        queries++;
+        if (queries === 1) await writer.add([posting(10_060), posting(10_070)]);
+        return send(command);
+      });
+      await createPostingWriter({ client: racing, tableName: table.tableName, blockCapacity: 3 }).add([
+        posting(10_050),
+        posting(P + 45),
+      ]);
+      const after = await snapshot(table, 3);
+      expect(after.postings.length).toBe(11);
+      const holding = (await blocksOf(table, 'T#w')).find((block) => block.ids.includes(10_050));
+      expect(endOfSealedSk(holding?.sk), 'the block holding 10 050 ends in page 0').toBeLessThan(PAGE_IDS);
+      expect(queries).toBeGreaterThan(2);
+    });
+
     it('hands the ids of emptied blocks to the block above them, across directory pages', async () => {
       const writer = createPostingWriter({ ...table, blockCapacity: 3 });
       const ids = [1, 2, 3, PAGE_IDS + 1, PAGE_IDS + 2, PAGE_IDS + 3, 2 * PAGE_IDS + 1, 2 * PAGE_IDS + 2];
@@ -761,6 +789,29 @@ describe('index maintenance on DynamoDB Local', () => {
         [3 * PAGE_IDS + 1, 3 * PAGE_IDS + 2, 3 * PAGE_IDS + 3],
         [4 * PAGE_IDS],
       ]);
+    });
+
+    it("reads the blocks that cover an edit's ids, not every block above them", async () => {
+      const writer = createPostingWriter({ ...table, blockCapacity: 3 });
+      // 30 blocks of three, ends 3, 6, …, 90, and 91 in the tail.
+      await writer.add(Array.from({ length: 91 }, (_, i) => posting(i + 1)));
+      let blocksRead = 0;
+      const counting = intercepting(table.client, async (command, send) => {
+        const reply = (await send(command)) as { Items?: unknown[] };
+        if (command instanceof QueryCommand) blocksRead += reply.Items?.length ?? 0;
+        return reply;
+      });
+      const editing = createPostingWriter({ client: counting, tableName: table.tableName, blockCapacity: 3 });
+      // One id: the block from it up (Limit 1).
+      expect(await editing.remove([posting(2)])).toBe(1);
+      expect(blocksRead).toBe(1);
+      // Ids close together: the blocks ending between them (6), and the first from the last up (9).
+      blocksRead = 0;
+      expect(await editing.add([posting(5, 2), posting(7, 2)])).toBe(0);
+      expect(blocksRead).toBeLessThanOrEqual(2);
+      const after = await snapshot(table, 3);
+      expect(after.postings.length).toBe(90);
+      expect(after.postings.filter((p) => p.split(':')[2] === '2')).toStrictEqual(['w:5:2:10', 'w:7:2:10']);
     });
 
     it('empties a run of blocks too long for one transaction in several, each leaving the blocks a partition', async () => {

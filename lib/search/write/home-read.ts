@@ -82,23 +82,30 @@ export async function readHomes(
 }
 
 /**
- * The sealed blocks covering `ids` (sorted, all at or below the tail's `lo`), read consistently: for many ids, the
- * range's (every page's key at once); else the first block from each id up. The reads are of several keys at several
- * moments: the caller checks that each block found covers its ids (its `after`, sealed-part.ts), and a block that
- * changed since fails its compare-and-swap.
+ * The sealed blocks covering `ids` (sorted, all at or below the tail's `lo`), read consistently. Ids close together
+ * are read as a range: the blocks ending from the first id to the last (every page's key at once) and the first block
+ * from the last id up, which covers it. Else, and for one id, the first block from each id up. So an edit of one item
+ * reads its block, not every block above it. The reads are of several keys at several moments: the caller checks that
+ * each block found covers its ids (its `after`, sealed-part.ts), and a block that changed since fails its
+ * compare-and-swap.
  */
 export async function covering(
   store: TermStore,
   term: string,
   ids: readonly number[],
-  lo: number,
+  { lo, directory }: Pick<Tail, 'lo' | 'directory'>,
 ): Promise<Sealed[]> {
   const first = ids[0];
-  if (first === undefined) return [];
-  const found =
-    ids.length * store.blockCapacity >= ((ids.at(-1) ?? first) - first) / 2
-      ? await readRange(store, term, first, lo)
-      : (await Promise.all(ids.map((id) => blockFrom(store, term, id, lo)))).flatMap((block) => block ?? []);
+  const last = ids.at(-1);
+  if (first === undefined || last === undefined) return [];
+  const dense = ids.length > 1 && ids.length * store.blockCapacity >= (last - first) / 2;
+  // A directory the tail lists says which page each id's block ends in: the read starts there, not at the id's own
+  // page (a sparse term's block can end pages later). A listing that moved on since is caught as any race is.
+  const pageFrom = (id: number) => pageOf(directory?.find(([end]) => end >= id)?.[0] ?? id);
+  const from = (id: number) =>
+    blockFrom(store, term, id, lo, pageFrom(id)).then((block) => (block ? [block] : []));
+  const reads = dense ? [readRange(store, term, first, last), from(last)] : ids.map(from);
+  const found = (await Promise.all(reads)).flat();
   const byEnd = new Map<number, Sealed>();
   for (const block of found) {
     if ((byEnd.get(block.end)?.v ?? block.v) !== block.v) throw new LostRace();
@@ -111,30 +118,39 @@ export async function covering(
 export const blockAbove = (store: TermStore, term: string, end: number, lo: number) =>
   blockFrom(store, term, end + 1, lo);
 
-/** A consistent Query of `term`'s sealed blocks in directory page `page` that end from `from` to `lo`. */
-const pageQuery = (tableName: string, term: string, page: number, from: number, lo: number) => ({
+/** A consistent Query of `term`'s sealed blocks in directory page `page` that end from `from` to `to`. */
+const pageQuery = (tableName: string, term: string, page: number, from: number, to: number) => ({
   TableName: tableName,
   KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
   ExpressionAttributeValues: {
     ':pk': sealedPagePk(term, page),
     ':from': sealedSk(from),
-    ':to': sealedSk(lo),
+    ':to': sealedSk(to),
   },
   ConsistentRead: true,
 });
 
-/** The sealed blocks of `term` ending from `from` to `lo`: each page's key, all at once. */
-async function readRange({ client, tableName }: TermStore, term: string, from: number, lo: number) {
-  const pages = Array.from({ length: pageOf(lo) - pageOf(from) + 1 }, (_, i) => pageOf(from) + i);
+/** The sealed blocks of `term` ending from `from` to `to`: each page's key, all at once. */
+async function readRange({ client, tableName }: TermStore, term: string, from: number, to: number) {
+  const pages = Array.from({ length: pageOf(to) - pageOf(from) + 1 }, (_, i) => pageOf(from) + i);
   const rows = await Promise.all(
-    pages.map((page) => queryAll(client, pageQuery(tableName, term, page, from, lo))),
+    pages.map((page) => queryAll(client, pageQuery(tableName, term, page, from, to))),
   );
   return rows.flat().map(parseSealed);
 }
 
-/** The first sealed block of `term` ending from `from` to `lo` (undefined: none): page by page until one has it. */
-async function blockFrom({ client, tableName }: TermStore, term: string, from: number, lo: number) {
-  for (let page = pageOf(from); page <= pageOf(lo); page++) {
+/**
+ * The first sealed block of `term` ending from `from` to `lo` (undefined: none): page by page, from `firstPage` (the
+ * page of `from` unless a directory says a later one), until one has it.
+ */
+async function blockFrom(
+  { client, tableName }: TermStore,
+  term: string,
+  from: number,
+  lo: number,
+  firstPage = pageOf(from),
+) {
+  for (let page = firstPage; page <= pageOf(lo); page++) {
     const input = { ...pageQuery(tableName, term, page, from, lo), Limit: 1 };
     const [row] = (await client.send(new QueryCommand(input))).Items ?? [];
     if (row) return parseSealed(row);

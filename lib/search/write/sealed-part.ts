@@ -47,7 +47,7 @@ export async function applySealed(
 ) {
   const { lo } = tail;
   const ids = [...new Set([...change.add.map((p) => p.id), ...change.remove])].sort((a, b) => a - b);
-  const blocks = await covering(store, term, ids, lo);
+  const blocks = await covering(store, term, ids, tail);
   // Every id at or below lo has a block (the one ending at lo is kept even when empty), and a block covers the ids
   // (after, end]: a read that found none for an id, or one whose bound is at or above it, raced a split between the
   // moments it read two blocks (they are under several keys), and is done again.
