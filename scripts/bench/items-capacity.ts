@@ -174,7 +174,9 @@ function answeredRate(t: Tallied, i: number, rates: Rates, grow: number) {
   const containers = (KEY_RCU * HEADROOM) / Math.max(...perContainer, 1e-9);
   const busy = ((tailReadsPerSecond + rates.items) * mean(t.latencies)) / 1000;
   const h = (mean(t.answeredMs ?? []) + INVOKE_MS) / 1000;
-  return (containers * (1 - busy)) / h;
+  // With a large D (a loaded machine's) a container's re-reads alone fill its second: it has no time left to answer,
+  // and the model gives 0 (below target), not a negative rate.
+  return (containers * Math.max(0, 1 - busy)) / h;
 }
 
 function answersModel(
