@@ -814,6 +814,31 @@ describe('index maintenance on DynamoDB Local', () => {
       expect(after.postings.filter((p) => p.split(':')[2] === '2')).toStrictEqual(['w:5:2:10', 'w:7:2:10']);
     });
 
+    it("starts reading an id's block at the page the tail's directory lists for it", async () => {
+      const writer = createPostingWriter({ ...table, blockCapacity: 3 });
+      // A sparse term: its one sealed block (0, 4P + 2] ends in page 4, listed by the tail; 4P + 3 in the tail.
+      const P = PAGE_IDS;
+      for (const id of [10, 4 * P + 1, 4 * P + 2, 4 * P + 3]) await writer.add([posting(id)]);
+      expect((await blocksOf(table, 'T#w')).map((block) => block.ids)).toStrictEqual([
+        [10, 4 * P + 1, 4 * P + 2],
+        [4 * P + 3],
+      ]);
+      let queries = 0;
+      const counting = intercepting(table.client, async (command, send) => {
+        if (command instanceof QueryCommand) queries++;
+        return send(command);
+      });
+      // An edit of item 10 reads page 4 alone, not pages 0 to 4 one after the other.
+      const editing = createPostingWriter({ client: counting, tableName: table.tableName, blockCapacity: 3 });
+      expect(await editing.remove([posting(10)])).toBe(1);
+      expect(queries).toBe(1);
+      expect((await snapshot(table, 3)).postings).toStrictEqual([
+        `w:${4 * P + 1}:1:10`,
+        `w:${4 * P + 2}:1:10`,
+        `w:${4 * P + 3}:1:10`,
+      ]);
+    });
+
     it('empties a run of blocks too long for one transaction in several, each leaving the blocks a partition', async () => {
       const writer = createPostingWriter({ ...table, blockCapacity: 3 });
       // 60 blocks of three, ends 3, 6, …, 180, and 181 in the tail.
