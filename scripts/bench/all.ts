@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const PARTS = (process.env.BENCH_PARTS ?? 'bundle,cold,warm,scale,options,ingest,edits,freshness,load').split(',');
+const EVERY_PART = 'bundle,cold,warm,scale,options,ingest,edits,freshness,load';
+const PARTS = (process.env.BENCH_PARTS ?? EVERY_PART).split(',');
 for (const part of [...PARTS, 'report']) {
   console.log(`\n=== ${part} ===`);
   const script = fileURLToPath(new URL(`./${part}.ts`, import.meta.url));
