@@ -75,6 +75,11 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
   attributes: {},
 });
 
+/** The sentence the benchmarks' appending edit adds to a Cranfield item's description. */
+export const REVISION = ' Revised: measured again with newer apparatus.';
+/** A description with REVISION appended, kept within the 5,000 characters a description may have. */
+export const revised = (description: string) => `${description.slice(0, 4960)}${REVISION}`;
+
 /**
  * Exhaustive BM25 over `docs` in memory, indexed and queried as the service indexes and queries (stems, exact forms
  * beside them, the dictionary for `prefix` and `typos`): each query's top `depth`, with scores.

@@ -6,20 +6,18 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { leaseIds } from '../../lib/items/writer.ts';
-import { PAGE_IDS } from '../../lib/search/format/keys.ts';
+import { pageOf } from '../../lib/search/format/keys.ts';
 import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { localClient } from '../local/dynamodb.ts';
 import { createMeter, meterClient, metered } from './capacity.ts';
 import { fmt, tableOf, writeResult } from './common.ts';
-import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+import { cranfieldWrite, loadCranfield, revised } from './cranfield.ts';
 import { withDynamoDb } from './service.ts';
 
 /** Ids skipped before each item is created (a lease another container took and never used): 0, and 47 (5 pages). */
 const GAPS = (process.env.BENCH_EDIT_GAPS ?? '0,47').split(',').map(Number);
 /** Every EDIT_EVERY-th item is edited: 50 of Cranfield's 1,400. */
 const EDIT_EVERY = 28;
-/** bench:ingest's appending edit: a sentence added to the item's description. */
-const REVISION = ' Revised: measured again with newer apparatus.';
 const { docs } = await loadCranfield();
 
 /** Cranfield created with `gap` ids skipped before each item, indexed, then every EDIT_EVERY-th edited alone. */
@@ -44,7 +42,7 @@ async function run(endpoint: string, gap: number) {
     for (const id of edited) {
       await items.update(id, (current) => ({
         ...writableFields(current),
-        description: `${current.description.slice(0, 4960)}${REVISION}`,
+        description: revised(current.description),
       }));
       await indexer.reindexItems([id]);
     }
@@ -52,7 +50,7 @@ async function run(endpoint: string, gap: number) {
   base.destroy();
   raw.destroy();
   const per = (n: number) => n / edited.length;
-  const pages = Math.floor((ids.at(-1) ?? 0) / PAGE_IDS) + 1;
+  const pages = pageOf(ids.at(-1) ?? 0) + 1;
   const [rcu, wcu, calls] = [per(tally.rcu), per(tally.wcu), per(tally.calls)];
   return { gap, lastId: ids.at(-1) ?? 0, pages, edits: edited.length, rcu, wcu, calls };
 }

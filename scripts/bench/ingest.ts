@@ -16,7 +16,7 @@ import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../
 import type { FailureRecord } from '../redrive.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
 import { envNumber, fmt, pause, raisePriority, sum, table, writeResult } from './common.ts';
-import { cranfieldWrite, loadCranfield } from './cranfield.ts';
+import { cranfieldWrite, loadCranfield, REVISION, revised } from './cranfield.ts';
 import { localPutRate, withDynamoDb } from './service.ts';
 
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
@@ -32,8 +32,6 @@ const LIMIT_SECONDS = 3600;
 const WRITERS = 8;
 const TABLE = 'ingest';
 const PACE_TABLE = 'ingest-pace';
-/** The sentence the edits append to a Cranfield item's description. */
-const REVISION = ' Revised: measured again with newer apparatus.';
 raisePriority();
 
 /** What the index's commands consumed, per item (or edit) of `count`. */
@@ -174,7 +172,7 @@ const editOf = (items: ItemRepository, change: (description: string) => string) 
  * its norm or above, into the shrunk set), or half its words (a halving: below its norm).
  */
 const edits = (items: ItemRepository) => ({
-  revise: editOf(items, (description) => `${description.slice(0, 4960)}${REVISION}`),
+  revise: editOf(items, revised),
   cut: editOf(items, (description) => description.replace(REVISION, '').split(' ').slice(0, -5).join(' ')),
   halve: editOf(items, (description) => {
     const words = description.split(' ');
