@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writableFields } from '../../lib/items/merge-patch.ts';
+import type { ItemRepository } from '../../lib/items/repository.ts';
 import {
   dictionaryInMemory,
   expandQuery,
@@ -79,6 +81,9 @@ export const cranfieldWrite = (doc: CranfieldDoc) => ({
 export const REVISION = ' Revised: measured again with newer apparatus.';
 /** A description with REVISION appended, kept within the 5,000 characters a description may have. */
 export const revised = (description: string) => `${description.slice(0, 4960)}${REVISION}`;
+/** An edit of an item's description (`change` of it), written through the repository. */
+export const editOf = (items: ItemRepository, change: (description: string) => string) => (id: number) =>
+  items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
 
 /**
  * Exhaustive BM25 over `docs` in memory, indexed and queried as the service indexes and queries (stems, exact forms

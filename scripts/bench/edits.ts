@@ -3,7 +3,6 @@
 // (keys.ts `pageOf`: 16,384 ids a page), where a term's sealed blocks share one key; a service that has leased ids
 // for a while holds items whose blocks end in many pages, and an edit must find each term's block among them.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository } from '../../lib/items/repository.ts';
 import { leaseIds } from '../../lib/items/writer.ts';
 import { pageOf } from '../../lib/search/format/keys.ts';
@@ -11,7 +10,7 @@ import { createIndexer } from '../../lib/search/write/indexer.ts';
 import { localClient } from '../local/dynamodb.ts';
 import { createMeter, meterClient, metered } from './capacity.ts';
 import { fmt, tableOf, writeResult } from './common.ts';
-import { cranfieldWrite, loadCranfield, revised } from './cranfield.ts';
+import { cranfieldWrite, editOf, loadCranfield, revised } from './cranfield.ts';
 import { withDynamoDb } from './service.ts';
 
 /** Ids skipped before each item is created (a lease another container took and never used): 0, and 47 (5 pages). */
@@ -20,9 +19,11 @@ const GAPS = (process.env.BENCH_EDIT_GAPS ?? '0,47').split(',').map(Number);
 const EDIT_EVERY = 28;
 const { docs } = await loadCranfield();
 
+const tableOfGap = (gap: number) => `edits-gap-${gap}`;
+
 /** Cranfield created with `gap` ids skipped before each item, indexed, then every EDIT_EVERY-th edited alone. */
 async function run(endpoint: string, gap: number) {
-  const tableName = `edits-gap-${gap}`;
+  const tableName = tableOfGap(gap);
   const base = DynamoDBDocumentClient.from(localClient(endpoint));
   const items = createItemRepository({ client: base, tableName, maxLease: 1 });
   const skip = leaseIds({ client: base, tableName });
@@ -38,21 +39,19 @@ async function run(endpoint: string, gap: number) {
   const indexer = createIndexer({ client, tableName, items: createItemRepository({ client, tableName }) });
   for (let i = 0; i < ids.length; i += 100) await indexer.reindexItems(ids.slice(i, i + 100));
   const edited = ids.filter((_, i) => i % EDIT_EVERY === 0);
+  const revise = editOf(items, revised);
   const { tally } = await metered(meter, async () => {
     for (const id of edited) {
-      await items.update(id, (current) => ({
-        ...writableFields(current),
-        description: revised(current.description),
-      }));
+      await revise(id);
       await indexer.reindexItems([id]);
     }
   });
   base.destroy();
   raw.destroy();
   const per = (n: number) => n / edited.length;
-  const pages = pageOf(ids.at(-1) ?? 0) + 1;
+  const lastId = ids.at(-1) ?? 0;
   const [rcu, wcu, calls] = [per(tally.rcu), per(tally.wcu), per(tally.calls)];
-  return { gap, lastId: ids.at(-1) ?? 0, pages, edits: edited.length, rcu, wcu, calls };
+  return { gap, lastId, pages: pageOf(lastId) + 1, edits: edited.length, rcu, wcu, calls };
 }
 
 type Run = Awaited<ReturnType<typeof run>>;
@@ -65,14 +64,11 @@ const COLUMNS: [string, (r: Run) => string][] = [
   ['DynamoDB calls an edit', (r) => fmt(r.calls)],
 ];
 
-const runs = await withDynamoDb(
-  GAPS.map((gap) => `edits-gap-${gap}`),
-  async ({ endpoint }) => {
-    const done: Run[] = [];
-    for (const gap of GAPS) done.push(await run(endpoint, gap));
-    return done;
-  },
-);
+const runs = await withDynamoDb(GAPS.map(tableOfGap), async ({ endpoint }) => {
+  const done: Run[] = [];
+  for (const gap of GAPS) done.push(await run(endpoint, gap));
+  return done;
+});
 const markdown = `${tableOf(COLUMNS, runs)}
 
 Cranfield's 1,400 items, indexed in batches of 100, then every ${EDIT_EVERY}th edited (a sentence appended) and indexed

@@ -7,7 +7,6 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { mapLimit } from '../../lib/concurrency.ts';
 import { createDocumentClient } from '../../lib/dynamodb/client.ts';
 import { itemIdOf } from '../../lib/items/keys.ts';
-import { writableFields } from '../../lib/items/merge-patch.ts';
 import { createItemRepository, type ItemRepository } from '../../lib/items/repository.ts';
 import type { ItemWrite } from '../../lib/items/schema.ts';
 import { COMPACT_AT, createIndexer, indexChanges } from '../../lib/search/index.ts';
@@ -16,7 +15,7 @@ import { concurrentBatches, deliverBatch, pollStream, streamSettings } from '../
 import type { FailureRecord } from '../redrive.ts';
 import { createMeter, meterClient, newTally, type Tally } from './capacity.ts';
 import { envNumber, fmt, pause, raisePriority, sum, table, writeResult } from './common.ts';
-import { cranfieldWrite, loadCranfield, REVISION, revised } from './cranfield.ts';
+import { cranfieldWrite, editOf, loadCranfield, REVISION, revised } from './cranfield.ts';
 import { localPutRate, withDynamoDb } from './service.ts';
 
 const EDITS = envNumber('BENCH_INGEST_EDITS', 100);
@@ -164,9 +163,6 @@ async function phase(run: Run, what: string, count: number, write: Write, tally 
   return { ids: [...expected.keys()], settled: indexed === expected.size, indexed, seconds, writeSeconds };
 }
 
-/** An edit of an item's description, written through the repository. */
-const editOf = (items: ItemRepository, change: (description: string) => string) => (id: number) =>
-  items.update(id, (current) => ({ ...writableFields(current), description: change(current.description) }));
 /**
  * Words appended (the item longer); edits that shorten it: the revision and five words taken back (a cut: the item at
  * its norm or above, into the shrunk set), or half its words (a halving: below its norm).
