@@ -4,6 +4,7 @@ import { GROUPS_IN_FLIGHT } from '../../lib/dynamodb/write-groups.ts';
 import { homeOf, indexTerms, itemText, STEPS } from '../../lib/search/index.ts';
 import { LOCAL_WRITES_PER_TRANSACTION } from '../local/env.ts';
 import { close, envNumber, fmt, pause, raisePriority, table, writeResult } from './common.ts';
+import { sampleCpu } from './cpu.ts';
 import { cranfieldWrite, loadCranfield, rankerInMemory } from './cranfield.ts';
 import { type ConsumerBatch, startBenchStack } from './service.ts';
 
@@ -11,10 +12,13 @@ const BURST = envNumber('BENCH_FRESHNESS_BURST', 200);
 const CLIENTS = 8;
 /** Cranfield's first queries, whose answers must equal an exhaustive BM25's for the index to count as settled. */
 const SETTLE_QUERIES = 30;
-/** A round of them starts this often at most. */
-const ROUND_MS = 2_000;
-/** A round of the burst's probes starts this often at most: a probe finds an item at most this late. */
-const PROBE_ROUND_MS = 250;
+/** A round of them starts this often at most (BENCH_ROUND_MS: a lighter poll, to see what the poll costs). */
+const ROUND_MS = envNumber('BENCH_ROUND_MS', 2_000);
+/**
+ * A round of the burst's probes starts this often at most: a probe finds an item at most this late
+ * (BENCH_PROBE_ROUND_MS, likewise).
+ */
+const PROBE_ROUND_MS = envNumber('BENCH_PROBE_ROUND_MS', 250);
 const TAGS = ['freshness'];
 /** Polling stops there and the run reports what is missing. */
 const LIMIT_SECONDS = 600;
@@ -29,6 +33,8 @@ const wordOf = (run: number, i: number) =>
 
 const { docs, queries } = await loadCranfield();
 const stack = await startBenchStack();
+/** The CPU the stack's parts and this client take: the two cores are shared by all of them. */
+const cpu = sampleCpu(stack.pids);
 type Fields = { name: string; description: string };
 /** Every item the run created: an exhaustive BM25 ranks them all. */
 const created: { id: number; fields: Fields }[] = [];
@@ -287,6 +293,7 @@ try {
   settles.push(await paced(settle));
   batches.push(...stack.consumerBatches());
 } finally {
+  cpu.stop();
   await stack.stop();
 }
 
@@ -327,7 +334,16 @@ const floors = runs.map(
     `${fmt(floor.writes / (paceBefore || 1))} s at the pace before the burst, ${fmt(floor.writes / (paceAfter || 1))} s at the pace after it.`,
 );
 const spent = [...runs, ...settles].flatMap((r) =>
-  r.window ? [{ name: r.name, paceAfter: r.paceAfter, ...timeSpent(batches, r.window) }] : [],
+  r.window
+    ? [
+        {
+          name: r.name,
+          paceAfter: r.paceAfter,
+          ...timeSpent(batches, r.window),
+          coresAfterLast201: cpu.coresUsed(r.window.last201, r.window.to),
+        },
+      ]
+    : [],
 );
 const whereTimeGoes = table(
   [
@@ -342,6 +358,7 @@ const whereTimeGoes = table(
     'between batches s',
     'after the last 201: indexing / between s',
     'writes after the last 201 (s at the pace after the run)',
+    'cores used after the last 201: DynamoDB Local / serverless-offline / consumer / this bench',
   ],
   spent.map((r) => [
     r.name,
@@ -357,6 +374,9 @@ const whereTimeGoes = table(
     fmt(r.between),
     `${fmt(r.afterLast201.indexing)} / ${fmt(r.afterLast201.between)}`,
     `${fmt(r.afterLast201.writes, 0)} (${fmt(r.afterLast201.writes / (r.paceAfter || 1))})`,
+    Object.values(r.coresAfterLast201)
+      .map((cores) => fmt(cores, 2))
+      .join(' / '),
   ]),
 );
 console.log(`${pace}\n${floors.join('\n')}\n${whereTimeGoes}`);

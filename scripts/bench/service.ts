@@ -165,6 +165,12 @@ export async function startBenchStack() {
     /** DynamoDB Local's own pace now (`localPutRate`), one put a request or in the stream consumer's transactions. */
     localPutRate: (shape?: Parameters<typeof localPutRate>[2]) =>
       localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`, LOCAL_TABLE, shape),
+    /** Each part's process (the leader of its process group), for the CPU it takes (`cpu.ts`). */
+    pids: {
+      dynamodb: stack.dynamodb.process.pid,
+      offline: stack.offline.process.pid,
+      consumer: stack.consumer.process.pid,
+    },
     /** The stream batches the consumer has indexed so far, from its metrics. */
     consumerBatches: () => batchesOf(readFileSync(consumerMetrics, 'utf8')),
     stop: async () => {
