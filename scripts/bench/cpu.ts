@@ -60,7 +60,11 @@ export function sampleCpu<Part extends string>(parts: Record<Part, number | unde
       seconds: { ...seconds, bench: (own.user + own.system) / 1e6 } as Record<Part | 'bench', number>,
     });
   };
-  take();
+  const mark = () => {
+    take();
+    return samples.at(-1)?.at ?? 0;
+  };
+  mark();
   const timer = setInterval(take, SAMPLE_MS);
   timer.unref();
   /** The sample taken nearest `at`. */
@@ -68,6 +72,8 @@ export function sampleCpu<Part extends string>(parts: Record<Part, number | unde
     samples.reduce((best, sample) => (Math.abs(sample.at - at) < Math.abs(best.at - at) ? sample : best));
   return {
     stop: () => clearInterval(timer),
+    /** Takes a sample now and returns its time (epoch ms): a window's exact end for `coresUsed`. */
+    mark,
     /** Cores each part (and `bench`, this process) used between two epoch ms. */
     coresUsed(from: number, to: number): Record<Part | 'bench', number> {
       const [first, last] = [nearest(from), nearest(to)];

@@ -255,17 +255,20 @@ const settles: Paced<Awaited<ReturnType<typeof settle>>>[] = [];
  * DynamoDB Local's own pace before and after the burst and after Cranfield, one put a request and in the stream
  * consumer's transactions: the floor the figures sit on (BENCHMARKS.md).
  */
-const localPace = { single: [] as number[], grouped: [] as number[] };
+const localPace = { single: [] as number[], grouped: [] as number[], groupedCores: [] as number[] };
 /** How the stream consumer sends its writes: in transactions, GROUPS_IN_FLIGHT at once, or one a request. */
 const GROUPED = LOCAL_WRITES_PER_TRANSACTION > 1;
 const measurePace = async () => {
   const single = await stack.localPutRate();
   localPace.single.push(single);
+  const from = cpu.mark();
   localPace.grouped.push(
     GROUPED
       ? await stack.localPutRate({ perTransaction: LOCAL_WRITES_PER_TRANSACTION, inFlight: GROUPS_IN_FLIGHT })
       : single,
   );
+  // DynamoDB Local's cores for its own pace: beside its cores while the stack indexes, what a write costs it.
+  if (GROUPED) localPace.groupedCores.push(cpu.coresUsed(from, cpu.mark()).dynamodb);
 };
 /** Runs `run`, the pace measured before it (the last measured) and after it. */
 async function paced<T>(run: () => Promise<T>): Promise<Paced<T>> {
@@ -325,7 +328,8 @@ const pace =
   `DynamoDB Local's own rate, small conditional PutItems/s before the burst / after it / after Cranfield: one a ` +
   `request, 32 in flight: ${paces(localPace.single)}` +
   (GROUPED
-    ? `; ${shape} (the stream consumer's): ${paces(localPace.grouped)}`
+    ? `; ${shape} (the stream consumer's): ${paces(localPace.grouped)}, DynamoDB Local using ` +
+      `${localPace.groupedCores.map((cores) => fmt(cores, 2)).join(' / ')} cores`
     : ' (the stream consumer sends so)');
 const floors = runs.map(
   ({ floor, paceBefore, paceAfter }) =>
