@@ -21,6 +21,18 @@ const CURSOR_KEY = 'bench-cursor-key-0123456789abcdef0123456789';
 const tokenOf = (issuer: Issuer) => (group: string) =>
   mintToken(issuer, { groups: [group], expiresIn: 7200 });
 
+/** The `i`th put of a pace run `run`: its record, keys included (a new key each, so each put is a conditional create). */
+type PaceRecord = (run: string, i: number) => Record<string, unknown>;
+/** The pace's small put, under a `PACE#` key no part of the service reads. */
+const smallPut: PaceRecord = (run, i) => ({
+  pk: `PACE#${run}#${i}`,
+  sk: 'B#~',
+  p: '000123#0000000000000001:1:40',
+  v: 1,
+});
+/** How a pace run writes: records a transaction (1: a PutItem each), requests in flight, the record put. */
+export type PutShape = { perTransaction?: number; inFlight?: number; record?: PaceRecord };
+
 /**
  * DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight (or `perTransaction` a
  * TransactWriteItems, `inFlight` of them at once: the local stream consumer's shape), on `tableName` (the table being
@@ -33,14 +45,14 @@ const tokenOf = (issuer: Issuer) => (group: string) =>
 export async function localPutRate(
   endpoint: string,
   tableName: string,
-  { perTransaction = 1, inFlight = 32 }: { perTransaction?: number; inFlight?: number } = {},
+  { perTransaction = 1, inFlight = 32, record = smallPut }: PutShape = {},
 ): Promise<number> {
   const raw = localClient(endpoint);
   const client = DynamoDBDocumentClient.from(raw);
   const run = randomUUID();
   const put = (i: number) => ({
     TableName: tableName,
-    Item: { pk: `PACE#${run}#${i}`, sk: 'B#~', p: '000123#0000000000000001:1:40', v: 1 },
+    Item: record(run, i),
     ConditionExpression: 'attribute_not_exists(pk)',
   });
   const groups = Array.from({ length: Math.ceil(2_000 / perTransaction) }, (_, g) =>
@@ -163,7 +175,7 @@ export async function startBenchStack() {
     reader: token('reader'),
     post,
     /** DynamoDB Local's own pace now (`localPutRate`), one put a request or in the stream consumer's transactions. */
-    localPutRate: (shape?: Parameters<typeof localPutRate>[2]) =>
+    localPutRate: (shape?: PutShape) =>
       localPutRate(`http://127.0.0.1:${ports.dynamodbPort}`, LOCAL_TABLE, shape),
     /** Each part's process (the leader of its process group), for the CPU it takes (`cpu.ts`). */
     pids: {
