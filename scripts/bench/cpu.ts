@@ -40,49 +40,43 @@ function groupCpuSeconds(groups: ReadonlySet<number>): Map<number, number> {
   return seconds;
 }
 
-/** One sample: when (epoch ms), and each part's CPU seconds so far. */
-type Sample<Part extends string> = { at: number; seconds: Record<Part, number> };
-
 /**
  * Samples the CPU seconds of each part (a process group's leader pid) and of this process, every SAMPLE_MS, until
  * stopped; `coresUsed(from, to)` is each part's CPU seconds in that window over its wall seconds: 1 is a whole core.
  */
 export function sampleCpu<Part extends string>(parts: Record<Part, number | undefined>) {
-  const names = Object.keys(parts) as Part[];
-  const groups = new Set(names.map((name) => parts[name] ?? -1));
-  const samples: Sample<Part | 'bench'>[] = [];
-  const take = () => {
-    const byGroup = groupCpuSeconds(groups);
-    const seconds = Object.fromEntries(names.map((name) => [name, byGroup.get(parts[name] ?? -1) ?? 0]));
-    const own = process.cpuUsage();
-    samples.push({
-      at: performance.timeOrigin + performance.now(),
-      seconds: { ...seconds, bench: (own.user + own.system) / 1e6 } as Record<Part | 'bench', number>,
-    });
-  };
+  type Name = Part | 'bench';
+  const names: Name[] = [...(Object.keys(parts) as Part[]), 'bench'];
+  const groups = new Set(Object.values<number | undefined>(parts).map((pid) => pid ?? -1));
+  const samples: { at: number; seconds: Record<Name, number> }[] = [];
+  /** Takes a sample now; its time (epoch ms), a window's exact end for `coresUsed`. */
   const mark = () => {
-    take();
-    return samples.at(-1)?.at ?? 0;
+    const byGroup = groupCpuSeconds(groups);
+    const own = process.cpuUsage();
+    const secondsOf = (name: Name) =>
+      name === 'bench' ? (own.user + own.system) / 1e6 : (byGroup.get(parts[name as Part] ?? -1) ?? 0);
+    const at = performance.timeOrigin + performance.now();
+    samples.push({
+      at,
+      seconds: Object.fromEntries(names.map((name) => [name, secondsOf(name)])) as Record<Name, number>,
+    });
+    return at;
   };
   mark();
-  const timer = setInterval(take, SAMPLE_MS);
+  const timer = setInterval(mark, SAMPLE_MS);
   timer.unref();
   /** The sample taken nearest `at`. */
   const nearest = (at: number) =>
     samples.reduce((best, sample) => (Math.abs(sample.at - at) < Math.abs(best.at - at) ? sample : best));
   return {
     stop: () => clearInterval(timer),
-    /** Takes a sample now and returns its time (epoch ms): a window's exact end for `coresUsed`. */
     mark,
     /** Cores each part (and `bench`, this process) used between two epoch ms. */
-    coresUsed(from: number, to: number): Record<Part | 'bench', number> {
+    coresUsed(from: number, to: number): Record<Name, number> {
       const [first, last] = [nearest(from), nearest(to)];
       const wall = (last.at - first.at) / 1000 || 1;
-      const used = (name: Part | 'bench') => (last.seconds[name] - first.seconds[name]) / wall;
-      return Object.fromEntries([...names, 'bench' as const].map((name) => [name, used(name)])) as Record<
-        Part | 'bench',
-        number
-      >;
+      const used = (name: Name) => (last.seconds[name] - first.seconds[name]) / wall;
+      return Object.fromEntries(names.map((name) => [name, used(name)])) as Record<Name, number>;
     },
   };
 }
