@@ -378,7 +378,12 @@ const whereTimeGoes = table(
     fmt(r.between),
     `${fmt(r.afterLast201.indexing)} / ${fmt(r.afterLast201.between)}`,
     `${fmt(r.afterLast201.writes, 0)} (${fmt(r.afterLast201.writes / (r.paceAfter || 1))})`,
-    Object.values(r.coresAfterLast201)
+    [
+      r.coresAfterLast201.dynamodb,
+      r.coresAfterLast201.offline,
+      r.coresAfterLast201.consumer,
+      r.coresAfterLast201.bench,
+    ]
       .map((cores) => fmt(cores, 2))
       .join(' / '),
   ]),

@@ -13,7 +13,7 @@ import { localPutRate, type PutShape, withDynamoDb } from './service.ts';
 const ROUNDS = envNumber('BENCH_PACE_ROUNDS', 4);
 
 /** A made-up term's home holding `size` postings, as the writer puts it: a new term each put. */
-const homeOf =
+const homeRecord =
   (size: number): NonNullable<PutShape['record']> =>
   (run, i) => {
     const postings = Array.from({ length: size }, (_, k) => ({ id: 1 + k * 7, tf: 1 + (k % 3), dl: 80 + k }));
@@ -22,8 +22,8 @@ const homeOf =
   };
 const shapes: [string, PutShape['record']][] = [
   ['small put', undefined],
-  ['home, 8 postings', homeOf(8)],
-  [`home, ${BLOCK_CAPACITY} postings`, homeOf(BLOCK_CAPACITY)],
+  ['home, 8 postings', homeRecord(8)],
+  [`home, ${BLOCK_CAPACITY} postings`, homeRecord(BLOCK_CAPACITY)],
 ];
 
 const rounds = await withDynamoDb(
@@ -31,16 +31,16 @@ const rounds = await withDynamoDb(
   async ({ endpoint }) => {
     const rates: number[][] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const rate = [];
+      const ofRound: number[] = [];
       for (const [, record] of shapes)
-        rate.push(
+        ofRound.push(
           await localPutRate(endpoint, LOCAL_TABLE, {
             perTransaction: LOCAL_WRITES_PER_TRANSACTION,
             inFlight: GROUPS_IN_FLIGHT,
             ...(record ? { record } : {}),
           }),
         );
-      rates.push(rate);
+      rates.push(ofRound);
     }
     return rates;
   },

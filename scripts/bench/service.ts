@@ -34,7 +34,7 @@ const smallPut: PaceRecord = (run, i) => ({
 export type PutShape = { perTransaction?: number; inFlight?: number; record?: PaceRecord };
 
 /**
- * DynamoDB Local's own pace: small conditional PutItems a second, 32 in flight (or `perTransaction` a
+ * DynamoDB Local's own pace: small conditional PutItems (or `record`'s) a second, 32 in flight (or `perTransaction` a
  * TransactWriteItems, `inFlight` of them at once: the local stream consumer's shape), on `tableName` (the table being
  * measured, or one with no stream), under a `PACE#` key no part of the service reads. Not on a scratch table with a
  * stream made mid-run: DynamoDB Local finds a table's stream shard by scanning every stream record kept before the
