@@ -9,27 +9,24 @@ const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'u
 /** A sample this often: a window's share is read between the samples nearest its ends. */
 const SAMPLE_MS = 500;
 
+/** What `read` returns, or `fallback` when it throws: no /proc here, or a process gone since the listing. */
+function orElse<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
 /**
  * CPU seconds (user + system) so far of every live process in each process group. The stack's parts each lead a
  * group (scripts/local/children.ts), so a group holds a part and whatever it started (java under its launcher).
  */
 function groupCpuSeconds(groups: ReadonlySet<number>): Map<number, number> {
   const seconds = new Map<number, number>();
-  const pids = (() => {
-    try {
-      return readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-    } catch {
-      return [];
-    }
-  })();
+  const pids = orElse(() => readdirSync('/proc'), []).filter((name) => /^\d+$/.test(name));
   for (const pid of pids) {
-    const stat = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        return ''; // gone between the listing and the read
-      }
-    })();
+    const stat = orElse(() => readFileSync(`/proc/${pid}/stat`, 'utf8'), '');
     // After the command's closing parenthesis: state, ppid, pgrp, … utime (12th), stime (13th).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const group = Number(fields[2]);
